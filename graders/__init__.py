@@ -1,0 +1,1 @@
+"""Pure graders: counterfactual scoring, causal-gym and VC deal math."""

@@ -1,0 +1,1 @@
+"""Double-entry book, hash-chained command journal, seals, canonical JSON and SQLite store."""

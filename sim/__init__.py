@@ -1,0 +1,1 @@
+"""Deterministic business simulator: campaigns, keyed draws, actions, day engine, branching."""

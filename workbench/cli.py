@@ -1,0 +1,88 @@
+"""The `workbench` command line: a click group whose subcommands load lazily.
+
+Lazy loading keeps start-up fast and keeps Textual out of every command but
+`play` and `serve`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from workbench import __version__
+
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("workbench.cli_play", "play"),
+    "serve": ("workbench.cli_play", "serve"),
+    "run": ("workbench.cli_sim", "run"),
+    "verify": ("workbench.cli_sim", "verify"),
+    "show": ("workbench.cli_sim", "show"),
+    "ledger": ("workbench.cli_sim", "ledger_cmd"),
+    "actions": ("workbench.cli_sim", "actions"),
+    "schema": ("workbench.cli_sim", "schema"),
+    "snapshot": ("workbench.cli_assess", "snapshot"),
+    "validate": ("workbench.cli_assess", "validate"),
+    "check": ("workbench.cli_assess", "check"),
+    "demo": ("workbench.cli_assess", "demo"),
+    "vc": ("workbench.cli_vc", "vc"),
+    "causal": ("workbench.cli_causal", "causal"),
+}
+
+_HELP: dict[str, str] = {
+    "play": "Open the Textual dashboard on a campaign run.",
+    "serve": "Serve the dashboard in a browser (demonstrations).",
+    "run": "Play a campaign headless from a script, to the horizon.",
+    "verify": "Re-execute a run's journal and compare its seal.",
+    "show": "Metrics by day and the task outcome of a run.",
+    "ledger": "Export a run's ledger as beancount or CSV.",
+    "actions": "The action catalog of a campaign, with every term.",
+    "schema": "Print a JSON Schema (campaign, submission).",
+    "snapshot": "The player's public view of a run, as JSON.",
+    "validate": "Offline evaluation of finished runs.",
+    "check": "Author checks: run every question's branches.",
+    "demo": "Play, validate and summarise the default campaign.",
+    "vc": "VC deal math: generate items and grade answers.",
+    "causal": "causal-gym: generate, score and audit tasks.",
+}
+
+
+class LazyGroup(click.Group):
+    """A click group that imports each subcommand's module only when it runs."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = _COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name != module_name:
+                raise
+            return _unavailable(cmd_name)
+        return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, _HELP.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+def _unavailable(name: str) -> click.Command:
+    """A placeholder command for a part of the workbench this build does not include."""
+
+    @click.command(name=name, help=_HELP.get(name, ""))
+    def _cmd() -> None:
+        raise click.ClickException(f"'{name}' is not available in this build.")
+
+    return _cmd
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="workbench")
+def main() -> None:
+    """Counterfactual Workbench: play, check and grade counterfactual business tasks."""
