@@ -1,0 +1,93 @@
+"""Exact money: integer minor units with a unit name. No float ever enters a balance."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+
+MINOR_PER_MAJOR = 100
+"""Minor units per major unit for every currency this book uses (cents per dollar)."""
+
+
+class MoneyError(ValueError):
+    """A money amount could not be represented exactly."""
+
+
+def to_minor(value: str | int | Decimal) -> int:
+    """Parse a major-unit amount ("1250.50", 12, Decimal) to exact minor units.
+
+    Floats are refused: they cannot say what they mean to the cent. Sub-cent
+    precision is refused rather than rounded.
+    """
+    if isinstance(value, (bool, float)):
+        kind = type(value).__name__
+        raise MoneyError(f"money must be a string or integer, not {kind}: {value!r}")
+    try:
+        amount = Decimal(str(value).replace(",", "").replace("_", "").strip())
+    except InvalidOperation as exc:
+        raise MoneyError(f"not a money amount: {value!r}") from exc
+    if not amount.is_finite():
+        raise MoneyError(f"not a finite money amount: {value!r}")
+    minor = amount * MINOR_PER_MAJOR
+    if minor != minor.to_integral_value():
+        raise MoneyError(f"more precise than one cent: {value!r}")
+    return int(minor)
+
+
+def to_major(minor: int) -> Decimal:
+    """Minor units to an exact major-unit Decimal (12345 → Decimal('123.45'))."""
+    return (Decimal(minor) / MINOR_PER_MAJOR).quantize(Decimal("0.01"))
+
+
+def round_half_up(value: Decimal, places: int = 2) -> Decimal:
+    """Round a Decimal half-up to `places` decimals."""
+    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+
+
+def format_money(minor: int, unit: str = "USD") -> str:
+    """Human text: 123456 USD → '$1,234.56'; negative as '-$1,234.56'."""
+    sign = "-" if minor < 0 else ""
+    major = to_major(abs(minor))
+    symbol = "$" if unit == "USD" else ""
+    suffix = "" if unit == "USD" else f" {unit}"
+    return f"{sign}{symbol}{major:,.2f}{suffix}"
+
+
+@dataclass(frozen=True, slots=True)
+class Money:
+    """An exact amount in minor units of `unit` (cents for USD)."""
+
+    minor: int
+    unit: str = "USD"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.minor, int) or isinstance(self.minor, bool):
+            raise MoneyError(f"Money needs integer minor units, got {self.minor!r}")
+
+    @classmethod
+    def parse(cls, value: str | int | Decimal, unit: str = "USD") -> Money:
+        """Money from a major-unit amount such as '1250.50'."""
+        return cls(to_minor(value), unit)
+
+    @property
+    def major(self) -> Decimal:
+        """The amount in major units, exact."""
+        return to_major(self.minor)
+
+    def __add__(self, other: Money) -> Money:
+        self._same_unit(other)
+        return Money(self.minor + other.minor, self.unit)
+
+    def __sub__(self, other: Money) -> Money:
+        self._same_unit(other)
+        return Money(self.minor - other.minor, self.unit)
+
+    def __neg__(self) -> Money:
+        return Money(-self.minor, self.unit)
+
+    def _same_unit(self, other: Money) -> None:
+        if other.unit != self.unit:
+            raise MoneyError(f"cannot combine {self.unit} with {other.unit}")
+
+    def __str__(self) -> str:
+        return format_money(self.minor, self.unit)
