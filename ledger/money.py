@@ -9,6 +9,15 @@ MINOR_PER_MAJOR = 100
 """Minor units per major unit for every currency this book uses (cents per dollar)."""
 
 
+CURRENCY_UNITS = frozenset({"USD"})
+"""Units that are money (two decimals); every other unit is a physical count."""
+
+
+def scale_of(unit: str) -> int:
+    """Minor units per major unit: 100 for a currency, 1 for a physical unit."""
+    return MINOR_PER_MAJOR if unit in CURRENCY_UNITS else 1
+
+
 class MoneyError(ValueError):
     """A money amount could not be represented exactly."""
 
