@@ -116,8 +116,8 @@ class Book:
         Account(name, unit)
         self._units[name] = unit
         self._balances[name] = 0
-        for closes in self._closes:
-            closes.setdefault(name, 0)
+        # Rebuild rather than mutate: forks share these close dicts with their parent.
+        self._closes = [{**closes, name: 0} for closes in self._closes]
         self._prefix_cache.clear()
 
     def close_day(self, day: int) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 
 MINOR_PER_MAJOR = 100
 """Minor units per major unit for every currency this book uses (cents per dollar)."""
@@ -37,7 +37,10 @@ def to_minor(value: str | int | Decimal) -> int:
         raise MoneyError(f"not a money amount: {value!r}") from exc
     if not amount.is_finite():
         raise MoneyError(f"not a finite money amount: {value!r}")
-    minor = amount * MINOR_PER_MAJOR
+    with localcontext() as exact:
+        # Enough digits that scaling by 100 can never round (the default keeps only 28).
+        exact.prec = max(exact.prec, len(amount.as_tuple().digits) + 3)
+        minor = amount * MINOR_PER_MAJOR
     if minor != minor.to_integral_value():
         raise MoneyError(f"more precise than one cent: {value!r}")
     return int(minor)
