@@ -57,8 +57,10 @@ def round_half_up(value: Decimal, places: int = 2) -> Decimal:
 
 
 def format_money(minor: int, unit: str = "USD") -> str:
-    """Human text: 123456 USD → '$1,234.56'; negative as '-$1,234.56'."""
+    """Human text: 123456 USD → '$1,234.56', -1234 UNITS → '-1,234 UNITS'."""
     sign = "-" if minor < 0 else ""
+    if scale_of(unit) == 1:
+        return f"{sign}{abs(minor):,} {unit}"
     major = to_major(abs(minor))
     symbol = "$" if unit == "USD" else ""
     suffix = "" if unit == "USD" else f" {unit}"
@@ -78,13 +80,18 @@ class Money:
 
     @classmethod
     def parse(cls, value: str | int | Decimal, unit: str = "USD") -> Money:
-        """Money from a major-unit amount such as '1250.50'."""
-        return cls(to_minor(value), unit)
+        """Money from a major-unit amount such as '1250.50' (a whole count for physical units)."""
+        minor = to_minor(value)
+        if scale_of(unit) == 1:
+            if minor % MINOR_PER_MAJOR:
+                raise MoneyError(f"{unit} is counted in whole units, not {value!r}")
+            minor //= MINOR_PER_MAJOR
+        return cls(minor, unit)
 
     @property
     def major(self) -> Decimal:
-        """The amount in major units, exact."""
-        return to_major(self.minor)
+        """The amount in major units, exact (the count itself for physical units)."""
+        return Decimal(self.minor) if scale_of(self.unit) == 1 else to_major(self.minor)
 
     def __add__(self, other: Money) -> Money:
         self._same_unit(other)
