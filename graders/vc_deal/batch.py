@@ -1,0 +1,194 @@
+"""Batch grading of a JSONL file: validate every line first, then grade, then summarise."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from graders.vc_deal.extract import extract_value
+from graders.vc_deal.gold import Amount
+from graders.vc_deal.verdicts import gold_window, judge
+
+Progress = Callable[[int, int], None]
+"""Called as progress(done, total) every `PROGRESS_EVERY` lines and once at the end."""
+
+PROGRESS_EVERY = 1024
+
+
+class GradeInputError(ValueError):
+    """A grading input is unreadable or malformed; names the file and the 1-based line."""
+
+    def __init__(self, path: str, line: int | None, message: str) -> None:
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {message}")
+        self.path = path
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
+class GradingInput:
+    """One validated input line: the completion, its gold answer and its difficulty if known."""
+
+    line: int
+    completion: str | None
+    answer: Amount
+    difficulty: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LineResult:
+    """The verdicts on one input line, in input order."""
+
+    line: int
+    extracted: float | None
+    strict_correct: float
+    loose_correct: float
+    format_valid_number: float
+    reward: float
+    difficulty: str | None
+
+    def to_row(self) -> dict[str, object]:
+        """The output JSON object: extracted number (or null), three verdicts and the reward."""
+        return {
+            "extracted": self.extracted,
+            "strict_correct": self.strict_correct,
+            "loose_correct": self.loose_correct,
+            "format_valid_number": self.format_valid_number,
+            "reward": self.reward,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Accuracy:
+    """Mean verdicts over a group of lines; `gap` is loose minus strict, the hacking margin."""
+
+    count: int
+    strict: float
+    loose: float
+    format_valid: float
+
+    @property
+    def gap(self) -> float:
+        """Loose accuracy minus strict accuracy, never negative."""
+        return self.loose - self.strict
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Accuracy over all lines and per difficulty (for lines whose `info` names one)."""
+
+    overall: Accuracy
+    by_difficulty: Mapping[str, Accuracy] = field(default_factory=dict)
+    loose: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class BatchReport:
+    """Per-line results in input order and their summary."""
+
+    results: tuple[LineResult, ...]
+    summary: Summary
+
+
+def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInput:
+    """Validate one JSONL line: an object with `completion`, `answer` and optional `info`."""
+    try:
+        row = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise GradeInputError(path, line, f"not valid JSON ({exc})") from exc
+    if not isinstance(row, dict):
+        raise GradeInputError(path, line, "expected a JSON object")
+    for key in ("completion", "answer"):
+        if key not in row:
+            raise GradeInputError(path, line, f"missing field {key!r}")
+    completion = row["completion"]
+    if completion is not None and not isinstance(completion, str):
+        raise GradeInputError(path, line, "'completion' must be a string or null")
+    answer = row["answer"]
+    try:
+        gold_window(answer)
+    except ValueError as exc:
+        raise GradeInputError(path, line, f"'answer' is {exc}") from exc
+    info = row.get("info")
+    if info is not None and not isinstance(info, dict):
+        raise GradeInputError(path, line, "'info' must be an object")
+    difficulty = info.get("difficulty") if info else None
+    if not isinstance(difficulty, str):
+        difficulty = None
+    return GradingInput(line, completion, answer, difficulty)
+
+
+def read_inputs(path: str | Path) -> tuple[GradingInput, ...]:
+    """Read and validate a whole JSONL file (blank lines skipped) before anything is graded."""
+    name = str(path)
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError as exc:
+        raise GradeInputError(name, None, "no such file") from exc
+    except OSError as exc:
+        raise GradeInputError(name, None, f"cannot read ({exc.strerror})") from exc
+    return tuple(
+        parse_line(raw, number, name)
+        for number, raw in enumerate(data.split(b"\n"), start=1)
+        if raw.strip()
+    )
+
+
+def grade_inputs(
+    inputs: Sequence[GradingInput], loose: bool = False, progress: Progress | None = None
+) -> tuple[LineResult, ...]:
+    """Grade validated inputs in order: one extraction per line serves every verdict."""
+    total = len(inputs)
+    results = []
+    for done, item in enumerate(inputs, start=1):
+        value = extract_value(item.completion)
+        found = judge(value, item.answer)
+        results.append(
+            LineResult(
+                item.line,
+                None if value is None else float(value),
+                found.strict_correct,
+                found.loose_correct,
+                found.format_valid_number,
+                found.reward(loose),
+                item.difficulty,
+            )
+        )
+        if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
+            progress(done, total)
+    return tuple(results)
+
+
+def _accuracy(results: Sequence[LineResult]) -> Accuracy:
+    """Mean verdicts of a group; all zeros for an empty group."""
+    count = len(results)
+    if not count:
+        return Accuracy(0, 0.0, 0.0, 0.0)
+    return Accuracy(
+        count,
+        sum(r.strict_correct for r in results) / count,
+        sum(r.loose_correct for r in results) / count,
+        sum(r.format_valid_number for r in results) / count,
+    )
+
+
+def summarise(results: Iterable[LineResult], loose: bool = False) -> Summary:
+    """Overall accuracy plus one group per difficulty named in the inputs, sorted by name."""
+    every = tuple(results)
+    groups: dict[str, list[LineResult]] = {}
+    for result in every:
+        if result.difficulty is not None:
+            groups.setdefault(result.difficulty, []).append(result)
+    by_difficulty = {name: _accuracy(groups[name]) for name in sorted(groups)}
+    return Summary(_accuracy(every), by_difficulty, loose)
+
+
+def grade_file(
+    path: str | Path, loose: bool = False, progress: Progress | None = None
+) -> BatchReport:
+    """Validate, grade and summarise a JSONL file of {completion, answer, info?} lines."""
+    results = grade_inputs(read_inputs(path), loose, progress)
+    return BatchReport(results, summarise(results, loose))

@@ -1,0 +1,132 @@
+"""Answer extraction: the number after the last answer cue, else the last number in the text."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+NUMBER = r"[-+]?(?:\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+)"
+"""A number token: sign, digits and inner commas, optional fraction; or a bare fraction (".5")."""
+
+CUE = r"final answer|answer|ownership(?:\s*percentage)?|result|equals|equal|="
+"""Answer cues, matched case-insensitively and without word boundaries."""
+
+LINKER = r"is|are|was|of|to|:|="
+"""One optional word or sign between a cue and its number."""
+
+HEDGE = r"about|approximately|roughly|around|nearly|~"
+"""One optional hedge before the number."""
+
+_CUED_PATTERN = rf"(?P<cue>{CUE})\s*(?:(?:{LINKER})\s*)?(?:(?:{HEDGE})\s*)?(?P<number>{NUMBER})"
+_CUED_ANY_CASE = re.compile(_CUED_PATTERN, re.IGNORECASE)
+_CUED_LOWER = re.compile(_CUED_PATTERN)
+_CUED_NUMBER_ANY_CASE = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"), re.IGNORECASE)
+_CUED_NUMBER_LOWER = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"))
+_NUMBER = re.compile(NUMBER)
+_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
+_FLOAT_DIGITS = 300
+
+Source = Literal["cue", "last_number", "none"]
+"""Where an extracted number came from: after a cue, the fallback last number, or nowhere."""
+
+Completion = str | Sequence[Mapping[str, object]] | None
+"""Model output: plain text, a chat transcript (list of messages), or nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """The number a completion answers with, and where it sits, so a UI can highlight it."""
+
+    value: Decimal | None
+    token: str | None
+    source: Source
+    number_span: tuple[int, int] | None
+    cue: str | None
+    cue_span: tuple[int, int] | None
+
+
+NO_ANSWER = Extraction(None, None, "none", None, None, None)
+
+
+def completion_text(completion: object) -> str:
+    """The text to grade: a string as is, a chat's last assistant message, anything else empty."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and not isinstance(completion, bytes | bytearray):
+        for message in reversed(completion):
+            if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+                content = message.get("content")
+                return content if isinstance(content, str) else ""
+    return ""
+
+
+def normalise(token: str) -> Decimal | None:
+    """A token's value: strip, drop trailing "." and ",", resolve thousands vs decimal commas.
+
+    None when the text is not a number token, or is too large to report as a float.
+    """
+    text = token.strip().rstrip(".,")
+    if not _NUMBER.fullmatch(text):
+        return None
+    if text[0] == "+":
+        text = text[1:]
+    if "," in text:
+        if "." not in text and _DECIMAL_COMMA.fullmatch(text):
+            text = text.replace(",", ".")
+        else:
+            text = text.replace(",", "")
+    value = Decimal(text)
+    if len(text) > _FLOAT_DIGITS and math.isinf(float(value)):
+        return None
+    return value
+
+
+def _last_number(text: str) -> Decimal | None:
+    """The fallback: the last number token in the text that normalises."""
+    for token in reversed(_NUMBER.findall(text)):
+        value = normalise(token)
+        if value is not None:
+            return value
+    return None
+
+
+def extract_value(completion: Completion) -> Decimal | None:
+    """The extracted number alone: the fast path that batch grading and rewards use.
+
+    ASCII text is lower-cased and matched case-sensitively, which is equivalent and
+    several times faster than an IGNORECASE scan; other text keeps IGNORECASE.
+    """
+    text = completion_text(completion)
+    if text.isascii():
+        cued = _CUED_NUMBER_LOWER.findall(text.lower())
+    else:
+        cued = _CUED_NUMBER_ANY_CASE.findall(text)
+    if cued:
+        value = normalise(cued[-1])
+        if value is not None:
+            return value
+    return _last_number(text)
+
+
+def extract(completion: Completion) -> Extraction:
+    """The extracted number with its token, its source and the spans of number and cue."""
+    text = completion_text(completion)
+    if text.isascii():
+        cued = list(_CUED_LOWER.finditer(text.lower()))
+    else:
+        cued = list(_CUED_ANY_CASE.finditer(text))
+    if cued:
+        number_span, cue_span = cued[-1].span("number"), cued[-1].span("cue")
+        token = text[slice(*number_span)]
+        value = normalise(token)
+        if value is not None:
+            return Extraction(value, token, "cue", number_span, text[slice(*cue_span)], cue_span)
+    for match in reversed(list(_NUMBER.finditer(text))):
+        value = normalise(match[0])
+        if value is not None:
+            return Extraction(value, match[0], "last_number", match.span(), None, None)
+    return NO_ANSWER
