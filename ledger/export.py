@@ -14,7 +14,8 @@ Beancount mapping:
 * Each day close becomes one `balance` assertion per account. Beancount checks a balance at
   the START of its date, so the close of day `d` is asserted on `start_date + d + 1`. A
   beancount assertion covers the account and its sub-accounts in that currency, so the
-  asserted amount is that subtree's sum.
+  asserted amount is that subtree's sum. Assertions carry an explicit zero tolerance
+  (`~ 0`): beancount's default tolerance for `12.34 USD` would let a one-cent error pass.
 """
 
 from __future__ import annotations
@@ -166,7 +167,7 @@ def to_beancount(
                 total = sum(closes[a] for a in subtrees[account])
                 unit = units[account]
                 lines.append(
-                    f"{asserted} balance {names[account]}  {decimal_text(total, unit)} {unit}"
+                    f"{asserted} balance {names[account]}  {decimal_text(total, unit)} ~ 0 {unit}"
                 )
     return "\n".join(lines) + "\n"
 
