@@ -1,0 +1,153 @@
+"""`workbench vc`: generate VC deal-math items and grade completions with the study's grader."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import click
+import orjson
+
+from graders.vc_deal import (
+    DEFAULT_NUM_EXAMPLES,
+    DEFAULT_SEED,
+    GenerationError,
+    GradeInputError,
+    Summary,
+    TemplateError,
+    VCPanel,
+    dataset_sha256,
+    to_jsonl,
+)
+from graders.vc_deal.verdicts import gold_window
+from workbench.errors import UserError
+
+
+@click.group(name="vc")
+def vc() -> None:
+    """VC deal math: generate items and grade answers."""
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Write the whole file or nothing: a temporary sibling renamed into place."""
+    directory = path.parent if str(path.parent) else Path(".")
+    if not directory.is_dir():
+        raise UserError(f"{path}: directory {directory} does not exist")
+    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, path)
+    except OSError as exc:
+        Path(temporary).unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write ({exc.strerror})") from exc
+
+
+@vc.command()
+@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Generator seed.")
+@click.option(
+    "-n",
+    "--num-examples",
+    type=int,
+    default=DEFAULT_NUM_EXAMPLES,
+    show_default=True,
+    help="Items to generate: half easy (the extra one when odd), half hard.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the JSONL here instead of standard output.",
+)
+@click.option(
+    "--templates",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="A TOML template file to use instead of the bundled one.",
+)
+def generate(seed: int, num_examples: int, out: Path | None, templates: Path | None) -> None:
+    """Generate a deterministic dataset as canonical JSONL (question, answer, info)."""
+    if num_examples < 1:
+        raise UserError(f"-n/--num-examples must be at least 1, got {num_examples}")
+    try:
+        items = VCPanel(templates).generate(num_examples, seed)
+    except (TemplateError, GenerationError) as exc:
+        raise UserError(str(exc)) from exc
+    data = to_jsonl(items)
+    if out is None:
+        click.echo(data, nl=False)
+    else:
+        _write_atomically(out, data)
+    where = f" to {out}" if out is not None else ""
+    click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
+
+
+def _summary_lines(summary: Summary) -> list[str]:
+    """The stderr table: accuracy overall and per difficulty, with the loose - strict gap."""
+    mode = "loose" if summary.loose else "strict"
+    lines = [
+        f"graded {summary.overall.count} lines, reward = {mode}",
+        f"{'group':<10}{'n':>7}{'strict':>9}{'loose':>9}{'gap':>9}{'format':>9}",
+    ]
+    for name, accuracy in (("all", summary.overall), *summary.by_difficulty.items()):
+        lines.append(
+            f"{name:<10}{accuracy.count:>7}{accuracy.strict:>9.4f}{accuracy.loose:>9.4f}"
+            f"{accuracy.gap:>9.4f}{accuracy.format_valid:>9.4f}"
+        )
+    return lines
+
+
+def _grade_one(text: str, answer: str, loose: bool) -> None:
+    """Grade a single text: the JSON verdict line on stdout, where it came from on stderr."""
+    try:
+        gold_window(answer)
+    except ValueError as exc:
+        raise UserError(f"--answer is {exc}") from exc
+    found = VCPanel().grade_text(text, answer, loose)
+    row = {
+        "extracted": found.extracted,
+        "strict_correct": found.strict_correct,
+        "loose_correct": found.loose_correct,
+        "format_valid_number": found.format_valid_number,
+        "reward": found.reward,
+    }
+    click.echo(orjson.dumps(row))
+    if found.source == "cue":
+        click.echo(
+            f"number {found.token!r} at {found.number_span} after cue {found.cue!r} "
+            f"at {found.cue_span}; gold {found.gold:.2f}",
+            err=True,
+        )
+    elif found.source == "last_number":
+        click.echo(
+            f"no cue matched; last number {found.token!r} at {found.number_span}; "
+            f"gold {found.gold:.2f}",
+            err=True,
+        )
+    else:
+        click.echo(f"no number found; gold {found.gold:.2f}", err=True)
+
+
+@vc.command()
+@click.argument("source")
+@click.option(
+    "--answer",
+    help="Grade SOURCE as one completion text against this gold answer, instead of a file.",
+)
+@click.option("--loose", is_flag=True, help="Reward with the loose grader (within 0.50 points).")
+def grade(source: str, answer: str | None, loose: bool) -> None:
+    """Grade a JSONL file of {completion, answer, info?} lines, or one text with --answer.
+
+    Writes one JSON line per input, in order, then a summary on standard error.
+    """
+    if answer is not None:
+        _grade_one(source, answer, loose)
+        return
+    try:
+        report = VCPanel().grade_batch(source, loose)
+    except GradeInputError as exc:
+        raise UserError(str(exc)) from exc
+    click.echo(
+        b"".join(orjson.dumps(result.to_row()) + b"\n" for result in report.results), nl=False
+    )
+    for line in _summary_lines(report.summary):
+        click.echo(line, err=True)
