@@ -1,0 +1,254 @@
+"""CLI commands for headless play: run, verify, show, ledger, actions, schema."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import click
+import orjson
+from pydantic import ValidationError
+
+from workbench import exit_codes
+from workbench.errors import IntegrityError, UserError
+
+campaign_arg = click.argument("campaign", required=False,
+                              type=click.Path(file_okay=False, path_type=Path))
+control_opt = click.option("--control", type=click.Path(dir_okay=False, path_type=Path),
+                           help="Control file of a private campaign.")
+agent_opt = click.option("--agent", "agent_id", help="Registered agent id (private campaigns).")
+
+
+def _control(path: Path | None):
+    from workbench.registration import load_control
+
+    return load_control(path) if path else None
+
+
+def _script_commands(script: Path):
+    """Yield (line number, command) from a JSONL script; stop with a UserError at a bad line."""
+    from workbench.commands import COMMAND_ADAPTER
+
+    try:
+        lines = script.read_bytes().splitlines()
+    except OSError as exc:
+        raise UserError(f"cannot read script {script}: {exc.strerror}") from None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip() or raw.lstrip().startswith(b"#"):
+            continue
+        try:
+            data = orjson.loads(raw)
+            command = COMMAND_ADAPTER.validate_python(data)
+        except orjson.JSONDecodeError as exc:
+            yield number, UserError(f"{script}:{number}: not valid JSON: {exc}")
+            return
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            yield number, UserError(f"{script}:{number}: {where}: {first['msg']}")
+            return
+        if command.id is None:
+            digest = hashlib.sha256(raw.strip()).hexdigest()[:16]
+            command = command.model_copy(update={"id": f"script-{number}-{digest}"})
+        yield number, command
+
+
+def play_script(session, script: Path) -> list[str]:
+    """Apply a script's commands to a session; return notes; raise UserError at a bad line."""
+    from workbench.commands import Advance, Schedule
+
+    notes: list[str] = []
+    for number, command in _script_commands(script):
+        if isinstance(command, UserError):
+            raise command
+        try:
+            if isinstance(command, Schedule):
+                outcome = session.schedule(command.action, command.id)
+                if not outcome.accepted:
+                    notes.append(f"{script}:{number}: rejected: {outcome.reason}")
+            elif isinstance(command, Advance):
+                session.advance(command.days, command.id)
+            else:
+                result = session.submit(command.assessment, command.id)
+                if result.errors:
+                    raise UserError(f"{script}:{number}: invalid submission: "
+                                    + "; ".join(result.errors))
+        except UserError as exc:
+            if exc.message.startswith(f"{script}:"):
+                raise
+            raise UserError(f"{script}:{number}: {exc.message}") from None
+    return notes
+
+
+def write_store(session) -> None:
+    """Rebuild the run's SQLite store from the session's ledger and metrics."""
+    from ledger.store import write_store as _write
+    from workbench.public_view import metric_series
+
+    engine_book = session._engine.book  # the store is a derived cache of the run's own ledger
+    series = metric_series(session.bundle, engine_book)
+    rows = [(day, metric_id, value, session.bundle.metrics[metric_id].units)
+            for metric_id, values in series.items() for day, value in enumerate(values)]
+    _write(session.paths.store, engine_book, rows)
+
+
+@click.command()
+@campaign_arg
+@click.option("--script", type=click.Path(dir_okay=False, path_type=Path),
+              help="JSONL commands: schedule, advance, submit_assessment.")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Run directory (created, or resumed when it holds a run).")
+@control_opt
+@agent_opt
+def run(campaign: Path | None, script: Path | None, out: Path, control: Path | None,
+        agent_id: str | None) -> None:
+    """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
+    from workbench.session import PlayerSession
+
+    session = PlayerSession.open(out, campaign, control=_control(control), agent_id=agent_id,
+                                 autoseal=False)
+    try:
+        if script is not None:
+            for note in play_script(session, script):
+                click.echo(note, err=True)
+        session.run_to_horizon()
+    finally:
+        session.seal()
+        write_store(session)
+    view = session.view()
+    click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} "
+               f"into {out}")
+    for row in view["metrics"]:
+        click.echo(f"  {row['title']}: {row['value']} {row['units']}")
+    for task in session.task_results():
+        click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@control_opt
+@agent_opt
+def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+    """Re-execute RUN_DIR's journal from its campaign and seed; compare the seal."""
+    from workbench.verify import verify_run
+
+    result = verify_run(run_dir, _control(control), agent_id)
+    if not result.ok:
+        raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
+    click.echo(f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
+               f"day {result.seal['final_day']})")
+    for task in result.tasks:
+        click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
+        for req in task.requirements:
+            click.echo(f"    {req.metric} {req.bound} {req.threshold} on day {req.day}: "
+                       f"{req.value} -> {'ok' if req.met else 'no'}")
+    pending = result.pending_questions()
+    if pending:
+        click.echo(f"  counterfactual answers: pending offline grading ({', '.join(pending)})")
+    else:
+        click.echo("  counterfactual answers: none submitted")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@control_opt
+@agent_opt
+def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | None) -> None:
+    """Metrics by day and the task outcome of RUN_DIR."""
+    import pandas as pd
+
+    from workbench.public_view import metric_series
+    from workbench.session import PlayerSession
+
+    if not (run_dir / "run.json").exists():
+        raise UserError(f"{run_dir} is not a run directory (no run.json)")
+    session = PlayerSession.open(run_dir, control=_control(control), agent_id=agent_id,
+                                 autoseal=False)
+    series = metric_series(session.bundle, session._engine.book)
+    frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
+    frame.index.name = "day"
+    tasks = [{"task": t.task_id, "met": t.met, "title": t.title} for t in session.task_results()]
+    if as_json:
+        click.echo(json.dumps({"day": session.day, "metrics": frame.to_dict(orient="list"),
+                               "tasks": tasks}, indent=2))
+        return
+    with pd.option_context("display.max_rows", 40, "display.width", 120):
+        click.echo(frame.to_string(max_rows=40))
+    for task in tasks:
+        click.echo(f"task {task['task']}: {'met' if task['met'] else 'not met'}")
+
+
+@click.command("ledger")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["beancount", "csv"]), default="beancount",
+              show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write to FILE instead of standard output.")
+@control_opt
+@agent_opt
+def ledger_cmd(run_dir: Path, fmt: str, out: Path | None, control: Path | None,
+               agent_id: str | None) -> None:
+    """Export RUN_DIR's ledger as beancount or CSV."""
+    from workbench.run_files import atomic_write
+    from workbench.session import PlayerSession
+
+    if not (run_dir / "run.json").exists():
+        raise UserError(f"{run_dir} is not a run directory (no run.json)")
+    session = PlayerSession.open(run_dir, control=_control(control), agent_id=agent_id,
+                                 autoseal=False)
+    text = session.ledger().export(fmt)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        atomic_write(out, text.encode())
+        click.echo(f"wrote {out}", err=True)
+
+
+@click.command()
+@campaign_arg
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+def actions(campaign: Path | None, as_json: bool) -> None:
+    """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.public_view import action_terms
+    from workbench.session import load_bundle
+
+    bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
+    terms = [action_terms(a) for a in bundle.actions.values()]
+    if as_json:
+        click.echo(json.dumps(terms, indent=2))
+        return
+    for t in terms:
+        click.echo(f"{t['id']}: {t['title']}")
+        click.echo(f"  upfront ${t['upfront_cost']} (capitalised ${t['capitalized']}), running "
+                   f"${t['running_cost_per_day']}/day x {t['running_days']}, delay "
+                   f"{t['delay_days']} days")
+        staffing = ", ".join(f"{s['role']} x{s['count']} for {s['days']}d" for s in t["staffing"])
+        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t['prerequisites']}")
+        click.echo(f"  effects: {', '.join(t['effect_set'])}; financing_net_assets "
+                   f"${t['financing_net_assets']}; irreversible_work ${t['irreversible_work']}")
+
+
+@click.command()
+@click.argument("what", type=click.Choice(["campaign", "actions", "metrics", "questions",
+                                           "command", "submission"]))
+def schema(what: str) -> None:
+    """Print a JSON Schema (campaign files, script commands, submissions)."""
+    from pydantic import TypeAdapter
+
+    from sim import campaign_model as m
+    from workbench.commands import COMMAND_ADAPTER, CounterfactualAssessment
+
+    models = {"campaign": m.Campaign, "actions": m.ActionCatalog, "metrics": m.MetricsFile,
+              "questions": m.QuestionsFile, "submission": CounterfactualAssessment}
+    if what == "command":
+        document = COMMAND_ADAPTER.json_schema()
+    else:
+        document = TypeAdapter(models[what]).json_schema()
+    click.echo(json.dumps(document, indent=2))
+
+
+__all__ = ["actions", "exit_codes", "ledger_cmd", "run", "schema", "show", "verify"]

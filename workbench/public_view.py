@@ -1,0 +1,254 @@
+"""The player's public view: what a player may see, as JSON-ready data.
+
+It holds the day, public state, action catalog, question contracts and the player's
+own submissions. It never holds the seed, a simulated branch outcome or a branch control.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+
+from ledger.book import Book
+from ledger.money import format_money, scale_of, to_major
+from sim import chart as C
+from sim.campaign_load import CampaignBundle
+from sim.campaign_model import Action, Question
+from sim.engine import Engine
+from sim.metrics import metric_value, to_display
+from workbench.assessment import SubmissionRecord, eligible, latest_eligible
+
+PublicView = dict[str, Any]
+SCHEMA = "cfwb.snapshot/1"
+
+
+def money(minor: int) -> str:
+    """Cents as an exact dollar string ("1234.56")."""
+    return str(to_major(minor))
+
+
+def date_of(bundle: CampaignBundle, day: int) -> str:
+    """The calendar date of a campaign day."""
+    return (bundle.campaign.start_date + dt.timedelta(days=day)).isoformat()
+
+
+def action_terms(action: Action) -> dict[str, Any]:
+    """Every term of an action, JSON-ready (the catalog entry players see)."""
+    effects = []
+    for effect in action.effects:
+        data = effect.model_dump(mode="json")
+        for key in ("principal", "new_price", "per_day"):
+            if key in data:
+                data[key] = money(getattr(effect, key))
+        effects.append(data)
+    pre = action.prerequisites
+    return {
+        "id": action.id,
+        "title": action.title,
+        "description": action.description,
+        "upfront_cost": money(action.upfront_cost),
+        "capitalized": money(action.capitalized),
+        "running_cost_per_day": money(action.running_cost_per_day),
+        "running_days": action.running_days,
+        "reserved_cash": money(action.reserved_cash),
+        "staffing": [n.model_dump() for n in action.staffing],
+        "prerequisites": {
+            "completed": list(pre.completed),
+            "not_scheduled": list(pre.not_scheduled),
+            "min_cash_after": money(pre.min_cash_after),
+            "min_headcount": dict(pre.min_headcount),
+        },
+        "delay_days": action.delay_days,
+        "effects": effects,
+        "effect_set": list(action.effect_names),
+        "financing_net_assets": money(action.financing_net_assets),
+        "irreversible_work": money(action.irreversible_work),
+    }
+
+
+def question_contract(bundle: CampaignBundle, question: Question) -> dict[str, Any]:
+    """A question's public contract: choices, timing, metric, units, scale, conclusion."""
+    metric = bundle.metrics[question.metric]
+    contract: dict[str, Any] = {
+        "id": question.id,
+        "title": question.title,
+        "metric": metric.id,
+        "metric_title": metric.title,
+        "units": metric.units,
+        "scale": question.scale,
+        "intervene_on_day": question.intervene_on_day,
+        "deadline_day": question.deadline_day,
+        "outcome_day": question.outcome_day,
+        "baseline": {"name": question.baseline.name, "actions": list(question.baseline.actions)},
+        "intervention": {"name": question.intervention.name,
+                         "actions": list(question.intervention.actions),
+                         "select_from": list(question.intervention.select_from)},
+        "predict": "intervention - baseline",
+        "conclusion": None,
+    }
+    if question.conclusion is not None:
+        contract["conclusion"] = question.conclusion.model_dump(exclude_none=True)
+    return contract
+
+
+def _metric_rows(bundle: CampaignBundle, book: Book, day: int) -> list[dict[str, Any]]:
+    rows = []
+    for metric in bundle.metrics.values():
+        now = metric_value(book, metric, day)
+        before = metric_value(book, metric, day - 1) if day > 0 else now
+        rows.append({
+            "id": metric.id, "title": metric.title, "units": metric.units,
+            "value": str(to_display(metric, now)), "change": str(to_display(metric, now - before)),
+        })
+    return rows
+
+
+def _commitments(bundle: CampaignBundle, engine: Engine) -> list[dict[str, Any]]:
+    rows = []
+    for action_id, c in sorted(engine.state.commitments.items()):
+        action = bundle.actions[action_id]
+        landing = sorted({c.landing_day + action.effects[i].extra_delay_days
+                          for i in c.pending_effects})
+        rows.append({
+            "action": action_id, "title": action.title, "scheduled_day": c.scheduled_day,
+            "start_day": c.start_day, "landing_day": c.landing_day,
+            "effects_pending": [action.effects[i].kind for i in c.pending_effects],
+            "effects_land_on": landing, "cash_reserved": money(c.reserve_left),
+        })
+    return rows
+
+
+def submission_rows(bundle: CampaignBundle, submissions: list[SubmissionRecord]) -> list[dict]:
+    """Own submissions with their eligibility and whether each is the one that counts."""
+    counting = {}
+    for question in bundle.questions.values():
+        chosen = latest_eligible(question, submissions)
+        if chosen is not None:
+            counting[question.id] = chosen.seq
+    rows = []
+    for record in submissions:
+        question = bundle.questions.get(record.assessment.question)
+        rows.append({
+            "seq": record.seq, "day": record.day, "question": record.assessment.question,
+            "value": record.assessment.value, "conclusion": record.assessment.conclusion,
+            "choice": record.assessment.choice,
+            "eligible": bool(question and eligible(question, record.day)),
+            "counts": counting.get(record.assessment.question) == record.seq,
+        })
+    return rows
+
+
+def build(
+    bundle: CampaignBundle, engine: Engine, submissions: list[SubmissionRecord]
+) -> PublicView:
+    """The full public view of a run at its current day."""
+    state = engine.state
+    book = engine.book
+    day = engine.day
+    last = state.history[-1] if state.history else None
+    questions = []
+    for q in bundle.questions.values():
+        contract = question_contract(bundle, q)
+        contract["days_to_deadline"] = q.deadline_day - day
+        contract["open"] = eligible(q, day)
+        questions.append(contract)
+    return {
+        "schema": SCHEMA,
+        "campaign": {"id": bundle.id, "title": bundle.campaign.title,
+                     "description": bundle.campaign.description.strip(),
+                     "company": bundle.campaign.company.name},
+        "day": day,
+        "date": date_of(bundle, day),
+        "horizon": engine.horizon,
+        "finished": engine.finished,
+        "state": {
+            "cash": money(book.balance(C.CASH)),
+            "free_cash": money(engine.free_cash()),
+            "reserved_cash": money(state.reserved_cash),
+            "price": money(state.price),
+            "headcount": dict(state.headcount),
+            "equipment_capacity": state.equipment_capacity,
+            "supplier": state.supplier,
+            "inventory_units": {"raw": state.raw_units, "in_transit": state.in_transit_units,
+                                "finished": state.finished_units},
+            "marketing_reach": round(state.reach_milli / 1000, 1),
+            "demand_lift_bp": state.demand_lift_bp,
+            "overhead_per_day": money(state.overhead_per_day),
+            "loans": [{"action": loan.action_id, "principal": money(loan.principal),
+                       "annual_rate_bp": loan.annual_rate_bp, "due_day": loan.maturity_day}
+                      for loan in state.loans],
+            "orders_in_transit": [{"placed_day": o.placed_day, "arrival_day": o.arrival_day,
+                                   "supplier": o.supplier, "units": o.units}
+                                  for o in state.orders],
+            "missed_payrolls": state.missed_payrolls,
+            "yesterday": None if last is None else {
+                "demand": last.demand, "sold": last.sold, "lost_sales": last.lost_sales,
+                "produced": last.produced, "capacity": last.capacity,
+                "utilisation": round(last.utilisation, 3), "shocks": list(last.shocks)},
+        },
+        "metrics": _metric_rows(bundle, book, day),
+        "commitments": _commitments(bundle, engine),
+        "completed": dict(sorted(state.completed.items())),
+        "alerts": [{"day": a.day, "kind": a.kind, "message": a.message}
+                   for a in state.alerts[-50:]],
+        "actions": [action_terms(a) for a in bundle.actions.values()],
+        "questions": questions,
+        "submissions": submission_rows(bundle, submissions),
+    }
+
+
+def metric_series(bundle: CampaignBundle, book: Book) -> dict[str, list[Decimal]]:
+    """Every metric at every closed day, in display units (for charts and `show`)."""
+    last = book.last_closed_day or 0
+    return {
+        m.id: [to_display(m, metric_value(book, m, d)) for d in range(last + 1)]
+        for m in bundle.metrics.values()
+    }
+
+
+class LedgerView:
+    """Read-only ledger access for players: balances, trial balance, history, exports."""
+
+    def __init__(self, book: Book, bundle: CampaignBundle) -> None:
+        self._book = book
+        self._bundle = bundle
+
+    @property
+    def last_day(self) -> int:
+        """The latest closed day."""
+        return self._book.last_closed_day or 0
+
+    def trial_balance(self, day: int | None = None) -> list[tuple[str, str, str]]:
+        """(account, unit, balance text) for every account at a day's close."""
+        rows = []
+        for name, unit, amount in self._book.trial_balance_rows(day):
+            text = format_money(amount) if unit == "USD" else str(amount)
+            rows.append((name, unit, text))
+        return rows
+
+    def totals(self, day: int | None = None) -> dict[str, int]:
+        """Sum of balances per unit: all zero in a balanced book."""
+        return self._book.trial_balance(day)
+
+    def account_history(self, account: str) -> list[tuple[int, Decimal]]:
+        """(day, balance in major units) for every closed day."""
+        unit = self._book.unit_of(account)
+        scale = scale_of(unit)
+        return [(d, Decimal(self._book.balance(account, d)) / scale)
+                for d in range(self._book.first_day, self.last_day + 1)]
+
+    def transactions_on(self, day: int) -> list[dict[str, Any]]:
+        """Transactions posted on `day`."""
+        return [t.as_record() for t in self._book.transactions if t.day == day]
+
+    def export(self, fmt: str) -> str:
+        """The ledger as beancount or CSV text."""
+        from ledger import export
+
+        start = self._bundle.campaign.start_date
+        if fmt == "beancount":
+            return export.to_beancount(self._book, start)
+        if fmt == "csv":
+            return export.to_csv(self._book, start)
+        raise ValueError(f"unknown export format {fmt!r} (beancount or csv)")

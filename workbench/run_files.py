@@ -1,0 +1,127 @@
+"""A run directory on disk: registration, journal, seal and SQLite store."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import orjson
+from pydantic import ValidationError
+
+from ledger.book import Book
+from ledger.canonical import dumps
+from ledger.journal import Journal
+from ledger.seal import make_seal, seal_bytes
+from sim.campaign_load import CampaignBundle
+from sim.version import BIT_GENERATOR, ENGINE_VERSION
+from workbench.errors import UserError
+from workbench.registration import Registration
+
+RUN_FILE = "run.json"
+JOURNAL_FILE = "journal.jsonl"
+SEAL_FILE = "seal.json"
+STORE_FILE = "store.sqlite"
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """Where each artifact of a run lives."""
+
+    root: Path
+
+    @property
+    def registration(self) -> Path:
+        return self.root / RUN_FILE
+
+    @property
+    def journal(self) -> Path:
+        return self.root / JOURNAL_FILE
+
+    @property
+    def seal(self) -> Path:
+        return self.root / SEAL_FILE
+
+    @property
+    def store(self) -> Path:
+        return self.root / STORE_FILE
+
+    def exists(self) -> bool:
+        """True when this directory holds a registered run."""
+        return self.registration.exists()
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file whole or not at all (temp file, fsync, rename)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+
+
+def write_registration(paths: RunPaths, registration: Registration) -> None:
+    """Write run.json."""
+    atomic_write(paths.registration, dumps(registration.model_dump(by_alias=True)) + b"\n")
+
+
+def read_registration(paths: RunPaths) -> Registration:
+    """Read run.json, or explain what is wrong with it."""
+    if not paths.registration.exists():
+        raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+    try:
+        return Registration.model_validate(orjson.loads(paths.registration.read_bytes()))
+    except (orjson.JSONDecodeError, ValidationError) as exc:
+        raise UserError(f"{paths.registration}: not a valid registration: {exc}") from None
+
+
+def read_seal(paths: RunPaths) -> dict[str, Any] | None:
+    """The stored seal, or None when absent."""
+    if not paths.seal.exists():
+        return None
+    try:
+        return orjson.loads(paths.seal.read_bytes())
+    except orjson.JSONDecodeError:
+        return {"unreadable": True}
+
+
+def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[str, Any]:
+    """The journal header: engine, numpy and bit generator that shape the streams, and identity."""
+    return {
+        "engine_version": ENGINE_VERSION,
+        "numpy_version": np.__version__,
+        "bit_generator": BIT_GENERATOR,
+        "campaign_id": bundle.id,
+        "campaign_digest": bundle.digest,
+        "agent_id": registration.agent_id,
+        "seed_commitment": registration.seed_commitment,
+    }
+
+
+def build_seal(
+    bundle: CampaignBundle, registration: Registration, journal: Journal, book: Book, day: int
+) -> dict[str, Any]:
+    """The seal binding this run's identity, journal head and ledger."""
+    return make_seal(
+        campaign_id=bundle.id,
+        campaign_digest=bundle.digest,
+        identities={
+            "company": bundle.campaign.company.name,
+            "agent_id": registration.agent_id,
+            "tasks": [t.id for t in bundle.tasks],
+        },
+        seed_commitment=registration.seed_commitment,
+        journal_head=journal.head,
+        journal_entries=len(journal),
+        ledger_digest=book.digest(),
+        final_day=day,
+        engine_version=ENGINE_VERSION,
+    )
+
+
+def write_seal(paths: RunPaths, seal: dict[str, Any]) -> None:
+    """Write seal.json atomically."""
+    atomic_write(paths.seal, seal_bytes(seal))

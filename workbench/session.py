@@ -1,0 +1,286 @@
+"""The player session: the one object the CLI and the dashboard play through.
+
+It creates or resumes a run directory, journals every command before applying it
+(write-ahead), and offers public views only. It has no fork, rewind or
+counterfactual oracle: branches exist only in the offline evaluator and author checks.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
+from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
+from sim.engine import Engine, EngineError
+from sim.metrics import TaskResult, evaluate_task
+from sim.scheduling import ScheduleOutcome
+from sim.state import DayStats
+from workbench import public_view
+from workbench.assessment import SubmissionRecord, eligible, validate_assessment
+from workbench.commands import (
+    Advance,
+    CounterfactualAssessment,
+    Schedule,
+    SubmitAssessment,
+    command_payload,
+)
+from workbench.errors import IntegrityError, UserError
+from workbench.registration import (
+    ControlFile,
+    make_registration,
+    resolve_seed,
+)
+from workbench.replay import ReplayError, apply_command, replay
+from workbench.run_files import (
+    RunPaths,
+    build_seal,
+    header_payload,
+    read_registration,
+    write_registration,
+    write_seal,
+)
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """What happened to a submission: schema errors (nothing changed) or its journal entry."""
+
+    errors: tuple[str, ...]
+    seq: int | None = None
+    eligible: bool = False
+
+    @property
+    def accepted(self) -> bool:
+        """True when the submission was journaled."""
+        return not self.errors
+
+
+def load_bundle(campaign: str | Path) -> CampaignBundle:
+    """Load a campaign, turning its problems into a UserError listing each."""
+    try:
+        return load_campaign(campaign)
+    except CampaignError as exc:
+        raise UserError(str(exc)) from None
+
+
+class PlayerSession:
+    """Play one run: schedule actions, advance days, submit assessments, read public views."""
+
+    def __init__(self, paths: RunPaths, bundle: CampaignBundle, seed: int, journal: Journal,
+                 engine: Engine, submissions: list[SubmissionRecord],
+                 outcomes: dict[int, dict[str, Any]], autoseal: bool) -> None:
+        self.paths = paths
+        self.bundle = bundle
+        self.registration = read_registration(paths)
+        self._seed = seed
+        self._journal = journal
+        self._engine = engine
+        self._submissions = submissions
+        self._outcomes = outcomes
+        self._autoseal = autoseal
+
+    # -- opening --------------------------------------------------------------------
+    @classmethod
+    def open(
+        cls,
+        run_dir: str | Path,
+        campaign: str | Path | None = None,
+        *,
+        control: ControlFile | None = None,
+        agent_id: str | None = None,
+        autoseal: bool = True,
+    ) -> PlayerSession:
+        """Create a run in `run_dir` (made when missing) or resume the run it holds."""
+        paths = RunPaths(Path(run_dir))
+        if paths.exists():
+            registration = read_registration(paths)
+            bundle = load_bundle(campaign or registration.campaign_path)
+            if bundle.digest != registration.campaign_digest:
+                raise UserError(f"{paths.root} was played on campaign digest "
+                                f"{registration.campaign_digest[:12]}, but "
+                                f"{bundle.path} now has {bundle.digest[:12]}")
+            seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
+            try:
+                journal = Journal.open(paths.journal)
+            except JournalError as exc:
+                raise IntegrityError(f"{paths.journal}: {exc}") from None
+            try:
+                result = replay(bundle, seed, journal.entries)
+            except ReplayError as exc:
+                raise IntegrityError(f"{paths.journal}: {exc}") from None
+            return cls(paths, bundle, seed, journal, result.engine, result.submissions,
+                       result.outcomes, autoseal)
+        if paths.root.exists() and any(paths.root.iterdir()):
+            raise UserError(f"{paths.root} exists and is not an empty run directory")
+        from campaigns import DEFAULT_CAMPAIGN
+
+        bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
+        seed, salt, agent = resolve_seed(bundle, control, agent_id)
+        registration = make_registration(bundle, seed, salt, agent)
+        paths.root.mkdir(parents=True, exist_ok=True)
+        write_registration(paths, registration)
+        journal = Journal.open(paths.journal)
+        journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
+        session = cls(paths, bundle, seed, journal, Engine(bundle, seed), [], {}, autoseal)
+        session.seal()
+        return session
+
+    # -- commands -------------------------------------------------------------------
+    def _command_id(self, command_id: str | None) -> str:
+        return command_id or f"cmd-{uuid.uuid4().hex}"
+
+    def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry | None:
+        """Append a command; return None when its id is already journaled (a retry)."""
+        known = self._journal.get(command_id)
+        if known is not None:
+            return None
+        return self._journal.append(self._engine.day, kind, command_id, payload)
+
+    def preview(self, action_id: str) -> ScheduleOutcome:
+        """Would this action be accepted now, and if not, why? Changes nothing."""
+        try:
+            return self._engine.check(action_id)
+        except EngineError as exc:
+            raise UserError(str(exc)) from None
+
+    def schedule(self, action_id: str, command_id: str | None = None) -> ScheduleOutcome:
+        """Schedule an action at today's decisions (journaled even when rejected)."""
+        known = self._journal.get(command_id) if command_id else None
+        if known is not None:
+            recorded = self._outcomes.get(known.seq, {})
+            return ScheduleOutcome(action_id, known.day, bool(recorded.get("accepted")),
+                                   recorded.get("reason"), None, recorded.get("start_day"))
+        self.preview(action_id)
+        command = Schedule(action=action_id)
+        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
+        assert entry is not None
+        self._outcomes[entry.seq] = apply_command(self._engine, command, entry.seq,
+                                                  self._submissions)
+        self._after_command()
+        recorded = self._outcomes[entry.seq]
+        return ScheduleOutcome(action_id, entry.day, recorded["accepted"], recorded["reason"],
+                               None, recorded["start_day"])
+
+    def advance(self, days: int = 1, command_id: str | None = None) -> int:
+        """Run `days` days with no further decisions; returns the new day."""
+        if command_id and self._journal.get(command_id) is not None:
+            return self._engine.day
+        if days < 1:
+            raise UserError("advance needs at least one day")
+        if self._engine.day + days > self.horizon:
+            raise UserError(f"cannot advance {days} day(s) from day {self._engine.day}: the "
+                            f"campaign ends on day {self.horizon}")
+        command = Advance(days=days)
+        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
+        if entry is not None:
+            self._outcomes[entry.seq] = apply_command(self._engine, command, entry.seq,
+                                                      self._submissions)
+            self._after_command()
+        return self._engine.day
+
+    def submit(self, assessment: dict[str, Any] | CounterfactualAssessment,
+               command_id: str | None = None) -> SubmitResult:
+        """Submit an assessment: schema and contract errors change nothing."""
+        try:
+            parsed = (assessment if isinstance(assessment, CounterfactualAssessment)
+                      else CounterfactualAssessment.model_validate(assessment))
+        except ValidationError as exc:
+            return SubmitResult(tuple(
+                f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: {e['msg']}"
+                for e in exc.errors()
+            ))
+        errors = validate_assessment(self.bundle, parsed)
+        if errors:
+            return SubmitResult(tuple(errors))
+        command = SubmitAssessment(assessment=parsed)
+        command_id = self._command_id(command_id)
+        entry = self._append(command.kind, command_id, command_payload(command))
+        if entry is None:
+            known = self._journal.get(command_id)
+            assert known is not None
+            question = self.bundle.questions[parsed.question]
+            return SubmitResult((), known.seq, eligible(question, known.day))
+        apply_command(self._engine, command, entry.seq, self._submissions)
+        self._outcomes[entry.seq] = {"recorded": True}
+        self._after_command()
+        question = self.bundle.questions[parsed.question]
+        return SubmitResult((), entry.seq, eligible(question, entry.day))
+
+    def _after_command(self) -> None:
+        if self._autoseal:
+            self.seal()
+
+    def seal(self) -> dict[str, Any]:
+        """Write seal.json for the run as it stands."""
+        seal = build_seal(self.bundle, self.registration, self._journal, self._engine.book,
+                          self._engine.day)
+        write_seal(self.paths, seal)
+        return seal
+
+    def run_to_horizon(self) -> None:
+        """Advance with no further decisions until the campaign ends."""
+        day = self._engine.day
+        if day < self.horizon:
+            self.advance(self.horizon - day, f"to-horizon-from-day-{day}")
+
+    # -- public reads ---------------------------------------------------------------
+    @property
+    def day(self) -> int:
+        """The last closed day (decisions now belong to it)."""
+        return self._engine.day
+
+    @property
+    def horizon(self) -> int:
+        """The campaign's last day."""
+        return self.bundle.horizon
+
+    @property
+    def finished(self) -> bool:
+        """True once the horizon has closed."""
+        return self._engine.finished
+
+    @property
+    def journal_entries(self) -> tuple[Entry, ...]:
+        """The journal, in order."""
+        return self._journal.entries
+
+    @property
+    def journal_head(self) -> str:
+        """Hash of the journal's last entry."""
+        return self._journal.head
+
+    @property
+    def submissions(self) -> tuple[SubmissionRecord, ...]:
+        """Own submissions, in order."""
+        return tuple(self._submissions)
+
+    def outcome_of(self, seq: int) -> dict[str, Any] | None:
+        """What a journaled command did."""
+        return self._outcomes.get(seq)
+
+    def view(self) -> public_view.PublicView:
+        """The player's public view of the run (the same data as `workbench snapshot`)."""
+        return public_view.build(self.bundle, self._engine, self._submissions)
+
+    def ledger(self) -> public_view.LedgerView:
+        """Read-only ledger access (balances, trial balance, exports)."""
+        return public_view.LedgerView(self._engine.book, self.bundle)
+
+    def metric_series(self) -> dict[str, list[Decimal]]:
+        """Every metric at every closed day, in display units (for charts)."""
+        return public_view.metric_series(self.bundle, self._engine.book)
+
+    def history(self) -> list[DayStats]:
+        """Operating statistics of every closed day (demand, sold, utilisation)."""
+        return self._engine.state.history
+
+    def task_results(self) -> list[TaskResult]:
+        """Each factual business objective, evaluated from the ledger so far."""
+        return [evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
+                for task in self.bundle.tasks]

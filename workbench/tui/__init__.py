@@ -1,0 +1,1 @@
+"""The Textual dashboard: a thin view over the player session, evaluator and graders."""

@@ -1,0 +1,1 @@
+"""One screen per concern: dashboard, actions, questions, journal, ledger, panels, validate."""

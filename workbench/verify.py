@@ -1,0 +1,106 @@
+"""Factual verification: the journal's chain, its re-execution, and the seal.
+
+Counterfactual answers are not graded here: they stay pending offline grading and
+never count as a failed business objective.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ledger.journal import Journal, JournalError
+from ledger.seal import seal_differences
+from sim.campaign_load import CampaignBundle
+from sim.metrics import TaskResult, evaluate_task
+from workbench.registration import ControlFile, Registration, resolve_seed
+from workbench.replay import ReplayError, ReplayResult, replay
+from workbench.run_files import (
+    RunPaths,
+    build_seal,
+    header_payload,
+    read_registration,
+    read_seal,
+)
+from workbench.session import load_bundle
+
+
+@dataclass
+class Verification:
+    """The result of verifying a run: intact or the first divergence, and the task outcome."""
+
+    run_dir: Path
+    registration: Registration
+    bundle: CampaignBundle
+    ok: bool
+    divergence: str | None = None
+    journal: Journal | None = None
+    replayed: ReplayResult | None = None
+    seal: dict[str, Any] | None = None
+    tasks: list[TaskResult] = field(default_factory=list)
+    seed: int | None = None
+
+    def pending_questions(self) -> list[str]:
+        """Questions with a submission in this run: answered, pending offline grading."""
+        if self.replayed is None:
+            return []
+        return sorted({s.assessment.question for s in self.replayed.submissions})
+
+
+def verify_run(
+    run_dir: str | Path,
+    control: ControlFile | None = None,
+    agent_id: str | None = None,
+    campaign: str | Path | None = None,
+) -> Verification:
+    """Re-execute a run's journal from its campaign and seed and compare the seal."""
+    paths = RunPaths(Path(run_dir))
+    registration = read_registration(paths)
+    bundle = load_bundle(campaign or registration.campaign_path)
+    seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
+    result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
+    if agent != registration.agent_id:
+        result.divergence = f"run.json is for agent {registration.agent_id!r}, not {agent!r}"
+        return result
+    if bundle.digest != registration.campaign_digest:
+        result.divergence = (f"campaign digest {bundle.digest[:12]} differs from the "
+                             f"registered {registration.campaign_digest[:12]}")
+        return result
+    try:
+        journal = Journal.open(paths.journal)
+    except JournalError as exc:
+        result.divergence = f"journal {exc}"
+        return result
+    result.journal = journal
+    header = journal.header
+    if header is None:
+        result.divergence = "journal is empty (no header)"
+        return result
+    expected_header = header_payload(bundle, registration)
+    for key, value in expected_header.items():
+        if header.payload.get(key) != value:
+            result.divergence = (f"journal line 1 (seq 0): header field {key} is "
+                                 f"{header.payload.get(key)!r}, expected {value!r}")
+            return result
+    try:
+        replayed = replay(bundle, seed, journal.entries)
+    except ReplayError as exc:
+        result.divergence = f"journal {exc}"
+        return result
+    result.replayed = replayed
+    engine = replayed.engine
+    rebuilt = build_seal(bundle, registration, journal, engine.book, engine.day)
+    stored = read_seal(paths)
+    result.seal = rebuilt
+    result.tasks = [evaluate_task(engine.book, bundle.metrics, t, bundle.horizon)
+                    for t in bundle.tasks]
+    if stored is None:
+        result.divergence = f"{paths.seal} is missing"
+        return result
+    differing = seal_differences(stored, rebuilt)
+    if differing:
+        result.divergence = ("seal differs from re-execution in: " + ", ".join(differing))
+        return result
+    result.ok = True
+    return result
