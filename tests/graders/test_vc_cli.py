@@ -1,0 +1,168 @@
+"""`workbench vc` through click: generate, grade a file, grade one text, and every user error."""
+
+import hashlib
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from graders.vc_deal import dataset_sha256, generate, to_jsonl
+from workbench.cli import main
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_generate_to_stdout_is_the_canonical_dataset() -> None:
+    code, out, err = _run("vc", "generate", "--seed", "7", "-n", "5")
+    assert code == 0
+    assert out.encode() == to_jsonl(generate(5, 7))
+    assert dataset_sha256(generate(5, 7)) in err
+
+
+def test_generate_defaults_match_the_golden_hash(tmp_path: Path) -> None:
+    out = tmp_path / "vc.jsonl"
+    code, stdout, err = _run("vc", "generate", "--out", str(out))
+    assert code == 0 and stdout == ""
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    assert digest == "6d8c92e93d2770ddda7e259c31e380936d54802abf023c081ed2ddd19b835ee2"
+    assert f"256 items (seed 42) to {out}" in err
+
+
+@pytest.mark.parametrize("n", ["0", "-4"])
+def test_generate_refuses_fewer_than_one_item(tmp_path: Path, n: str) -> None:
+    out = tmp_path / "vc.jsonl"
+    code, stdout, err = _run("vc", "generate", "-n", n, "--out", str(out))
+    assert code == 2 and "at least 1" in err and "Traceback" not in err
+    assert not out.exists() and stdout == ""
+
+
+def test_generate_into_a_missing_directory_is_a_user_error(tmp_path: Path) -> None:
+    code, _, err = _run("vc", "generate", "-n", "2", "--out", str(tmp_path / "no" / "vc.jsonl"))
+    assert code == 2 and "does not exist" in err
+
+
+def test_generate_with_bad_templates_is_a_user_error(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text('instruction = "x"\neasy = []\n', encoding="utf-8")
+    code, _, err = _run("vc", "generate", "-n", "2", "--templates", str(bad))
+    assert code == 2 and "t.toml: easy" in err
+
+
+def _write_rows(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    return path
+
+
+ROWS: list[dict[str, object]] = [
+    {"completion": "The answer is 8.9", "answer": 8.9, "info": {"difficulty": "easy"}},
+    {"completion": "answer = 38.3", "answer": 38.55, "info": {"difficulty": "hard"}},
+    {"completion": "", "answer": 12.5, "info": {"difficulty": "easy"}},
+]
+
+
+def test_grade_writes_one_line_per_input_in_order(tmp_path: Path) -> None:
+    code, out, err = _run("vc", "grade", str(_write_rows(tmp_path / "c.jsonl", ROWS)))
+    assert code == 0
+    lines = [orjson.loads(line) for line in out.splitlines()]
+    assert lines == [
+        {
+            "extracted": 8.9,
+            "strict_correct": 1.0,
+            "loose_correct": 1.0,
+            "format_valid_number": 1.0,
+            "reward": 1.0,
+        },
+        {
+            "extracted": 38.3,
+            "strict_correct": 0.0,
+            "loose_correct": 1.0,
+            "format_valid_number": 1.0,
+            "reward": 0.0,
+        },
+        {
+            "extracted": None,
+            "strict_correct": 0.0,
+            "loose_correct": 0.0,
+            "format_valid_number": 0.0,
+            "reward": 0.0,
+        },
+    ]
+    assert "graded 3 lines, reward = strict" in err
+    table = {line.split()[0]: line.split()[1:] for line in err.splitlines()[2:]}
+    assert table["all"] == ["3", "0.3333", "0.6667", "0.3333", "0.6667"]
+    assert table["easy"] == ["2", "0.5000", "0.5000", "0.0000", "0.5000"]
+    assert table["hard"] == ["1", "0.0000", "1.0000", "1.0000", "1.0000"]
+
+
+def test_grade_loose_changes_only_the_reward(tmp_path: Path) -> None:
+    code, out, err = _run("vc", "grade", "--loose", str(_write_rows(tmp_path / "c.jsonl", ROWS)))
+    assert code == 0 and "reward = loose" in err
+    assert [orjson.loads(line)["reward"] for line in out.splitlines()] == [1.0, 1.0, 0.0]
+
+
+def test_grade_round_trips_a_generated_dataset(tmp_path: Path) -> None:
+    rows = [
+        {"completion": f"The answer is {item.answer:.2f}", **item.to_row()}
+        for item in generate(6, 3)
+    ]
+    code, out, _ = _run("vc", "grade", str(_write_rows(tmp_path / "d.jsonl", rows)))
+    assert code == 0
+    assert [orjson.loads(line)["strict_correct"] for line in out.splitlines()] == [1.0] * 6
+
+
+@pytest.mark.parametrize(
+    ("content", "where"),
+    [
+        (b'{"completion": "a", "answer": 1}\n{"completion": "b"\n', "bad.jsonl:2: not valid JSON"),
+        (b'{"completion": "a", "answer": 1}\n\n{"answer": 2}\n', "bad.jsonl:3: missing field"),
+        (b'{"completion": "a"}\n', "bad.jsonl:1: missing field 'answer'"),
+    ],
+)
+def test_grade_bad_input_names_file_and_line_and_writes_nothing(
+    tmp_path: Path, content: bytes, where: str
+) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(content)
+    code, out, err = _run("vc", "grade", str(path))
+    assert code == 2 and out == ""
+    assert where in err and "Traceback" not in err
+
+
+def test_grade_missing_file(tmp_path: Path) -> None:
+    code, out, err = _run("vc", "grade", str(tmp_path / "nope.jsonl"))
+    assert code == 2 and out == "" and "nope.jsonl: no such file" in err
+
+
+def test_grade_one_text() -> None:
+    code, out, err = _run("vc", "grade", "--answer", "16.13", "The answer is 16.13")
+    assert code == 0
+    assert orjson.loads(out) == {
+        "extracted": 16.13,
+        "strict_correct": 1.0,
+        "loose_correct": 1.0,
+        "format_valid_number": 1.0,
+        "reward": 1.0,
+    }
+    assert "after cue 'answer'" in err
+
+
+@pytest.mark.parametrize(
+    ("text", "flags", "reward", "note"),
+    [
+        ("I get 16.4", ["--loose"], 1.0, "no cue matched; last number '16.4'"),
+        ("I get 16.4", [], 0.0, "no cue matched"),
+        ("no idea", [], 0.0, "no number found"),
+    ],
+)
+def test_grade_one_text_fallbacks(text: str, flags: list[str], reward: float, note: str) -> None:
+    code, out, err = _run("vc", "grade", "--answer", "16.13", *flags, text)
+    assert code == 0 and orjson.loads(out)["reward"] == reward and note in err
+
+
+def test_grade_one_text_with_a_bad_answer() -> None:
+    code, out, err = _run("vc", "grade", "--answer", "lots", "The answer is 5")
+    assert code == 2 and out == "" and "--answer is not a number" in err

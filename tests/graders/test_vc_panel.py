@@ -1,0 +1,128 @@
+"""The dashboard's VCPanel and batch grading: results in order, summaries by difficulty."""
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from graders.vc_deal import GradeInputError, VCPanel, generate, load_templates, parse_line
+
+ROWS = [
+    {"completion": "The answer is 8.90", "answer": 8.9, "info": {"difficulty": "easy"}},
+    {"completion": "answer = 38.3", "answer": 38.55, "info": {"difficulty": "hard"}},
+    {"completion": "I think 12", "answer": 8.8, "info": {"difficulty": "easy"}},
+    {"completion": None, "answer": "38.36", "info": {"difficulty": "hard"}},
+    {"completion": "Result: 16,13", "answer": 16.13},
+]
+
+
+def _jsonl(tmp_path: Path, rows: list[object], name: str = "in.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    return path
+
+
+def test_generate_item_matches_the_dataset() -> None:
+    panel = VCPanel()
+    dataset = generate(6, 9)
+    assert panel.generate_item("easy", 9, 2) == dataset[4]
+    assert panel.generate_item("hard", 9, 0) == dataset[1]
+    assert panel.generate(6, 9) == dataset
+
+
+def test_panel_accepts_a_template_path_or_bank(tmp_path: Path) -> None:
+    bundled = Path(__file__).parents[2] / "graders" / "vc_deal" / "templates.toml"
+    copy = tmp_path / "mine.toml"
+    copy.write_bytes(bundled.read_bytes().replace(b"Work it out briefly", b"Be brief"))
+    assert VCPanel(load_templates()).generate(4, 1) == generate(4, 1)
+    mine = VCPanel(copy).generate(4, 1)
+    assert [item.scenario for item in mine] == [item.scenario for item in generate(4, 1)]
+    assert all("? Be brief, then finish" in item.question for item in mine)
+
+
+def test_grade_text_reports_cue_number_and_spans() -> None:
+    text = "Post-money is 62M, 12/62 = 0.1935.\nThe answer is about 19.35%."
+    grade = VCPanel().grade_text(text, 19.35)
+    assert (grade.cue, grade.token, grade.source) == ("answer", "19.35", "cue")
+    assert grade.cue_span is not None and grade.number_span is not None
+    assert text[slice(*grade.cue_span)] == "answer"
+    assert text[slice(*grade.number_span)] == "19.35"
+    assert (grade.extracted, grade.gold) == (19.35, 19.35)
+    assert (grade.strict_correct, grade.loose_correct, grade.format_valid_number) == (1, 1, 1)
+
+
+def test_grade_text_fallback_and_loose_reward() -> None:
+    grade = VCPanel().grade_text("roughly 19.1 I guess", "19.35", loose=True)
+    assert (grade.source, grade.cue, grade.cue_span) == ("last_number", None, None)
+    assert (grade.strict_correct, grade.loose_correct, grade.reward) == (0.0, 1.0, 1.0)
+
+
+def test_grade_text_with_no_number() -> None:
+    grade = VCPanel().grade_text(None, 19.35)
+    assert (grade.text, grade.extracted, grade.source, grade.reward) == ("", None, "none", 0.0)
+
+
+def test_grade_batch_keeps_order_and_summarises_by_difficulty(tmp_path: Path) -> None:
+    seen: list[tuple[int, int]] = []
+    report = VCPanel().grade_batch(
+        _jsonl(tmp_path, ROWS), progress=lambda d, t: seen.append((d, t))
+    )
+    assert [r.extracted for r in report.results] == [8.9, 38.3, 12.0, None, 16.13]
+    assert [r.strict_correct for r in report.results] == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert [r.loose_correct for r in report.results] == [1.0, 1.0, 0.0, 0.0, 1.0]
+    assert [r.reward for r in report.results] == [1.0, 0.0, 0.0, 0.0, 1.0]
+    assert seen == [(5, 5)]
+    summary = report.summary
+    assert (summary.overall.count, summary.overall.strict, summary.overall.loose) == (5, 0.4, 0.6)
+    assert summary.overall.gap == pytest.approx(0.2)
+    assert summary.overall.format_valid == 0.8
+    assert list(summary.by_difficulty) == ["easy", "hard"]
+    easy, hard = summary.by_difficulty["easy"], summary.by_difficulty["hard"]
+    assert (easy.count, easy.strict, easy.loose, easy.format_valid) == (2, 0.5, 0.5, 1.0)
+    assert (hard.count, hard.strict, hard.loose, hard.format_valid) == (2, 0.0, 0.5, 0.5)
+
+
+def test_grade_batch_loose_reward_and_blank_lines(tmp_path: Path) -> None:
+    path = tmp_path / "gaps.jsonl"
+    path.write_bytes(b"\n" + orjson.dumps(ROWS[1]) + b"\n   \n")
+    report = VCPanel().grade_batch(path, loose=True)
+    assert [(r.line, r.reward) for r in report.results] == [(2, 1.0)]
+    assert report.summary.loose
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"{not json", "in.jsonl:2: not valid JSON"),
+        (b"[1, 2]", "in.jsonl:2: expected a JSON object"),
+        (b'{"answer": 1}', "in.jsonl:2: missing field 'completion'"),
+        (b'{"completion": "x"}', "in.jsonl:2: missing field 'answer'"),
+        (b'{"completion": 5, "answer": 1}', "in.jsonl:2: 'completion' must be a string or null"),
+        (b'{"completion": "x", "answer": "soon"}', "in.jsonl:2: 'answer' is not a number"),
+        (b'{"completion": "x", "answer": null}', "in.jsonl:2: 'answer' is not a number"),
+        (b'{"completion": "x", "answer": 1, "info": 3}', "in.jsonl:2: 'info' must be an object"),
+    ],
+)
+def test_bad_lines_name_the_file_and_line(tmp_path: Path, raw: bytes, message: str) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(orjson.dumps(ROWS[0]) + b"\n" + raw + b"\n")
+    with pytest.raises(GradeInputError) as caught:
+        VCPanel().grade_batch(path)
+    assert str(caught.value).startswith(str(tmp_path / message))
+    assert caught.value.line == 2
+
+
+def test_a_missing_file_is_a_grade_input_error(tmp_path: Path) -> None:
+    with pytest.raises(GradeInputError, match="no such file"):
+        VCPanel().grade_batch(tmp_path / "absent.jsonl")
+
+
+def test_parse_line_reads_difficulty_only_when_it_is_text() -> None:
+    assert (
+        parse_line(b'{"completion":"a","answer":1,"info":{"difficulty":"hard"}}', 1).difficulty
+        == "hard"
+    )
+    assert (
+        parse_line(b'{"completion":"a","answer":1,"info":{"difficulty":3}}', 1).difficulty is None
+    )
+    assert parse_line(b'{"completion":"a","answer":1,"info":null}', 1).difficulty is None
