@@ -1,0 +1,1 @@
+"""causal-gym: keyed causal-inference tasks with certified identification and a Winkler reward."""

@@ -1,0 +1,90 @@
+"""The data dictionary: staged column names, their timing labels and one-line descriptions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from graders.causal_gym.naming import Naming
+from graders.causal_gym.scm import OUTCOME, POST_ROLES, PRE_ROLES, SCM, TREATMENT
+from graders.causal_gym.vocab import Term
+
+Timing = Literal["pre-treatment", "treatment", "outcome", "post-treatment"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One staged column: its name, the node it measures, timing, description and affine map."""
+
+    name: str
+    node: str
+    timing: Timing
+    description: str
+    loc: float
+    scale: float
+
+
+@dataclass(frozen=True)
+class Dictionary:
+    """Every observed column in staged order, plus the unit of observation."""
+
+    columns: tuple[Column, ...]
+    unit: str
+
+    def _named(self, timing: Timing) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns if c.timing == timing)
+
+    @property
+    def treatment(self) -> str:
+        """Name of the treatment column."""
+        return self._named("treatment")[0]
+
+    @property
+    def outcome(self) -> str:
+        """Name of the outcome column."""
+        return self._named("outcome")[0]
+
+    @property
+    def pre_treatment(self) -> tuple[str, ...]:
+        """Names of the pre-treatment covariates, in staged order."""
+        return self._named("pre-treatment")
+
+    @property
+    def post_treatment(self) -> tuple[str, ...]:
+        """Names of the post-treatment variables other than the outcome, in staged order."""
+        return self._named("post-treatment")
+
+    def node_of(self, name: str) -> str:
+        """The graph node behind a column name; raises KeyError for unknown names."""
+        for column in self.columns:
+            if column.name == name:
+                return column.node
+        raise KeyError(name)
+
+
+def build_dictionary(scm: SCM, naming: Naming, order: list[int]) -> Dictionary:
+    """Name every observed node from the naming pools; `order` permutes the staged columns."""
+    pre = iter(naming.pre)
+    post = iter(naming.post)
+    columns: list[Column] = []
+    for node in scm.nodes:
+        timing: Timing
+        if node.id == TREATMENT:
+            term, timing = naming.treatment, "treatment"
+        elif node.id == OUTCOME:
+            term, timing = naming.outcome, "outcome"
+        elif node.role in PRE_ROLES:
+            term, timing = next(pre), "pre-treatment"
+        elif node.role in POST_ROLES:
+            term, timing = next(post), "post-treatment"
+        else:
+            continue
+        columns.append(_column(term, node.id, timing))
+    return Dictionary(tuple(columns[i] for i in order), naming.domain.unit)
+
+
+def _column(term: Term, node: str, timing: Timing) -> Column:
+    """A column from a vocabulary term; the outcome keeps the SCM's scale (shift only)."""
+    scale = 1.0 if timing in ("treatment", "outcome") else term.scale
+    loc = 0.0 if timing == "treatment" else term.loc
+    return Column(term.name, node, timing, term.description, loc, scale)

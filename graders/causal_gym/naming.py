@@ -1,0 +1,30 @@
+"""The naming stream: a domain and distinct plausible column names for every observed variable."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from graders.causal_gym.vocab import DOMAINS, Domain, Term
+
+
+@dataclass(frozen=True)
+class Naming:
+    """Chosen vocabulary: a domain, the treatment and outcome terms, shuffled pre/post pools."""
+
+    domain: Domain
+    treatment: Term
+    outcome: Term
+    pre: tuple[Term, ...]
+    post: tuple[Term, ...]
+
+
+def pick_naming(rng: np.random.Generator) -> Naming:
+    """Draw a domain, a treatment, an outcome and shuffled pools of covariate names."""
+    domain = DOMAINS[int(rng.integers(len(DOMAINS)))]
+    treatment = domain.treatments[int(rng.integers(len(domain.treatments)))]
+    outcome = domain.outcomes[int(rng.integers(len(domain.outcomes)))]
+    pre = tuple(domain.pre[i] for i in rng.permutation(len(domain.pre)))
+    post = tuple(domain.post[i] for i in rng.permutation(len(domain.post)))
+    return Naming(domain=domain, treatment=treatment, outcome=outcome, pre=pre, post=post)

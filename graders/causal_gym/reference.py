@@ -1,0 +1,85 @@
+"""The honest reference: deduplicate, drop robust outcome outliers, OLS on declared covariates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Final
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+
+from graders.causal_gym.messiness import robust_scale
+
+Z90: Final[float] = NormalDist().inv_cdf(0.95)
+OUTLIER_CUTOFF: Final[float] = 6.0
+
+
+class Unsolvable(ValueError):
+    """The staged frame cannot support the reference estimate (rank, arms or finiteness)."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A treatment-effect estimate with its standard error, 90% interval and rows used."""
+
+    estimate: float
+    se: float
+    n_used: int
+
+    @property
+    def lo(self) -> float:
+        """Lower end of the normal 90% interval."""
+        return self.estimate - Z90 * self.se
+
+    @property
+    def hi(self) -> float:
+        """Upper end of the normal 90% interval."""
+        return self.estimate + Z90 * self.se
+
+    @property
+    def width(self) -> float:
+        """Width of the normal 90% interval: 2 x 1.6449 x SE."""
+        return 2.0 * Z90 * self.se
+
+
+def clean(frame: pd.DataFrame, outcome: str) -> pd.DataFrame:
+    """Drop exact duplicate rows, then outcomes more than 6 robust SDs from the median."""
+    unique = frame.drop_duplicates()
+    y = unique[outcome].to_numpy(dtype=float)
+    median, scale = robust_scale(y)
+    keep = np.isnan(y) | (np.abs(y - median) <= OUTLIER_CUTOFF * max(scale, 1e-12))
+    return unique[keep]
+
+
+def ols_effect(
+    frame: pd.DataFrame, treatment: str, outcome: str, covariates: Sequence[str]
+) -> Estimate:
+    """OLS of the outcome on the treatment and covariates (complete rows); raises Unsolvable."""
+    columns = [treatment, *covariates]
+    used = frame[[outcome, *columns]].dropna()
+    t = used[treatment].to_numpy(dtype=float)
+    if len(used) == 0 or not (np.any(t == 1.0) and np.any(t == 0.0)):
+        raise Unsolvable("both treatment arms must be present")
+    design = np.column_stack([np.ones(len(used)), used[columns].to_numpy(dtype=float)])
+    if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
+        raise Unsolvable("the design matrix is not of full column rank")
+    fit = sm.OLS(used[outcome].to_numpy(dtype=float), design).fit()
+    estimate, se = float(fit.params[1]), float(fit.bse[1])
+    if not (np.isfinite(estimate) and np.isfinite(se) and se > 0.0):
+        raise Unsolvable("the estimate or its standard error is not finite")
+    return Estimate(estimate, se, len(used))
+
+
+def difference_in_means(frame: pd.DataFrame, treatment: str, outcome: str) -> Estimate:
+    """Unadjusted contrast of arm means with the OLS (pooled-variance) standard error."""
+    return ols_effect(frame, treatment, outcome, ())
+
+
+def honest_reference(
+    frame: pd.DataFrame, treatment: str, outcome: str, pre_treatment: Sequence[str]
+) -> Estimate:
+    """The reference every task must support: clean, then adjust for all pre-treatment columns."""
+    return ols_effect(clean(frame, outcome), treatment, outcome, pre_treatment)

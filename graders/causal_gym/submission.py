@@ -1,0 +1,103 @@
+"""Typed submissions per family (pydantic, strict JSON); invalid input yields only its errors."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Annotated, Any, Final
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+
+
+class IntervalSubmission(BaseModel):
+    """Every family: a point estimate of the ATE and a 90% interval [lo, hi]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+
+    estimate: Finite = Field(description="Point estimate of the average treatment effect.")
+    interval: tuple[Finite, Finite] = Field(
+        description="90% interval [lo, hi] for the average treatment effect, lo <= hi."
+    )
+
+    @model_validator(mode="after")
+    def _ordered(self) -> IntervalSubmission:
+        """An interval must not be reversed."""
+        if self.interval[0] > self.interval[1]:
+            raise ValueError("interval must satisfy lo <= hi")
+        return self
+
+    @property
+    def lo(self) -> float:
+        """Lower end of the interval."""
+        return self.interval[0]
+
+    @property
+    def hi(self) -> float:
+        """Upper end of the interval."""
+        return self.interval[1]
+
+
+class AteSubmission(IntervalSubmission):
+    """Family `ate`: estimate and interval only."""
+
+
+class AdjustmentSubmission(IntervalSubmission):
+    """Family `adjustment`: also the backdoor adjustment set used, as column names."""
+
+    adjustment_set: list[Annotated[str, Field(min_length=1)]] = Field(
+        description="Column names of a backdoor adjustment set (pre-treatment columns only)."
+    )
+
+    @model_validator(mode="after")
+    def _distinct(self) -> AdjustmentSubmission:
+        """A column may appear in the set only once."""
+        if len(set(self.adjustment_set)) != len(self.adjustment_set):
+            raise ValueError("adjustment_set must not repeat a column")
+        return self
+
+
+class NullDetectSubmission(IntervalSubmission):
+    """Family `null_detect`: also the probability that the treatment has any effect."""
+
+    effect_probability: Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)] = Field(
+        description="Probability in [0, 1] that the treatment has a nonzero causal effect."
+    )
+
+
+MODELS: Final[dict[str, type[IntervalSubmission]]] = {
+    "ate": AteSubmission,
+    "adjustment": AdjustmentSubmission,
+    "null_detect": NullDetectSubmission,
+}
+
+
+class InvalidSubmission(ValueError):
+    """A submission outside its family's schema; carries only the validation errors."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__("; ".join(f"{e['loc']}: {e['msg']}" for e in errors))
+        self.errors = errors
+
+
+def schema(family: str) -> dict[str, Any]:
+    """The JSON Schema of a family's submission."""
+    return MODELS[family].model_json_schema()
+
+
+def parse_submission(family: str, raw: str | bytes | Mapping[str, Any]) -> IntervalSubmission:
+    """Validate JSON text or a mapping against the family's schema; raises InvalidSubmission."""
+    model = MODELS[family]
+    try:
+        text = raw if isinstance(raw, str | bytes) else orjson.dumps(dict(raw))
+    except TypeError as exc:
+        raise InvalidSubmission([{"loc": (), "msg": str(exc), "type": "json_type"}]) from exc
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        errors = [
+            {"loc": ".".join(str(p) for p in e["loc"]), "msg": e["msg"], "type": e["type"]}
+            for e in exc.errors(include_url=False)
+        ]
+        raise InvalidSubmission(errors) from None
