@@ -53,8 +53,12 @@ def verify_run(
     control: ControlFile | None = None,
     agent_id: str | None = None,
     campaign: str | Path | None = None,
+    snapshot_days: frozenset[int] | set[int] = frozenset(),
 ) -> Verification:
-    """Re-execute a run's journal from its campaign and seed and compare the seal."""
+    """Re-execute a run's journal from its campaign and seed and compare the seal.
+
+    `snapshot_days` asks for branch points captured on the way (the evaluator's).
+    """
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
     bundle = load_bundle(campaign or registration.campaign_path)
@@ -84,7 +88,7 @@ def verify_run(
                                  f"{header.payload.get(key)!r}, expected {value!r}")
             return result
     try:
-        replayed = replay(bundle, seed, journal.entries)
+        replayed = replay(bundle, seed, journal.entries, snapshot_days)
     except ReplayError as exc:
         result.divergence = f"journal {exc}"
         return result

@@ -1,0 +1,127 @@
+"""Running one choice of a question from a branch point, offline, to its outcome day.
+
+Each branch schedules its actions in lexicographic action-id order at the decisions
+of the intervene day, accepts no later decisions, and reconstructs the outcome from
+its own ledger. Its status is `ok`, `rejected` (a failed precondition: a participant
+outcome) or `failed` (infrastructure or integrity).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger.book import Book
+from ledger.canonical import digest
+from ledger.journal import HEADER_KIND, Journal
+from ledger.seal import make_seal
+from sim import chart as C
+from sim.campaign_model import Action, Metric
+from sim.engine import Engine, Snapshot
+from sim.metrics import metric_value, to_display
+from sim.version import ENGINE_VERSION
+
+
+@dataclass
+class BranchRun:
+    """What one branch did: status, outcome (display units) and the evidence it leaves."""
+
+    name: str
+    choice_name: str
+    actions: tuple[str, ...]
+    episode_id: str
+    status: str
+    reason: str | None = None
+    outcome: str | None = None
+    schedule: list[dict[str, Any]] = field(default_factory=list)
+    seal: dict[str, Any] | None = None
+    book: Book | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The JSON-ready branch record (the seal is stored separately)."""
+        return {
+            "name": self.name, "choice": self.choice_name, "actions": list(self.actions),
+            "episode_id": self.episode_id, "status": self.status, "reason": self.reason,
+            "outcome": self.outcome, "schedule": self.schedule,
+        }
+
+
+def episode_id(run_head: str, question_id: str, branch: str) -> str:
+    """A branch's episode id: distinct per branch, never part of any draw address."""
+    material = f"{run_head}\x00{question_id}\x00{branch}".encode()
+    return "ep-" + hashlib.sha256(material).hexdigest()[:16]
+
+
+def terms_digest(action: Action) -> str:
+    """Digest of an action's registered terms (checked by the branch verifier)."""
+    return digest(action.model_dump(mode="json"))
+
+
+def run_branch(
+    snapshot: Snapshot, name: str, choice_name: str, actions: tuple[str, ...], outcome_day: int,
+    metric: Metric, episode: str,
+) -> BranchRun:
+    """Execute one choice from `snapshot` to `outcome_day`; never raises."""
+    ordered = tuple(sorted(actions))
+    run = BranchRun(name, choice_name, ordered, episode, status="failed")
+    try:
+        engine = Engine.from_snapshot(snapshot)
+        journal = Journal.in_memory()
+        journal.append(engine.day, HEADER_KIND, "header",
+                       {"engine_version": ENGINE_VERSION, "episode_id": episode,
+                        "branch": name, "branch_point_day": engine.day})
+        for action_id in ordered:
+            action = snapshot.bundle.actions[action_id]
+            outcome = engine.schedule(action_id)
+            journal.append(engine.day, "schedule", f"{episode}-{action_id}", {"action": action_id})
+            run.schedule.append({"action": action_id, "accepted": outcome.accepted,
+                                 "reason": outcome.reason, "start_day": outcome.start_day,
+                                 "terms_digest": terms_digest(action)})
+            if not outcome.accepted:
+                run.status = "rejected"
+                run.reason = outcome.reason
+                return run
+        if [s["action"] for s in run.schedule] != sorted(ordered):
+            run.reason = "branch scheduled its actions out of lexicographic order"
+            return run
+        days = outcome_day - engine.day
+        if days > 0:
+            journal.append(engine.day, "advance", f"{episode}-advance", {"days": days})
+            engine.run_to(outcome_day)
+        run.book = engine.book
+        run.outcome = str(to_display(metric, metric_value(engine.book, metric, outcome_day)))
+        run.seal = make_seal(
+            campaign_id=snapshot.bundle.id, campaign_digest=snapshot.bundle.digest,
+            identities={"episode_id": episode, "branch": name},
+            seed_commitment="", journal_head=journal.head, journal_entries=len(journal),
+            ledger_digest=engine.book.digest(), final_day=engine.day,
+            engine_version=ENGINE_VERSION,
+        )
+        run.status = "ok"
+    except Exception as exc:  # an infrastructure failure is recorded, never raised
+        run.status = "failed"
+        run.reason = f"{type(exc).__name__}: {exc}"
+    return run
+
+
+def flow_net_assets(book: Book, action_id: str, flow: str, day: int) -> int:
+    """Net-asset change (cents) of postings tagged with an action and flow, up to `day`."""
+    total = 0
+    units = book.accounts
+    for txn in book.transactions:
+        if txn.day > day or txn.tag("action") != action_id or txn.tag("flow") != flow:
+            continue
+        for account, amount in txn.postings:
+            if units[account] == "USD" and account.startswith(("Assets", "Liabilities")):
+                total += amount
+    return total
+
+
+def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
+    """Each declared effect's gauge balance at the close of `day`."""
+    gauges = {}
+    for effect in action.effects:
+        role = getattr(effect, "role", None)
+        gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)
+    return gauges
