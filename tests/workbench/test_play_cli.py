@@ -1,0 +1,102 @@
+"""Headless play through the CLI: determinism across processes, verify, exports, bad scripts."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from workbench.cli import main
+
+SCRIPT = (
+    '{"kind":"schedule","action":"bank_loan"}\n'
+    '{"kind":"advance","days":12}\n'
+    '{"kind":"schedule","action":"spring_campaign"}\n'
+    '{"kind":"advance","days":3}\n'
+)
+
+
+def _workbench(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True,
+                          text=True, check=False)
+
+
+def test_two_processes_give_byte_identical_runs(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    outputs = []
+    for name in ("a", "b"):
+        run = tmp_path / name
+        assert _workbench("run", "--script", str(script), "--out", str(run)).returncode == 0
+        export = _workbench("ledger", str(run), "--format", "beancount")
+        assert export.returncode == 0
+        outputs.append(((run / "journal.jsonl").read_bytes(), (run / "seal.json").read_bytes(),
+                        export.stdout))
+    assert outputs[0] == outputs[1]
+
+
+def test_full_run_passes_bean_check_and_verify(tmp_path: Path) -> None:
+    runner = CliRunner()
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    run = tmp_path / "run"
+    assert runner.invoke(main, ["run", "--script", str(script), "--out", str(run)]).exit_code == 0
+    bean = tmp_path / "ledger.beancount"
+    result = runner.invoke(main, ["ledger", str(run), "--format", "beancount", "--out", str(bean)])
+    assert result.exit_code == 0
+    check = subprocess.run([str(Path(sys.executable).with_name("bean-check")), str(bean)],
+                           capture_output=True, text=True, check=False)
+    assert check.returncode == 0, check.stderr
+    csv = runner.invoke(main, ["ledger", str(run), "--format", "csv"])
+    assert csv.exit_code == 0 and csv.output.startswith("seq,")
+    verified = runner.invoke(main, ["verify", str(run)])
+    assert verified.exit_code == 0, verified.output
+    assert "intact" in verified.output and "task grow_without_missing_payroll" in verified.output
+    shown = runner.invoke(main, ["show", str(run), "--json"])
+    assert shown.exit_code == 0 and '"net_assets"' in shown.output
+
+
+def test_editing_one_command_makes_verify_name_it(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    run = tmp_path / "run"
+    CliRunner().invoke(main, ["run", "--script", str(script), "--out", str(run)])
+    journal = run / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    lines[2] = lines[2].replace(b'"days":12', b'"days":13')
+    journal.write_bytes(b"".join(lines))
+    result = CliRunner().invoke(main, ["verify", str(run)])
+    assert result.exit_code == 3
+    assert "line 3 (seq 2)" in result.output
+
+
+def test_bad_script_line_stops_with_its_number_and_keeps_earlier(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"kind":"advance","days":5}\n{"kind":"fly"}\n{"kind":"advance"}\n')
+    run = tmp_path / "run"
+    result = CliRunner().invoke(main, ["run", "--script", str(script), "--out", str(run)])
+    assert result.exit_code == 2
+    assert f"{script}:2" in result.output
+    assert "Traceback" not in result.output
+    verified = CliRunner().invoke(main, ["verify", str(run)])
+    assert verified.exit_code == 0 and "day 5" in verified.output
+
+
+def test_rerunning_a_script_resumes_without_duplicates(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(SCRIPT)
+    run = tmp_path / "run"
+    runner = CliRunner()
+    runner.invoke(main, ["run", "--script", str(script), "--out", str(run)])
+    before = (run / "journal.jsonl").read_bytes()
+    again = runner.invoke(main, ["run", "--script", str(script), "--out", str(run)])
+    assert again.exit_code == 0, again.output
+    assert (run / "journal.jsonl").read_bytes() == before
+
+
+def test_actions_catalog_lists_every_term() -> None:
+    result = CliRunner().invoke(main, ["actions", "--json"])
+    assert result.exit_code == 0
+    assert '"irreversible_work": "5000.00"' in result.output
