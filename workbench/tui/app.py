@@ -17,6 +17,7 @@ from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.journal import JournalScreen
 from workbench.tui.screens.ledger import LedgerScreen
 from workbench.tui.screens.questions import QuestionsScreen
+from workbench.tui.screens.validate import ValidateScreen
 from workbench.tui.screens.vc import VCScreen
 
 SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
@@ -25,7 +26,8 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("3", "questions", "Questions"),
     ("4", "journal", "Journal"),
     ("5", "ledger", "Ledger"),
-    ("6", "vc", "VC"),
+    ("7", "vc", "VC"),
+    ("8", "validate", "Validate"),
 )
 
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -45,6 +47,7 @@ class WorkbenchApp(App[None]):
         "journal": JournalScreen,
         "ledger": LedgerScreen,
         "vc": VCScreen,
+        "validate": ValidateScreen,
     }
     BINDINGS = [
         *(Binding(key, f"view('{mode}')", label) for key, mode, label in SCREENS_BY_KEY),

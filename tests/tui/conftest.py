@@ -1,0 +1,32 @@
+"""Fixtures for the dashboard tests: a fresh run, an app on it, a finished demo run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from workbench.session import PlayerSession
+from workbench.tui.app import WorkbenchApp
+
+SIZE = (120, 40)
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    """A directory for a new run."""
+    return tmp_path / "run"
+
+
+@pytest.fixture
+def app(run_dir: Path) -> WorkbenchApp:
+    """The app on a fresh run of the default campaign."""
+    return WorkbenchApp(PlayerSession.open(run_dir))
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scripted demo run played to the horizon."""
+    from workbench.demo import play_demo
+
+    return play_demo(tmp_path_factory.mktemp("demo") / "run")
