@@ -1,0 +1,103 @@
+"""Pilot tests for the VC panel and the Validate (author) screen, with workers awaited."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual.widgets import DataTable, Input, Static, TextArea
+
+from tests.tui.conftest import SIZE
+from workbench.session import PlayerSession
+from workbench.tui.app import WorkbenchApp
+from workbench.tui.screens.validate import ValidateScreen
+from workbench.tui.screens.vc import VCScreen, highlighted
+
+
+async def test_vc_generate_and_grade_highlights_cue(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("7")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, VCScreen)
+        await pilot.click("#vc-generate")
+        await pilot.pause()
+        gold = screen.query_one("#vc-gold", Input).value
+        assert gold
+        screen.query_one("#vc-text", TextArea).text = f"Post-money first. The answer is {gold}"
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        grade = screen.last_grade
+        assert grade is not None and grade.cue is not None and grade.strict_correct == 1.0
+        assert "strict ✓" in str(screen.query_one("#vc-verdict", Static).render())
+        assert grade.cue_span is not None
+        styles = {str(span.style) for span in highlighted(grade).spans}
+        assert "reverse yellow" in styles and "bold reverse green" in styles
+
+
+async def test_vc_bad_gold_notifies(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("7")
+        await pilot.pause()
+        app.screen.query_one("#vc-gold", Input).value = "not a number"
+        await pilot.press("ctrl+g")
+        await pilot.pause()
+        assert any("Cannot grade" in n.message for n in app._notifications)
+
+
+async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None:
+    rows = [{"completion": "The answer is 20.00", "answer": 20.0, "info": {"difficulty": "easy"}},
+            {"completion": "roughly 31", "answer": 30.5, "info": {"difficulty": "hard"}}]
+    path = tmp_path / "grade.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("7")
+        await pilot.pause()
+        app.screen.query_one("#vc-file", Input).value = str(path)
+        await pilot.press("ctrl+b")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = app.screen.query_one("#vc-summary", DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["easy", "hard", "all"]
+
+
+async def test_validate_a_demo_run(demo_run: Path) -> None:
+    app = WorkbenchApp(PlayerSession.open(demo_run))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("8")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ValidateScreen)
+        await pilot.press("ctrl+v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.report is not None
+        table = screen.query_one("#report", DataTable)
+        assert table.row_count == len(app.session.bundle.questions)
+        detail = str(screen.query_one("#report-detail", Static).render())
+        assert "baseline" in detail and "intervention" in detail
+        await pilot.press("down")
+        await pilot.pause()
+        second = table.get_row_at(1)[0]
+        assert second in str(screen.query_one("#report-detail", Static).render())
+
+
+async def test_validate_missing_run_notifies(app: WorkbenchApp, tmp_path: Path) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("8")
+        await pilot.pause()
+        app.screen.query_one("#validate-run", Input).value = str(tmp_path / "nope")
+        await pilot.press("ctrl+v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "failed" in str(app.screen.query_one("#validate-summary", Static).render())
+
+
+async def test_check_campaign_lists_findings(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("8")
+        await pilot.pause()
+        await pilot.press("ctrl+k")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "Check" in str(app.screen.query_one("#check-summary", Static).render())
