@@ -14,7 +14,13 @@ from graders.vc_deal.batch import (
     summarise,
 )
 from graders.vc_deal.dataset import dataset_sha256, to_jsonl
-from graders.vc_deal.extract import Extraction, completion_text, extract, extract_value, normalise
+from graders.vc_deal.extract import (
+    Extraction,
+    completion_text,
+    extract_answer,
+    extract_value,
+    normalise,
+)
 from graders.vc_deal.generator import (
     DEFAULT_NUM_EXAMPLES,
     DEFAULT_SEED,
@@ -39,7 +45,7 @@ from graders.vc_deal.rewards import (
     strict_reward,
 )
 from graders.vc_deal.templates import TemplateBank, TemplateError, load_templates
-from graders.vc_deal.verdicts import Verdicts, judge, verdicts
+from graders.vc_deal.verdicts import Verdicts, grade_completion, judge
 
 __all__ = [
     "DEFAULT_NUM_EXAMPLES",
@@ -61,11 +67,12 @@ __all__ = [
     "Verdicts",
     "completion_text",
     "dataset_sha256",
-    "extract",
+    "extract_answer",
     "extract_value",
     "format_valid_number",
     "generate",
     "gold_ownership",
+    "grade_completion",
     "grade_file",
     "grade_inputs",
     "item_at",
@@ -87,5 +94,4 @@ __all__ = [
     "strict_reward",
     "summarise",
     "to_jsonl",
-    "verdicts",
 ]

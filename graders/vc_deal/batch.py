@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import orjson
 
@@ -38,9 +39,8 @@ class GradingInput:
     difficulty: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class LineResult:
-    """The verdicts on one input line, in input order."""
+class LineResult(NamedTuple):
+    """The verdicts on one input line, in input order (a named tuple: cheap to build in bulk)."""
 
     line: int
     extracted: float | None
@@ -143,17 +143,18 @@ def grade_inputs(
     """Grade validated inputs in order: one extraction per line serves every verdict."""
     total = len(inputs)
     results = []
+    append = results.append
     for done, item in enumerate(inputs, start=1):
         value = extract_value(item.completion)
         found = judge(value, item.answer)
-        results.append(
+        append(
             LineResult(
                 item.line,
                 None if value is None else float(value),
                 found.strict_correct,
                 found.loose_correct,
                 found.format_valid_number,
-                found.reward(loose),
+                found.loose_correct if loose else found.strict_correct,
                 item.difficulty,
             )
         )

@@ -27,6 +27,7 @@ _CUED_LOWER = re.compile(_CUED_PATTERN)
 _CUED_NUMBER_ANY_CASE = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"), re.IGNORECASE)
 _CUED_NUMBER_LOWER = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"))
 _NUMBER = re.compile(NUMBER)
+_CUE_STARTS = ("answer", "ownership", "result", "equal", "=")
 _DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
 _FLOAT_DIGITS = 300
 
@@ -72,6 +73,11 @@ def normalise(token: str) -> Decimal | None:
     text = token.strip().rstrip(".,")
     if not _NUMBER.fullmatch(text):
         return None
+    return _token_value(text)
+
+
+def _token_value(text: str) -> Decimal | None:
+    """The value of a token exactly as the NUMBER pattern matched it."""
     if text[0] == "+":
         text = text[1:]
     if "," in text:
@@ -86,33 +92,61 @@ def normalise(token: str) -> Decimal | None:
 
 
 def _last_number(text: str) -> Decimal | None:
-    """The fallback: the last number token in the text that normalises."""
-    for token in reversed(_NUMBER.findall(text)):
-        value = normalise(token)
-        if value is not None:
-            return value
+    """The fallback: the last number token in the text that normalises.
+
+    No token spans whitespace, so the words read right to left yield the same tokens as
+    a scan of the whole text, and the scan stops at the last word holding a number.
+    """
+    for word in reversed(text.split()):
+        for token in reversed(_NUMBER.findall(word)):
+            value = _token_value(token)
+            if value is not None:
+                return value
     return None
+
+
+def _last_cued_token(lowered: str) -> str | None:
+    """The number token of the right-most cue match in lower-cased ASCII text.
+
+    Every cue begins with one of `_CUE_STARTS` ("final answer" holds an "answer" that
+    reads the same number), so trying their occurrences right to left finds the
+    right-most match, which reads the same number as the last non-overlapping one,
+    without scanning the whole text with the full pattern.
+    """
+    starts = [lowered.rfind(word) for word in _CUE_STARTS]
+    while True:
+        position = max(starts)
+        if position < 0:
+            return None
+        match = _CUED_NUMBER_LOWER.match(lowered, position)
+        if match:
+            return match[1]
+        which = starts.index(position)
+        word = _CUE_STARTS[which]
+        starts[which] = lowered.rfind(word, 0, position + len(word) - 1)
 
 
 def extract_value(completion: Completion) -> Decimal | None:
     """The extracted number alone: the fast path that batch grading and rewards use.
 
-    ASCII text is lower-cased and matched case-sensitively, which is equivalent and
-    several times faster than an IGNORECASE scan; other text keeps IGNORECASE.
+    ASCII text is lower-cased and searched right to left from the last occurrence of
+    each cue, which is equivalent and several times faster than an IGNORECASE scan of
+    the whole text; other text keeps the IGNORECASE scan.
     """
     text = completion_text(completion)
     if text.isascii():
-        cued = _CUED_NUMBER_LOWER.findall(text.lower())
+        token = _last_cued_token(text.lower())
     else:
         cued = _CUED_NUMBER_ANY_CASE.findall(text)
-    if cued:
-        value = normalise(cued[-1])
+        token = cued[-1] if cued else None
+    if token is not None:
+        value = _token_value(token)
         if value is not None:
             return value
     return _last_number(text)
 
 
-def extract(completion: Completion) -> Extraction:
+def extract_answer(completion: Completion) -> Extraction:
     """The extracted number with its token, its source and the spans of number and cue."""
     text = completion_text(completion)
     if text.isascii():
@@ -122,11 +156,11 @@ def extract(completion: Completion) -> Extraction:
     if cued:
         number_span, cue_span = cued[-1].span("number"), cued[-1].span("cue")
         token = text[slice(*number_span)]
-        value = normalise(token)
+        value = _token_value(token)
         if value is not None:
             return Extraction(value, token, "cue", number_span, text[slice(*cue_span)], cue_span)
     for match in reversed(list(_NUMBER.finditer(text))):
-        value = normalise(match[0])
+        value = _token_value(match[0])
         if value is not None:
             return Extraction(value, match[0], "last_number", match.span(), None, None)
     return NO_ANSWER

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from graders.vc_deal.batch import BatchReport, Progress, grade_file
-from graders.vc_deal.extract import Completion, Source, completion_text, extract
+from graders.vc_deal.extract import Completion, Source, completion_text, extract_answer
 from graders.vc_deal.generator import (
     DEFAULT_NUM_EXAMPLES,
     DEFAULT_SEED,
@@ -69,7 +69,7 @@ class VCPanel:
 
         Raises ValueError only for a gold answer that is not a finite number.
         """
-        found = extract(text)
+        found = extract_answer(text)
         verdicts = judge(found.value, answer)
         return TextGrade(
             completion_text(text),

@@ -7,7 +7,7 @@ from typing import Any
 
 from graders.vc_deal.extract import Completion
 from graders.vc_deal.gold import Amount
-from graders.vc_deal.verdicts import verdicts
+from graders.vc_deal.verdicts import grade_completion
 
 RewardFunction = Callable[..., float]
 """Called as f(completion, answer, **extra); extra keyword arguments are ignored."""
@@ -15,37 +15,37 @@ RewardFunction = Callable[..., float]
 
 def strict_correct(completion: Completion, answer: Amount, **_: Any) -> float:
     """1.0 when the extracted number equals the gold at cents (both rounded half-up)."""
-    return verdicts(completion, answer).strict_correct
+    return grade_completion(completion, answer).strict_correct
 
 
 def loose_correct(completion: Completion, answer: Amount, **_: Any) -> float:
     """1.0 when the extracted number is within 0.50 points of the gold, inclusive."""
-    return verdicts(completion, answer).loose_correct
+    return grade_completion(completion, answer).loose_correct
 
 
 def format_valid_number(completion: Completion, answer: Amount, **_: Any) -> float:
     """1.0 when any number could be extracted at all, right or wrong."""
-    return verdicts(completion, answer).format_valid_number
+    return grade_completion(completion, answer).format_valid_number
 
 
 def reward(completion: Completion, answer: Amount, loose: bool = False, **_: Any) -> float:
     """The scalar reward: the strict verdict by default, the loose one when asked."""
-    return verdicts(completion, answer).reward(loose)
+    return grade_completion(completion, answer).reward(loose)
 
 
 def strict_reward(completion: Completion, answer: Amount, **_: Any) -> float:
     """The weight-1 reward of a strict rubric (same value as `strict_correct`)."""
-    return verdicts(completion, answer).strict_correct
+    return grade_completion(completion, answer).strict_correct
 
 
 def loose_reward(completion: Completion, answer: Amount, **_: Any) -> float:
     """The weight-1 reward of a loose rubric (same value as `loose_correct`)."""
-    return verdicts(completion, answer).loose_correct
+    return grade_completion(completion, answer).loose_correct
 
 
 def metrics(completion: Completion, answer: Amount, loose: bool = False) -> dict[str, float]:
     """The reward and all three verdicts from a single extraction."""
-    found = verdicts(completion, answer)
+    found = grade_completion(completion, answer)
     return {
         "reward": found.reward(loose),
         "strict_correct": found.strict_correct,

@@ -69,6 +69,6 @@ def judge(value: Decimal | None, answer: Amount) -> Verdicts:
     return _WITHIN_TOLERANCE if window.low <= got <= window.high else _WRONG_NUMBER
 
 
-def verdicts(completion: Completion, answer: Amount) -> Verdicts:
+def grade_completion(completion: Completion, answer: Amount) -> Verdicts:
     """Extract once, then judge both ways: the whole grading pipeline for one completion."""
     return judge(extract_value(completion), answer)

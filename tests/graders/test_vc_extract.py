@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from graders.vc_deal import completion_text, extract, extract_value, normalise
+from graders.vc_deal import completion_text, extract_answer, extract_value, normalise
 
 CUES = [
     ("The final answer is 12.34", "12.34", "final answer"),
@@ -46,7 +46,7 @@ HEDGES = [
 
 @pytest.mark.parametrize(("text", "value", "cue"), CUES)
 def test_each_cue_picks_its_number(text: str, value: str, cue: str) -> None:
-    found = extract(text)
+    found = extract_answer(text)
     assert found.value == Decimal(value)
     assert found.source == "cue"
     assert found.cue == cue
@@ -54,7 +54,7 @@ def test_each_cue_picks_its_number(text: str, value: str, cue: str) -> None:
 
 @pytest.mark.parametrize(("text", "value"), LINKERS + HEDGES)
 def test_each_linker_and_hedge(text: str, value: str) -> None:
-    found = extract(f"Working: 3 and 4. {text}")
+    found = extract_answer(f"Working: 3 and 4. {text}")
     assert found.value == Decimal(value)
     assert found.source == "cue"
 
@@ -71,26 +71,26 @@ def test_each_linker_and_hedge(text: str, value: str) -> None:
     ],
 )
 def test_anything_else_between_cue_and_number_breaks_the_cue(text: str) -> None:
-    found = extract(text)
+    found = extract_answer(text)
     assert found.source == "last_number"
     assert found.value == Decimal(3)
 
 
 def test_last_matching_cue_wins() -> None:
     text = "First guess: the answer is 12.00. Rechecking, ownership = 16.13. The end, 99."
-    found = extract(text)
+    found = extract_answer(text)
     assert found.value == Decimal("16.13")
     assert found.cue == "ownership"
 
 
 def test_fallback_is_the_last_number() -> None:
-    found = extract("4.4 + 1.2 gives 5.6, and 1.2 / 5.6 makes 21.43%.")
+    found = extract_answer("4.4 + 1.2 gives 5.6, and 1.2 / 5.6 makes 21.43%.")
     assert (found.value, found.source, found.cue) == (Decimal("21.43"), "last_number", None)
 
 
 @pytest.mark.parametrize("completion", [None, "", "no digits here", "   \n", 42, b"answer 5", [{}]])
 def test_no_number_means_no_answer(completion: object) -> None:
-    found = extract(completion)  # type: ignore[arg-type]
+    found = extract_answer(completion)  # type: ignore[arg-type]
     assert found.value is None and found.source == "none"
     assert extract_value(completion) is None  # type: ignore[arg-type]
 
@@ -160,12 +160,12 @@ def test_a_number_too_large_for_a_float_does_not_normalise() -> None:
 def test_unicode_digits_and_case_are_handled() -> None:
     assert extract_value("ＡＮＳＷＥＲ is 5 but 6") == Decimal(6)
     assert extract_value("Answer is ١٢.٥ — done") == Decimal("12.5")
-    assert extract("Ünïcödé: the answer is 16.13").cue == "answer"
+    assert extract_answer("Ünïcödé: the answer is 16.13").cue == "answer"
 
 
 def test_spans_point_into_the_text() -> None:
     text = "Step 1: 5/32. So the Final Answer is ~15.63%."
-    found = extract(text)
+    found = extract_answer(text)
     assert found.cue_span is not None and found.number_span is not None
     assert text[slice(*found.cue_span)] == "Final Answer"
     assert text[slice(*found.number_span)] == "15.63" == found.token
@@ -173,7 +173,7 @@ def test_spans_point_into_the_text() -> None:
 
 def test_spans_in_non_ascii_text() -> None:
     text = "İİİ résumé: result = 9.5"
-    found = extract(text)
+    found = extract_answer(text)
     assert found.cue_span is not None and found.number_span is not None
     assert text[slice(*found.cue_span)] == "result"
     assert text[slice(*found.number_span)] == "9.5"

@@ -7,6 +7,7 @@ import pytest
 from graders.vc_deal import (
     format_valid_number,
     gold_ownership,
+    grade_completion,
     loose_correct,
     loose_reward,
     metrics,
@@ -16,7 +17,6 @@ from graders.vc_deal import (
     rubric,
     strict_correct,
     strict_reward,
-    verdicts,
 )
 
 
@@ -80,7 +80,7 @@ STRICT_LOOSE = [
 
 @pytest.mark.parametrize(("extracted", "strict", "loose"), STRICT_LOOSE)
 def test_strict_and_loose_against_gold_16_13(extracted: str, strict: float, loose: float) -> None:
-    found = verdicts(f"The answer is {extracted}", 16.13)
+    found = grade_completion(f"The answer is {extracted}", 16.13)
     assert (found.strict_correct, found.loose_correct, found.format_valid_number) == (
         strict,
         loose,
@@ -103,7 +103,7 @@ def test_gold_may_be_float_string_or_decimal(answer: object) -> None:
 @pytest.mark.parametrize("answer", [None, "sixteen", float("nan"), float("inf"), True, [16.13]])
 def test_a_gold_that_is_not_a_number_is_a_value_error(answer: object) -> None:
     with pytest.raises(ValueError):
-        verdicts("The answer is 16.13", answer)  # type: ignore[arg-type]
+        grade_completion("The answer is 16.13", answer)  # type: ignore[arg-type]
 
 
 def test_no_answer_scores_zero_everywhere() -> None:
