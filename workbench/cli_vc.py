@@ -131,6 +131,7 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
 @click.argument("source")
 @click.option(
     "--answer",
+    metavar="GOLD",
     help="Grade SOURCE as one completion text against this gold answer, instead of a file.",
 )
 @click.option("--loose", is_flag=True, help="Reward with the loose grader (within 0.50 points).")
