@@ -8,8 +8,10 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.tui.conftest import SIZE
+from tests.tui.text import screen_text
 from workbench.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
+from workbench.tui.screens.causal import CausalScreen
 from workbench.tui.screens.validate import ValidateScreen
 from workbench.tui.screens.vc import VCScreen, highlighted
 
@@ -101,3 +103,38 @@ async def test_check_campaign_lists_findings(app: WorkbenchApp) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert "Check" in str(app.screen.query_one("#check-summary", Static).render())
+
+
+async def test_causal_load_estimate_submit_reveals_truth(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, CausalScreen)
+        await pilot.press("ctrl+l")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert screen.query_one("#causal-preview", DataTable).row_count == 8
+        assert "revealed after scoring" not in screen_text(screen)
+        screen.action_diff_in_means()
+        screen.action_use_estimate()
+        await pilot.pause()
+        assert '"interval"' in screen.query_one("#causal-answer", TextArea).text
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert screen.result is not None and screen.result.accepted
+        assert "truth (revealed after scoring)" in screen_text(screen)
+
+
+async def test_causal_bad_answer_is_not_accepted(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        await pilot.press("ctrl+l")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.screen.query_one("#causal-answer", TextArea).text = '{"estimate": "x"}'
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        text = screen_text(app.screen)
+        assert "not accepted" in text and "revealed after scoring" not in text

@@ -12,6 +12,7 @@ from workbench.session import PlayerSession, SubmitResult
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
 from workbench.tui.screens.actions import ActionsScreen
+from workbench.tui.screens.causal import CausalScreen
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.journal import JournalScreen
@@ -26,6 +27,7 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("3", "questions", "Questions"),
     ("4", "journal", "Journal"),
     ("5", "ledger", "Ledger"),
+    ("6", "causal", "Causal"),
     ("7", "vc", "VC"),
     ("8", "validate", "Validate"),
 )
@@ -46,6 +48,7 @@ class WorkbenchApp(App[None]):
         "questions": QuestionsScreen,
         "journal": JournalScreen,
         "ledger": LedgerScreen,
+        "causal": CausalScreen,
         "vc": VCScreen,
         "validate": ValidateScreen,
     }
