@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
-from decimal import Decimal
 from fractions import Fraction
 from functools import cache
 from itertools import count, islice
@@ -25,8 +24,11 @@ DEFAULT_SEED = 42
 MAX_ATTEMPTS = 1000
 """Candidates tried for one slot before concluding the template bank cannot fill it."""
 
-EASY_BAND = (Decimal(5), Decimal(55))
-HARD_BAND = (Decimal(8), Decimal(55))
+EASY_BAND = (5, 55)
+"""Easy answers, in percent: one-decimal exact, never whole."""
+
+HARD_BAND = (8, 55)
+"""Hard answers, in percent: two decimals, never .00 or .50."""
 
 
 class GenerationError(ValueError):
@@ -74,7 +76,7 @@ def _easy_pairs() -> dict[int, tuple[tuple[int, int], ...]]:
         for raise_m in range(step, min(post, 101), step):
             pre_m = post - raise_m
             tenths = 1000 * raise_m // post
-            if pre_m <= 1000 and tenths % 10 and 50 <= tenths <= 550:
+            if pre_m <= 1000 and tenths % 10 and 10 * EASY_BAND[0] <= tenths <= 10 * EASY_BAND[1]:
                 pairs.setdefault(tenths, []).append((raise_m, pre_m))
     return {tenths: tuple(found) for tenths, found in sorted(pairs.items())}
 
@@ -106,7 +108,7 @@ def _item(
 
 
 def easy_candidate(rng: random.Random, bank: TemplateBank) -> Item:
-    """One short sentence, clean "$XM" figures, an answer like 12.5 in the 5-55 band."""
+    """One short sentence, clean "$XM" figures, an answer like 12.5 in the easy band."""
     pairs = _easy_pairs()
     tenths = rng.choice(_easy_answers())
     raise_m, pre_m = rng.choice(pairs[tenths])
@@ -135,7 +137,7 @@ def _hard_figures(rng: random.Random) -> tuple[int, int]:
     """Raise and pre-money whose answer is in 8-55 and never lands on .00 or .50."""
     while True:
         raise_amount = _draw_raise(rng)
-        basis_points = rng.randrange(800, 5501)
+        basis_points = rng.randrange(100 * HARD_BAND[0], 100 * HARD_BAND[1] + 1)
         pre = snap(raise_amount * (10_000 - basis_points) // basis_points)
         answer = gold_ownership(raise_amount, pre)
         cents = int(answer * 100) % 100
