@@ -1,0 +1,146 @@
+"""`workbench causal`: generate, score, schema, audit and manifest through the real CLI."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from graders.causal_gym import manifest_builder
+from graders.causal_gym.audit import honest_submission
+from graders.causal_gym.keys import DEFAULT_KEY_HEX, KEY_ENV
+from graders.causal_gym.manifest import EVAL_COUNTS, MANIFEST_FILE
+from graders.causal_gym.tasks import materialise
+from workbench.cli import main
+
+KEY = bytes.fromhex(DEFAULT_KEY_HEX)
+
+
+@pytest.fixture()
+def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    return CliRunner()
+
+
+def _generate(runner: CliRunner, out: Path, *extra: str) -> str:
+    args = ["causal", "generate", "--family", "ate", "--task-id", "3", "--out", str(out), *extra]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_generate_is_byte_identical_and_holds_two_files(runner: CliRunner, tmp_path: Path) -> None:
+    _generate(runner, tmp_path / "a")
+    output = _generate(runner, tmp_path / "b")
+    for name in ("data.csv", "README.md"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["README.md", "data.csv"]
+    task = materialise(KEY, "train", "ate", 3)
+    assert (tmp_path / "a" / "data.csv").read_text() == task.staged.csv_text
+    assert str(round(task.truth, 4)) not in output
+    assert DEFAULT_KEY_HEX not in output
+
+
+def test_key_option_and_env_precedence(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _generate(runner, tmp_path / "default")
+    _generate(runner, tmp_path / "option", "--key", "ab" * 32)
+    monkeypatch.setenv(KEY_ENV, "cd" * 32)
+    _generate(runner, tmp_path / "env", "--key", "ab" * 32)
+    data = {
+        name: (tmp_path / name / "data.csv").read_bytes() for name in ("default", "option", "env")
+    }
+    assert len(set(data.values())) == 3
+    monkeypatch.setenv(KEY_ENV, "ab" * 32)
+    _generate(runner, tmp_path / "env2")
+    assert (tmp_path / "env2" / "data.csv").read_bytes() == data["option"]
+
+
+def test_generate_refuses_a_folder_with_other_files(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine")
+    args = ["causal", "generate", "--family", "ate", "--task-id", "1", "--out", str(tmp_path)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2
+    assert "notes.txt" in result.output
+    assert not (tmp_path / "data.csv").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--family", "ate", "--split", "eval-v1", "--task-id", "999"], "manifest"),
+        (["--family", "ate", "--task-id", "1", "--key", "nothex"], "hexadecimal"),
+        (["--family", "cate", "--task-id", "1"], "cate"),
+        (["--family", "ate", "--task-id", "-1"], "task-id"),
+    ],
+)
+def test_generate_user_errors(
+    runner: CliRunner, tmp_path: Path, args: list[str], needle: str
+) -> None:
+    result = runner.invoke(main, ["causal", "generate", *args, "--out", str(tmp_path / "x")])
+    assert result.exit_code == 2
+    assert needle in result.output
+    assert "Traceback" not in result.output
+
+
+def test_score_rederives_the_task_and_prints_the_breakdown(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    task = materialise(KEY, "eval-v1", "null_detect", 5)
+    path = tmp_path / "answer.json"
+    path.write_text(json.dumps(honest_submission(task)))
+    args = ["causal", "score", "--family", "null_detect", "--split", "eval-v1", "--task-id", "5"]
+    result = runner.invoke(main, [*args, str(path)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["estimand"]["truth"] == task.truth
+    assert set(data["components"]) == {"estimand", "brier_skill"}
+    assert data["clipped_reward"] == max(-1.0, data["reward"])
+    assert data["weights"] == {"estimand": 0.9, "brier_skill": 0.1}
+
+
+def test_score_rejects_an_invalid_submission(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "answer.json"
+    path.write_text('{"estimate": 1.0, "interval": [2.0, 1.0]}')
+    result = runner.invoke(
+        main, ["causal", "score", "--family", "ate", "--task-id", "0", str(path)]
+    )
+    assert result.exit_code == 2
+    assert "lo <= hi" in result.output
+    assert "reward" not in result.output
+
+
+def test_schema(runner: CliRunner) -> None:
+    result = runner.invoke(main, ["causal", "schema", "adjustment"])
+    assert result.exit_code == 0
+    assert "adjustment_set" in json.loads(result.output)["required"]
+
+
+def test_audit_small(runner: CliRunner, tmp_path: Path) -> None:
+    report = tmp_path / "audit.json"
+    args = ["causal", "audit", "--family", "null_detect", "-n", "20", "--json", str(report)]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert "honest reward" in result.output and "structural-null check" in result.output
+    data = json.loads(report.read_text())
+    assert data["n_per_family"] == 20 and data["families"][0]["family"] == "null_detect"
+    assert data["families"][0]["null_check"]["n"] == 7
+
+
+def test_manifest_command_reproduces_the_committed_prefix(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(manifest_builder, "EVAL_COUNTS", {"ate": 2, "null_detect": 2})
+    out = tmp_path / "manifest.json"
+    result = runner.invoke(main, ["causal", "manifest", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    produced = json.loads(out.read_text())["tasks"]
+    committed = json.loads((Path(manifest_builder.__file__).parent / MANIFEST_FILE).read_text())[
+        "tasks"
+    ]
+    wanted = [t for t in committed if t["task_id"] < 2 and t["family"] in ("ate", "null_detect")]
+    assert produced == wanted
+    assert sum(EVAL_COUNTS.values()) == 500
