@@ -83,14 +83,14 @@ def main() -> None:
     mean_length = statistics.fmean(len(text) for text, _ in pairs)
     print(f"{COMPLETIONS:,} completions, mean {mean_length:.0f} characters, {PASSES} passes")
     for name, run in (
-        ("verdicts (reward path)", reward_path),
+        ("grade_completion (reward)", reward_path),
         ("grade_inputs (batch)", batch_path),
     ):
         rates = [_rate(run) for _ in range(PASSES)]
         best, median = max(rates), statistics.median(rates)
         verdict = "meets" if best >= TARGET else "BELOW"
         print(
-            f"{name:<24} best {best:>9,.0f}/s  median {median:>9,.0f}/s  "
+            f"{name:<26} best {best:>9,.0f}/s  median {median:>9,.0f}/s  "
             f"({verdict} the {TARGET:,}/s target)"
         )
 
