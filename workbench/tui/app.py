@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
+import importlib
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
 
 from workbench.session import PlayerSession, SubmitResult
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
-from workbench.tui.screens.actions import ActionsScreen
-from workbench.tui.screens.causal import CausalScreen
-from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.help import HelpScreen
-from workbench.tui.screens.journal import JournalScreen
-from workbench.tui.screens.ledger import LedgerScreen
-from workbench.tui.screens.questions import QuestionsScreen
-from workbench.tui.screens.validate import ValidateScreen
-from workbench.tui.screens.vc import VCScreen
 
 SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("1", "dashboard", "Dashboard"),
@@ -35,6 +30,21 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
+def screen_class(mode: str) -> type[Screen]:
+    """The screen class of a mode, imported on first use (keeps start-up fast)."""
+    module = importlib.import_module(f"workbench.tui.screens.{mode}")
+    return getattr(module, f"{SCREEN_CLASS_NAMES[mode]}Screen")
+
+
+def _make_screen(mode: str) -> Screen:
+    return screen_class(mode)()
+
+
+SCREEN_CLASS_NAMES = {"dashboard": "Dashboard", "actions": "Actions", "questions": "Questions",
+                      "journal": "Journal", "ledger": "Ledger", "causal": "Causal", "vc": "VC",
+                      "validate": "Validate"}
+
+
 class WorkbenchApp(App[None]):
     """Play a run: every screen reads the session; only the session changes the run."""
 
@@ -42,16 +52,7 @@ class WorkbenchApp(App[None]):
     TITLE = "Counterfactual Workbench"
     ENABLE_COMMAND_PALETTE = True
     COMMANDS = App.COMMANDS | {WorkbenchCommands}
-    MODES = {
-        "dashboard": DashboardScreen,
-        "actions": ActionsScreen,
-        "questions": QuestionsScreen,
-        "journal": JournalScreen,
-        "ledger": LedgerScreen,
-        "causal": CausalScreen,
-        "vc": VCScreen,
-        "validate": ValidateScreen,
-    }
+    MODES = {mode: partial(_make_screen, mode) for _, mode, _ in SCREENS_BY_KEY}
     BINDINGS = [
         *(Binding(key, f"view('{mode}')", label) for key, mode, label in SCREENS_BY_KEY),
         Binding("f1", "help", "Help"),

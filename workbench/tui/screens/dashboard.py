@@ -65,10 +65,14 @@ class DashboardScreen(WorkbenchScreen):
 
     def _metrics(self, rows: list[dict]) -> None:
         table = self.query_one("#metrics", DataTable)
-        table.clear()
         for row in rows:
-            table.add_row(row["title"].split(" (")[0], row["value"], unit_label(row["units"]),
-                          signed(row["change"]), key=row["id"])
+            cells = (row["title"].split(" (")[0], row["value"], unit_label(row["units"]),
+                     signed(row["change"]))
+            if row["id"] in table.rows:
+                for column, value in zip(table.columns, cells, strict=True):
+                    table.update_cell(row["id"], column, value)
+            else:
+                table.add_row(*cells, key=row["id"])
 
     def _charts(self, rows: list[dict]) -> None:
         series = self.session.metric_series()
@@ -83,11 +87,15 @@ class DashboardScreen(WorkbenchScreen):
 
     def _commitments(self, rows: list[dict]) -> None:
         table = self.query_one("#commitments", DataTable)
+        wanted = [(row["action"], str(row["scheduled_day"]), str(row["start_day"]),
+                   ", ".join(str(d) for d in row["effects_land_on"]) or str(row["landing_day"]),
+                   row["cash_reserved"]) for row in rows]
+        shown = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
+        if wanted == shown:
+            return
         table.clear()
-        for row in rows:
-            lands = ", ".join(str(d) for d in row["effects_land_on"]) or str(row["landing_day"])
-            table.add_row(row["action"], str(row["scheduled_day"]), str(row["start_day"]),
-                          lands, row["cash_reserved"], key=row["action"])
+        for cells in wanted:
+            table.add_row(*cells, key=cells[0])
 
     def _operations(self, state: dict) -> None:
         last = state["yesterday"]

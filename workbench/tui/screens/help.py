@@ -11,14 +11,14 @@ from textual.widgets import Static
 
 def key_table() -> str:
     """Every binding, grouped by screen, as Rich markup."""
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.app import SCREENS_BY_KEY, WorkbenchApp, screen_class
 
     lines = ["[b]Everywhere[/b]", "  ctrl+p   command palette", "  ctrl+q   quit"]
     lines += [f"  {b.key:<8} {b.description}" for b in _bindings(WorkbenchApp.BINDINGS)]
-    for mode, screen in WorkbenchApp.MODES.items():
-        own = _bindings(getattr(screen, "BINDINGS", []))
+    for _, mode, label in SCREENS_BY_KEY:
+        own = _bindings(getattr(screen_class(mode), "BINDINGS", []))
         if own:
-            lines.append(f"[b]{mode.title()}[/b]")
+            lines.append(f"[b]{label}[/b]")
             lines += [f"  {b.key:<8} {b.description}" for b in own]
     lines.append("[b]Help[/b]\n  escape   close")
     return "\n".join(lines)

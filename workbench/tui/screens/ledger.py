@@ -35,7 +35,7 @@ class LedgerScreen(WorkbenchScreen):
 
     def on_mount(self) -> None:
         """Columns."""
-        self.query_one("#balances", DataTable).add_columns("Account", "Unit", "Balance")
+        self.query_one("#balances", DataTable).add_columns("Account", "Balance", "Unit")
         self.query_one("#account-history", DataTable).add_columns("Day", "Balance")
         self.refresh_view()
 
@@ -51,7 +51,7 @@ class LedgerScreen(WorkbenchScreen):
         table = self.query_one("#balances", DataTable)
         table.clear()
         for account, unit, balance in ledger.trial_balance(day):
-            table.add_row(account, unit, balance, key=account)
+            table.add_row(account, balance, unit, key=account)
         totals = ledger.totals(day)
         parts = "  ".join(f"{unit} total {amount}" for unit, amount in sorted(totals.items()))
         balanced = all(amount == 0 for amount in totals.values())
