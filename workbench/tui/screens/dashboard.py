@@ -70,7 +70,7 @@ class DashboardScreen(WorkbenchScreen):
                      signed(row["change"]))
             if row["id"] in table.rows:
                 for column, value in zip(table.columns, cells, strict=True):
-                    table.update_cell(row["id"], column, value)
+                    table.update_cell(row["id"], column, value, update_width=True)
             else:
                 table.add_row(*cells, key=row["id"])
 
