@@ -134,12 +134,12 @@ def schema_cmd(family: str) -> None:
 def _table(report: AuditReport) -> str:
     """The audit as the seed's table, the width sweep and the structural-null check."""
     lines = [
-        f"{'family':<12} {'tasks':>5} {'honest reward':>14} {'interval coverage':>18} "
+        f"{'family':<12} {'tasks':>5} {'honest reward':>14} {'interval coverage':>18}  "
         f"{'regenerated':>11}"
     ]
     for fam in report.families:
         lines.append(
-            f"{fam.family:<12} {fam.n:>5} {fam.honest_reward:>14.6f} {fam.coverage:>18.6f} "
+            f"{fam.family:<12} {fam.n:>5} {fam.honest_reward:>14.6f} {fam.coverage:>18.6f}  "
             f"{fam.regenerated:>11}"
         )
     total = sum(f.n for f in report.families)

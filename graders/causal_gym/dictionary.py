@@ -23,6 +23,11 @@ class Column:
     loc: float
     scale: float
 
+    @property
+    def label(self) -> str:
+        """The README's timing label: the outcome reads as post-treatment too."""
+        return "post-treatment (outcome)" if self.timing == "outcome" else self.timing
+
 
 @dataclass(frozen=True)
 class Dictionary:

@@ -48,7 +48,7 @@ def render_readme(
     """Render the README; the prompt stream picks the wording of the introduction."""
     t, y = dictionary.treatment, dictionary.outcome
     intro = INTROS[int(rng.integers(len(INTROS)))].format(unit=dictionary.unit, t=t, y=y)
-    table = "\n".join(f"| `{c.name}` | {c.timing} | {c.description} |" for c in dictionary.columns)
+    table = "\n".join(f"| `{c.name}` | {c.label} | {c.description} |" for c in dictionary.columns)
     fam = family(family_name)
     lines = [
         f"# Effect of `{t}` on `{y}`",
@@ -71,7 +71,7 @@ def render_readme(
         "",
         f"`data.csv` has {rows} rows and {len(dictionary.columns)} columns. Timing says whether "
         "a column was fixed before treatment (pre-treatment) or measured after it "
-        "(post-treatment).",
+        "(post-treatment); the treatment column is labelled as such.",
         "",
         "| column | timing | description |",
         "| --- | --- | --- |",

@@ -151,12 +151,17 @@ def linear_effect(scm: SCM) -> float:
 
 
 def true_ate(scm: SCM, rng: np.random.Generator, draws: int = TRUTH_DRAWS) -> float:
-    """E[Y | do(T=1)] - E[Y | do(T=0)]: exact if linear, else by simulation with shared noise."""
+    """E[Y | do(T=1)] - E[Y | do(T=0)]: exact if linear, else by simulation with shared noise.
+
+    The simulation runs over the outcome's ancestors only: nothing else can move it.
+    """
     if causal_path_is_linear(scm):
         return float(linear_effect(scm))
-    noise = draw_noise(scm, draws, rng)
-    treated = propagate(scm, noise, {TREATMENT: 1.0})[OUTCOME]
-    control = propagate(scm, noise, {TREATMENT: 0.0})[OUTCOME]
+    needed = nx.ancestors(scm.graph(), OUTCOME) | {OUTCOME}
+    relevant = SCM(tuple(node for node in scm.nodes if node.id in needed))
+    noise = draw_noise(relevant, draws, rng)
+    treated = propagate(relevant, noise, {TREATMENT: 1.0})[OUTCOME]
+    control = propagate(relevant, noise, {TREATMENT: 0.0})[OUTCOME]
     return float(np.mean(treated - control))
 
 

@@ -57,11 +57,18 @@ def test_staged_folders_hold_two_files_and_no_secrets(tasks: dict[str, list[Host
             assert DEFAULT_KEY_HEX not in readme and DEFAULT_KEY_HEX not in csv
             for text in (readme, ",".join(header)):
                 assert ROLE_WORDS.search(text) is None
+            labels = {c.label for c in task.staged.dictionary.columns}
+            assert labels <= {
+                "pre-treatment",
+                "post-treatment",
+                "treatment",
+                "post-treatment (outcome)",
+            }
             if task.truth != 0.0:
                 assert repr(task.truth) not in readme
                 assert f"{task.truth:.4f}" not in readme
             for column in task.staged.dictionary.columns:
-                assert f"| `{column.name}` | {column.timing} |" in readme
+                assert f"| `{column.name}` | {column.label} |" in readme
 
 
 def test_some_tasks_were_regenerated_deterministically(tasks: dict[str, list[HostTask]]) -> None:
