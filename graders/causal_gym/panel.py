@@ -37,7 +37,10 @@ class CausalPanel:
     """Panel logic for one task at a time; the truth stays hidden until a submission is scored."""
 
     def __init__(self, key: bytes | None = None) -> None:
-        self._key = key if key is not None else resolve_key()
+        try:
+            self._key = key if key is not None else resolve_key()
+        except DerivationError as exc:
+            raise PanelError(str(exc)) from exc
         self._task: HostTask | None = None
         self._session: TaskSession | None = None
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from graders.causal_gym.keys import DEFAULT_KEY_HEX
+from graders.causal_gym.keys import DEFAULT_KEY_HEX, KEY_ENV
 from graders.causal_gym.panel import CausalPanel, PanelError
 from graders.causal_gym.reference import Z90
 
@@ -23,6 +23,12 @@ def panel() -> CausalPanel:
 def test_nothing_loaded_is_an_error() -> None:
     with pytest.raises(PanelError):
         CausalPanel(KEY).preview()
+
+
+def test_a_bad_environment_key_is_a_panel_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "not-hex")
+    with pytest.raises(PanelError, match="hexadecimal"):
+        CausalPanel()
 
 
 def test_bad_references_are_panel_errors() -> None:
