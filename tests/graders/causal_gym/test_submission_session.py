@@ -73,9 +73,15 @@ def tasks() -> dict[str, HostTask]:
     return {family: materialise(KEY, "train", family, 11) for family in MODELS}
 
 
-@settings(max_examples=300, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
-                                 HealthCheck.data_too_large])
+@settings(
+    max_examples=300,
+    deadline=None,
+    suppress_health_check=[
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+    ],
+)
 @given(st.sampled_from(sorted(MODELS)), payloads)
 def test_submissions_outside_the_schema_never_reach_scoring(
     tasks: dict[str, HostTask], family: str, data: dict[str, Any]
