@@ -178,56 +178,54 @@ class Prerequisites(Strict):
     min_headcount: dict[str, int] = Field(default_factory=dict)
 
 
-class HireEffect(Strict):
+class EffectBase(Strict):
+    """Every effect may land later than its action's delay."""
+
+    extra_delay_days: int = Field(default=0, ge=0)
+
+
+class HireEffect(EffectBase):
     kind: Literal["hire"] = "hire"
     role: Identifier
     count: int = Field(ge=1)
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class CapacityEffect(Strict):
+class CapacityEffect(EffectBase):
     kind: Literal["capacity"] = "capacity"
     units_per_day: int
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class PriceEffect(Strict):
+class PriceEffect(EffectBase):
     kind: Literal["price"] = "price"
     new_price: Money
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class MarketingEffect(Strict):
+class MarketingEffect(EffectBase):
     kind: Literal["marketing"] = "marketing"
     reach_per_day: float = Field(gt=0)
     days: int = Field(ge=1)
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class LoanEffect(Strict):
+class LoanEffect(EffectBase):
     kind: Literal["loan"] = "loan"
     principal: Money
     annual_rate_bp: int = Field(ge=0, le=10_000)
     term_days: int = Field(ge=1)
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class SupplierEffect(Strict):
+class SupplierEffect(EffectBase):
     kind: Literal["supplier"] = "supplier"
     supplier: Identifier
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class DemandEffect(Strict):
+class DemandEffect(EffectBase):
     kind: Literal["demand"] = "demand"
     lift_bp: int = Field(ge=-5_000, le=20_000, description="Demand lift in basis points.")
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
-class OverheadEffect(Strict):
+class OverheadEffect(EffectBase):
     kind: Literal["overhead"] = "overhead"
     per_day: Money
-    extra_delay_days: int = Field(default=0, ge=0)
 
 
 Effect = Annotated[

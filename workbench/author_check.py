@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sim.campaign_load import CampaignBundle
-from workbench.branches import effect_gauges, episode_id, flow_net_assets, run_branch
+from workbench.branches import component_evidence, episode_id, run_branch, supported_effects
 from workbench.registration import ControlFile, resolve_seed
 from workbench.replay import reach_branch_points, replay
 from workbench.session import PlayerSession, load_bundle
@@ -123,9 +123,7 @@ def _conclusion_findings(report: CheckReport, bundle: CampaignBundle, q, base, i
                    "did not run to the outcome day", where)
         return
     if required.kind == "contract_component":
-        flow = "financing" if required.component == "financing_net_assets" else "irreversible"
-        cents = flow_net_assets(inter.book, action.id, flow, q.outcome_day)
-        value = cents if flow == "financing" else -cents
+        value = component_evidence(inter.book, action, required.component, q.outcome_day)
         declared = getattr(action, required.component)
         if value != declared:
             report.add(q.id, label, "error",
@@ -136,8 +134,6 @@ def _conclusion_findings(report: CheckReport, bundle: CampaignBundle, q, base, i
             report.add(q.id, label, "info", f"conclusion decidable: {required.component} = "
                        f"{Decimal(value) / 100}", where)
         return
-    b = effect_gauges(base.book, action, q.outcome_day)
-    i = effect_gauges(inter.book, action, q.outcome_day)
-    supported = sorted(k for k in b if b[k] != i[k])
+    supported = supported_effects(base.book, inter.book, action, q.outcome_day)
     report.add(q.id, label, "info", f"conclusion decidable: supported effects by day "
                f"{q.outcome_day} = {supported or 'none'} of {list(action.effect_names)}", where)

@@ -125,3 +125,18 @@ def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
         role = getattr(effect, "role", None)
         gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)
     return gauges
+
+
+def component_evidence(book: Book, action: Action, component: str, day: int) -> int:
+    """A contract component as the ledger shows it (cents): financing flows' net-asset
+    change, or the net-asset decrease of irreversible work, by `day`."""
+    if component == "financing_net_assets":
+        return flow_net_assets(book, action.id, "financing", day)
+    return -flow_net_assets(book, action.id, "irreversible", day)
+
+
+def supported_effects(baseline: Book, intervention: Book, action: Action, day: int) -> list[str]:
+    """Declared effects whose gauges differ between the two branches at the close of `day`."""
+    base = effect_gauges(baseline, action, day)
+    inter = effect_gauges(intervention, action, day)
+    return sorted(kind for kind in base if base[kind] != inter[kind])

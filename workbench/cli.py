@@ -58,28 +58,12 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name != module_name:
-                raise
-            return _unavailable(cmd_name)
-        return getattr(module, attr)
+        return getattr(importlib.import_module(module_name), attr)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _HELP.get(name, "")) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
-
-
-def _unavailable(name: str) -> click.Command:
-    """A placeholder command for a part of the workbench this build does not include."""
-
-    @click.command(name=name, help=_HELP.get(name, ""))
-    def _cmd() -> None:
-        raise click.ClickException(f"'{name}' is not available in this build.")
-
-    return _cmd
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

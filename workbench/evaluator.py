@@ -26,11 +26,11 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
+from ledger.money import to_major
 from ledger.seal import seal_bytes, seal_digest, seed_commitment
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
-from sim.metrics import to_display
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
 from workbench.assessment import (
@@ -41,10 +41,11 @@ from workbench.assessment import (
 )
 from workbench.branches import (
     BranchRun,
+    component_evidence,
     effect_gauges,
     episode_id,
-    flow_net_assets,
     run_branch,
+    supported_effects,
 )
 from workbench.errors import UserError
 from workbench.public_view import question_contract
@@ -94,13 +95,11 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
         if inter.status != "ok" or inter.book is None:
             result["evidence"] = {"reason": "intervention branch has no ledger"}
             return result
-        flow = "financing" if required.component == "financing_net_assets" else "irreversible"
-        cents = flow_net_assets(inter.book, action.id, flow, day)
-        value = cents if flow == "financing" else -cents
-        expected = to_display(bundle.metrics.get("cash") or _usd_metric(bundle), value)
+        value = component_evidence(inter.book, action, required.component, day)
+        expected = to_major(value)
         declared = getattr(action, required.component)
         result.update(decidable=True, expected=str(expected), evidence={
-            "ledger_flow": flow, "net_assets_change_cents": cents,
+            "ledger_cents": value,
             "declared": str(Decimal(declared) / 100),
             "matches_declared": value == declared})
         if submitted is not None:
@@ -109,18 +108,13 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
     if base.status != "ok" or inter.status != "ok" or not base.book or not inter.book:
         result["evidence"] = {"reason": "both branches must be ok to compare effects"}
         return result
-    base_g = effect_gauges(base.book, action, day)
-    inter_g = effect_gauges(inter.book, action, day)
-    supported = sorted(k for k in base_g if base_g[k] != inter_g[k])
+    supported = supported_effects(base.book, inter.book, action, day)
     result.update(decidable=True, expected=supported, evidence={
-        "baseline_gauges": base_g, "intervention_gauges": inter_g})
+        "baseline_gauges": effect_gauges(base.book, action, day),
+        "intervention_gauges": effect_gauges(inter.book, action, day)})
     if submitted is not None:
         result["correct"] = cf.supported_effects_correct(submitted, supported)
     return result
-
-
-def _usd_metric(bundle: CampaignBundle):
-    return next(m for m in bundle.metrics.values() if m.units == "USD")
 
 
 def evaluate_pair(task: PairTask) -> dict[str, Any]:

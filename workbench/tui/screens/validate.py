@@ -98,21 +98,28 @@ class ValidateScreen(WorkbenchScreen):
         path = self.query_one("#validate-control", Input).value.strip()
         return load_control(path) if path else None
 
-    def action_validate(self) -> None:
-        """Start the evaluator in a worker, into a new sibling output directory."""
-        run = self.query_one("#validate-run", Input).value.strip()
-        if not run:
-            self.notify("Type a run directory.", severity="error")
-            return
+    def _path_and_control(self, field: str, missing: str) -> tuple[Path, Any] | None:
+        """The typed path and control file, or None after notifying what is wrong."""
+        value = self.query_one(field, Input).value.strip()
+        if not value:
+            self.notify(missing, severity="error")
+            return None
         try:
-            control = self._control()
+            return Path(value), self._control()
         except EXPECTED as exc:
             self.notify(message_of(exc), severity="error")
+            return None
+
+    def action_validate(self) -> None:
+        """Start the evaluator in a worker, into a new sibling output directory."""
+        inputs = self._path_and_control("#validate-run", "Type a run directory.")
+        if inputs is None:
             return
+        run, control = inputs
         agent = self.query_one("#validate-agent", Input).value.strip() or None
         self.query_one("#validate-progress", ProgressBar).update(total=None, progress=0)
         self.query_one("#validate-summary", Static).update("validating…")
-        self.evaluate(Path(run), control, agent)
+        self.evaluate(run, control, agent)
 
     def _progress(self, bar_id: str):
         bar = self.query_one(bar_id, ProgressBar)
@@ -174,18 +181,13 @@ class ValidateScreen(WorkbenchScreen):
 
     def action_check(self) -> None:
         """Run the author checks on a campaign in a worker."""
-        campaign = self.query_one("#check-campaign", Input).value.strip()
-        if not campaign:
-            self.notify("Type a campaign directory.", severity="error")
+        inputs = self._path_and_control("#check-campaign", "Type a campaign directory.")
+        if inputs is None:
             return
-        try:
-            control = self._control()
-        except EXPECTED as exc:
-            self.notify(message_of(exc), severity="error")
-            return
+        campaign, control = inputs
         self.query_one("#validate-progress", ProgressBar).update(total=None, progress=0)
         self.query_one("#check-summary", Static).update("checking…")
-        self.check(Path(campaign), control)
+        self.check(campaign, control)
 
     @work(thread=True, exclusive=True, group="check")
     def check(self, campaign: Path, control: Any) -> None:
