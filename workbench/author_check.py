@@ -46,7 +46,7 @@ class CheckReport:
 def _reference_entries(bundle: CampaignBundle, seed: int, control: ControlFile | None):
     if bundle.reference_script is None:
         return []
-    from workbench.cli_sim import play_script
+    from workbench.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
         session = PlayerSession.open(Path(tmp) / "ref", bundle.path, control=control,

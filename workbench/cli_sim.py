@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 from pathlib import Path
 
 import click
-import orjson
-from pydantic import ValidationError
 
 from workbench import exit_codes
 from workbench.errors import IntegrityError, UserError
@@ -25,73 +22,6 @@ def _control(path: Path | None):
     from workbench.registration import load_control
 
     return load_control(path) if path else None
-
-
-def _script_commands(script: Path):
-    """Yield (line number, command) from a JSONL script; stop with a UserError at a bad line."""
-    from workbench.commands import COMMAND_ADAPTER
-
-    try:
-        lines = script.read_bytes().splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read script {script}: {exc.strerror}") from None
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip() or raw.lstrip().startswith(b"#"):
-            continue
-        try:
-            data = orjson.loads(raw)
-            command = COMMAND_ADAPTER.validate_python(data)
-        except orjson.JSONDecodeError as exc:
-            yield number, UserError(f"{script}:{number}: not valid JSON: {exc}")
-            return
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            yield number, UserError(f"{script}:{number}: {where}: {first['msg']}")
-            return
-        if command.id is None:
-            digest = hashlib.sha256(raw.strip()).hexdigest()[:16]
-            command = command.model_copy(update={"id": f"script-{number}-{digest}"})
-        yield number, command
-
-
-def play_script(session, script: Path) -> list[str]:
-    """Apply a script's commands to a session; return notes; raise UserError at a bad line."""
-    from workbench.commands import Advance, Schedule
-
-    notes: list[str] = []
-    for number, command in _script_commands(script):
-        if isinstance(command, UserError):
-            raise command
-        try:
-            if isinstance(command, Schedule):
-                outcome = session.schedule(command.action, command.id)
-                if not outcome.accepted:
-                    notes.append(f"{script}:{number}: rejected: {outcome.reason}")
-            elif isinstance(command, Advance):
-                session.advance(command.days, command.id)
-            else:
-                result = session.submit(command.assessment, command.id)
-                if result.errors:
-                    raise UserError(f"{script}:{number}: invalid submission: "
-                                    + "; ".join(result.errors))
-        except UserError as exc:
-            if exc.message.startswith(f"{script}:"):
-                raise
-            raise UserError(f"{script}:{number}: {exc.message}") from None
-    return notes
-
-
-def write_store(session) -> None:
-    """Rebuild the run's SQLite store from the session's ledger and metrics."""
-    from ledger.store import write_store as _write
-    from workbench.public_view import metric_series
-
-    engine_book = session._engine.book  # the store is a derived cache of the run's own ledger
-    series = metric_series(session.bundle, engine_book)
-    rows = [(day, metric_id, value, session.bundle.metrics[metric_id].units)
-            for metric_id, values in series.items() for day, value in enumerate(values)]
-    _write(session.paths.store, engine_book, rows)
 
 
 @click.command()
@@ -111,12 +41,14 @@ def run(campaign: Path | None, script: Path | None, out: Path, control: Path | N
                                  autoseal=False)
     try:
         if script is not None:
+            from workbench.script import play_script
+
             for note in play_script(session, script):
                 click.echo(note, err=True)
         session.run_to_horizon()
     finally:
         session.seal()
-        write_store(session)
+        session.write_store()
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} "
                f"into {out}")
@@ -160,14 +92,13 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     """Metrics by day and the task outcome of RUN_DIR."""
     import pandas as pd
 
-    from workbench.public_view import metric_series
     from workbench.session import PlayerSession
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
     session = PlayerSession.open(run_dir, control=_control(control), agent_id=agent_id,
                                  autoseal=False)
-    series = metric_series(session.bundle, session._engine.book)
+    series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
     frame.index.name = "day"
     tasks = [{"task": t.task_id, "met": t.met, "title": t.title} for t in session.task_results()]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
-from workbench.cli_sim import play_script, write_store
 from workbench.errors import UserError
+from workbench.script import play_script
 from workbench.session import PlayerSession
 
 DEMO_SCRIPT = DEFAULT_CAMPAIGN / "demo.jsonl"
@@ -21,7 +21,7 @@ def play_demo(run_dir: str | Path) -> Path:
     play_script(session, DEMO_SCRIPT)
     session.run_to_horizon()
     session.seal()
-    write_store(session)
+    session.write_store()
     return run_dir
 
 

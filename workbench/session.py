@@ -223,6 +223,15 @@ class PlayerSession:
         write_seal(self.paths, seal)
         return seal
 
+    def write_store(self) -> None:
+        """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
+        from ledger.store import write_store
+
+        rows = [(day, metric_id, value, self.bundle.metrics[metric_id].units)
+                for metric_id, values in self.metric_series().items()
+                for day, value in enumerate(values)]
+        write_store(self.paths.store, self._engine.book, rows)
+
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""
         day = self._engine.day
