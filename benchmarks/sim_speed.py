@@ -36,8 +36,10 @@ def main() -> None:
 
     full_run()  # warm the per-seed draw cache
     seconds = best_of(full_run)
-    print(f"full default run: {horizon} days in {seconds * 1000:.1f} ms = "
-          f"{horizon / seconds:,.0f} sim-days/s")
+    print(
+        f"full default run: {horizon} days in {seconds * 1000:.1f} ms = "
+        f"{horizon / seconds:,.0f} sim-days/s"
+    )
 
     long = bundle.replace_horizon(365)
     branch_day, outcome_day = 300, 320
@@ -59,13 +61,17 @@ def main() -> None:
     from_day_zero()
     branch = best_of(from_snapshot)
     replay = best_of(from_day_zero)
-    print(f"365-day horizon, branch at day {branch_day} to day {outcome_day}: "
-          f"from snapshot {branch * 1000:.2f} ms, replay from day 0 {replay * 1000:.2f} ms, "
-          f"speed-up {replay / branch:.1f}x")
+    print(
+        f"365-day horizon, branch at day {branch_day} to day {outcome_day}: "
+        f"from snapshot {branch * 1000:.2f} ms, replay from day 0 {replay * 1000:.2f} ms, "
+        f"speed-up {replay / branch:.1f}x"
+    )
     restore = best_of(lambda: Engine.from_snapshot(snap))
     reach = best_of(lambda: Engine(long, seed).run_to(branch_day))
-    print(f"reaching the day-{branch_day} branch point: restore snapshot {restore * 1e6:.0f} us, "
-          f"replay {reach * 1000:.2f} ms, speed-up {reach / restore:,.0f}x")
+    print(
+        f"reaching the day-{branch_day} branch point: restore snapshot {restore * 1e6:.0f} us, "
+        f"replay {reach * 1000:.2f} ms, speed-up {reach / restore:,.0f}x"
+    )
 
 
 if __name__ == "__main__":

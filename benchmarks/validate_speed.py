@@ -16,8 +16,16 @@ from workbench.evaluator import run_evaluation
 from workbench.session import PlayerSession
 
 QUESTIONS = 100
-CHOICES = ["spring_campaign", "raise_price", "bank_loan", "hire_roaster", "switch_to_highland",
-           "loyalty_program", "lower_price", "hire_sales_rep"]
+CHOICES = [
+    "spring_campaign",
+    "raise_price",
+    "bank_loan",
+    "hire_roaster",
+    "switch_to_highland",
+    "loyalty_program",
+    "lower_price",
+    "hire_sales_rep",
+]
 
 
 def build_campaign(folder: Path) -> None:
@@ -51,9 +59,11 @@ def main() -> None:
             outcome = run_evaluation(root / "run", root / f"out{workers}", workers=workers)
             seconds = time.perf_counter() - start
             summary = outcome.report["summary"]
-            print(f"validate {QUESTIONS} questions with {workers} worker(s): {seconds:.2f} s = "
-                  f"{QUESTIONS / seconds:.1f} questions/s ({summary['scored']} scored, "
-                  f"{summary['unresolved']} unresolved: rejected branches)")
+            print(
+                f"validate {QUESTIONS} questions with {workers} worker(s): {seconds:.2f} s = "
+                f"{QUESTIONS / seconds:.1f} questions/s ({summary['scored']} scored, "
+                f"{summary['unresolved']} unresolved: rejected branches)"
+            )
 
 
 if __name__ == "__main__":

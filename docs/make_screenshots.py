@@ -34,7 +34,8 @@ async def shoot(run_dir: Path) -> list[Path]:
         gold = app.screen.query_one("#vc-gold").value
         app.screen.query_one("#vc-text", TextArea).text = (
             f"Post-money is pre-money plus the raise, so the share is {gold}%.\n"
-            f"The answer is {gold}")
+            f"The answer is {gold}"
+        )
         await pilot.press("ctrl+g")
         await pilot.pause()
         saved.append(Path(app.save_screenshot("vc_panel.svg", str(OUT))))

@@ -48,8 +48,15 @@ class Transaction:
 class Book:
     """A ledger over a chart: post transactions, close days, query balances."""
 
-    __slots__ = ("_units", "_balances", "_transactions", "_closes", "_first_day", "_open_day",
-                 "_prefix_cache")
+    __slots__ = (
+        "_units",
+        "_balances",
+        "_transactions",
+        "_closes",
+        "_first_day",
+        "_open_day",
+        "_prefix_cache",
+    )
 
     def __init__(self, chart: Chart, first_day: int = 0) -> None:
         self._units: dict[str, str] = chart.units()
@@ -71,8 +78,7 @@ class Book:
         """Apply a balanced transaction on the open day, or refuse it whole."""
         if day != self._open_day:
             raise LedgerError(
-                f"transaction {narration!r} is dated day {day} but the open day is "
-                f"{self._open_day}"
+                f"transaction {narration!r} is dated day {day} but the open day is {self._open_day}"
             )
         legs = tuple(postings)
         if not legs:
@@ -85,8 +91,7 @@ class Book:
                 raise LedgerError(f"transaction {narration!r} names unknown account {account!r}")
             if type(amount) is not int:
                 raise LedgerError(
-                    f"transaction {narration!r} posts a non-integer amount {amount!r} "
-                    f"to {account}"
+                    f"transaction {narration!r} posts a non-integer amount {amount!r} to {account}"
                 )
             sums[unit] = sums.get(unit, 0) + amount
         for unit, total in sums.items():
@@ -98,7 +103,10 @@ class Book:
         for account, amount in legs:
             balances[account] += amount
         txn = Transaction(
-            len(self._transactions), day, narration, legs,
+            len(self._transactions),
+            day,
+            narration,
+            legs,
             tuple(sorted(tags.items())) if tags else (),
         )
         self._transactions.append(txn)
@@ -182,8 +190,7 @@ class Book:
         index = day - self._first_day
         if index < 0 or index >= len(self._closes):
             raise LedgerError(
-                f"day {day} is not closed (closed days: "
-                f"{self._first_day}..{self._open_day - 1})"
+                f"day {day} is not closed (closed days: {self._first_day}..{self._open_day - 1})"
             )
         return self._closes[index]
 

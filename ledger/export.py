@@ -91,9 +91,7 @@ def _exported_names(book: Book) -> dict[str, str]:
             raise ExportError(f"unit {unit!r} of account {account} is not a beancount currency")
         exported = beancount_account(account)
         if exported in seen:
-            raise ExportError(
-                f"accounts {seen[exported]} and {account} both export as {exported}"
-            )
+            raise ExportError(f"accounts {seen[exported]} and {account} both export as {exported}")
         seen[exported] = account
         names[account] = exported
     return names
@@ -184,7 +182,16 @@ def to_csv(book: Book, start_date: date = DEFAULT_START_DATE) -> str:
         for leg, (account, amount) in enumerate(txn.postings):
             unit = units[account]
             writer.writerow(
-                (txn.seq, leg, txn.day, when, txn.narration, account, unit,
-                 decimal_text(amount, unit), tags)
+                (
+                    txn.seq,
+                    leg,
+                    txn.day,
+                    when,
+                    txn.narration,
+                    account,
+                    unit,
+                    decimal_text(amount, unit),
+                    tags,
+                )
             )
     return out.getvalue()

@@ -95,21 +95,36 @@ def parse_line(raw: bytes, line: int, expected_seq: int, prev: str) -> Entry:
         raise JournalError("has a non-integer seq or day (changed entry)", line)
     if not isinstance(record["payload"], dict) or not isinstance(record["kind"], str):
         raise JournalError("has a malformed kind or payload (changed entry)", line)
-    entry = Entry(seq, record["day"], record["kind"], str(record["id"]), record["payload"],
-                  str(record["prev"]), str(record["hash"]))
+    entry = Entry(
+        seq,
+        record["day"],
+        record["kind"],
+        str(record["id"]),
+        record["payload"],
+        str(record["prev"]),
+        str(record["hash"]),
+    )
     if dumps(entry.record()) != raw:
         raise JournalError("is not in canonical encoding (changed entry)", line, seq)
     if seq != expected_seq:
         if seq > expected_seq:
-            raise JournalError(f"expected seq {expected_seq} but found {seq}: entry "
-                               f"{expected_seq} is missing or entries are reordered", line, seq)
-        raise JournalError(f"expected seq {expected_seq} but found {seq}: entries are "
-                           "reordered or duplicated", line, seq)
+            raise JournalError(
+                f"expected seq {expected_seq} but found {seq}: entry "
+                f"{expected_seq} is missing or entries are reordered",
+                line,
+                seq,
+            )
+        raise JournalError(
+            f"expected seq {expected_seq} but found {seq}: entries are reordered or duplicated",
+            line,
+            seq,
+        )
     if entry_hash(entry.prev, entry.body()) != entry.hash:
         raise JournalError("hash does not match its content (changed entry)", line, seq)
     if entry.prev != prev:
-        raise JournalError("previous-hash link is broken (chain broken before this entry)",
-                           line, seq)
+        raise JournalError(
+            "previous-hash link is broken (chain broken before this entry)", line, seq
+        )
     return entry
 
 
@@ -120,8 +135,7 @@ def read_entries(data: bytes) -> list[Entry]:
     lines = data.split(b"\n")
     torn = lines[-1] != b""
     if torn:
-        raise JournalError("is torn: the last line has no newline (interrupted append)",
-                           len(lines))
+        raise JournalError("is torn: the last line has no newline (interrupted append)", len(lines))
     entries: list[Entry] = []
     prev = GENESIS
     for index, raw in enumerate(lines[:-1]):

@@ -113,8 +113,14 @@ def _posting_rows(book: Book) -> Iterator[dict[str, Any]]:
         tags = dumps(dict(txn.tags)).decode("utf-8")
         for leg, (account, amount) in enumerate(txn.postings):
             yield {
-                "seq": txn.seq, "leg": leg, "day": txn.day, "narration": txn.narration,
-                "account": account, "unit": units[account], "amount": amount, "tags": tags,
+                "seq": txn.seq,
+                "leg": leg,
+                "day": txn.day,
+                "narration": txn.narration,
+                "account": account,
+                "unit": units[account],
+                "amount": amount,
+                "tags": tags,
             }
 
 
@@ -130,22 +136,33 @@ def _balance_rows(book: Book) -> Iterator[dict[str, Any]]:
 
 def _fill(db: Database, book: Book, metrics: list[dict[str, Any]]) -> None:
     db["postings"].create(
-        {"seq": int, "leg": int, "day": int, "narration": str, "account": str, "unit": str,
-         "amount": int, "tags": str},
-        pk=("seq", "leg"), not_null={"day", "narration", "account", "unit", "amount", "tags"},
+        {
+            "seq": int,
+            "leg": int,
+            "day": int,
+            "narration": str,
+            "account": str,
+            "unit": str,
+            "amount": int,
+            "tags": str,
+        },
+        pk=("seq", "leg"),
+        not_null={"day", "narration", "account", "unit", "amount", "tags"},
         strict=True,
     )
     db["balances"].create(
         {"day": int, "account": str, "unit": str, "balance": int},
-        pk=("day", "account"), not_null={"unit", "balance"}, strict=True,
+        pk=("day", "account"),
+        not_null={"unit", "balance"},
+        strict=True,
     )
     db["metrics"].create(
         {"day": int, "metric": str, "value": "ANY", "units": str},
-        pk=("metric", "day"), not_null={"units"}, strict=True,
+        pk=("metric", "day"),
+        not_null={"units"},
+        strict=True,
     )
-    db["accounts"].create(
-        {"account": str, "unit": str, "root": str}, pk="account", strict=True
-    )
+    db["accounts"].create({"account": str, "unit": str, "root": str}, pk="account", strict=True)
     db["meta"].create({"key": str, "value": "ANY"}, pk="key", strict=True)
 
     db["postings"].insert_all(_posting_rows(book), batch_size=2000)
@@ -185,9 +202,7 @@ def _fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def write_store(
-    db_path: Path | str, book: Book, metrics: Iterable[MetricInput] = ()
-) -> Path:
+def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] = ()) -> Path:
     """Write `book` (and metric rows) to a fresh SQLite file, atomically replacing `db_path`."""
     target = Path(db_path)
     rows = normalise_metrics(metrics)

@@ -63,9 +63,17 @@ class CampaignBundle:
         """A copy with another horizon (benchmarks extend the default campaign)."""
         campaign = self.campaign.model_copy(update={"horizon_days": horizon_days})
         new_digest = digest({"base": self.digest, "horizon_days": horizon_days})
-        return CampaignBundle(self.path, campaign, self.actions, self.metrics, self.tasks,
-                              self.questions, new_digest, self.reference_script,
-                              self.file_digests)
+        return CampaignBundle(
+            self.path,
+            campaign,
+            self.actions,
+            self.metrics,
+            self.tasks,
+            self.questions,
+            new_digest,
+            self.reference_script,
+            self.file_digests,
+        )
 
 
 def _loc(loc: tuple[Any, ...]) -> str:
@@ -93,9 +101,7 @@ def _read_toml(folder: Path, name: str, problems: list[Problem], required: bool)
     return None
 
 
-def _validate(
-    model: type[BaseModel], data: dict | None, name: str, problems: list[Problem]
-) -> Any:
+def _validate(model: type[BaseModel], data: dict | None, name: str, problems: list[Problem]) -> Any:
     if data is None:
         return None
     try:
@@ -113,15 +119,22 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
     if not folder.is_dir():
         raise CampaignError([Problem(str(folder), "", "is not a campaign folder")])
     problems: list[Problem] = []
-    campaign = _validate(Campaign, _read_toml(folder, CAMPAIGN_FILE, problems, True),
-                         CAMPAIGN_FILE, problems)
-    catalog = _validate(ActionCatalog, _read_toml(folder, ACTIONS_FILE, problems, True),
-                        ACTIONS_FILE, problems)
-    metrics = _validate(MetricsFile, _read_toml(folder, METRICS_FILE, problems, True),
-                        METRICS_FILE, problems)
+    campaign = _validate(
+        Campaign, _read_toml(folder, CAMPAIGN_FILE, problems, True), CAMPAIGN_FILE, problems
+    )
+    catalog = _validate(
+        ActionCatalog, _read_toml(folder, ACTIONS_FILE, problems, True), ACTIONS_FILE, problems
+    )
+    metrics = _validate(
+        MetricsFile, _read_toml(folder, METRICS_FILE, problems, True), METRICS_FILE, problems
+    )
     questions_data = _read_toml(folder, QUESTIONS_FILE, problems, False)
-    questions = _validate(QuestionsFile, questions_data if questions_data is not None else {},
-                          QUESTIONS_FILE, problems)
+    questions = _validate(
+        QuestionsFile,
+        questions_data if questions_data is not None else {},
+        QUESTIONS_FILE,
+        problems,
+    )
     if problems or campaign is None or catalog is None or metrics is None or questions is None:
         raise CampaignError(problems or [Problem(str(folder), "", "could not be read")])
     problems.extend(cross_check(campaign, catalog, metrics, questions))

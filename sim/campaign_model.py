@@ -26,14 +26,19 @@ def _money(value: Any) -> int:
             return to_minor(value)
         except MoneyError as exc:
             raise ValueError(str(exc)) from None
-    raise ValueError("money must be written as a string such as \"1250.00\" or a whole number")
+    raise ValueError('money must be written as a string such as "1250.00" or a whole number')
 
 
 Money = Annotated[
     int,
     BeforeValidator(_money),
-    WithJsonSchema({"type": ["string", "integer"], "pattern": r"^-?\d+(\.\d{1,2})?$",
-                    "description": "Amount in dollars, e.g. \"1250.00\" (exact to the cent)."}),
+    WithJsonSchema(
+        {
+            "type": ["string", "integer"],
+            "pattern": r"^-?\d+(\.\d{1,2})?$",
+            "description": 'Amount in dollars, e.g. "1250.00" (exact to the cent).',
+        }
+    ),
 ]
 """A money amount written in dollars, held as exact integer cents."""
 
@@ -229,8 +234,14 @@ class OverheadEffect(EffectBase):
 
 
 Effect = Annotated[
-    HireEffect | CapacityEffect | PriceEffect | MarketingEffect | LoanEffect | SupplierEffect
-    | DemandEffect | OverheadEffect,
+    HireEffect
+    | CapacityEffect
+    | PriceEffect
+    | MarketingEffect
+    | LoanEffect
+    | SupplierEffect
+    | DemandEffect
+    | OverheadEffect,
     Field(discriminator="kind"),
 ]
 
@@ -374,7 +385,7 @@ class Question(Strict):
     id: Identifier
     title: str
     metric: Identifier
-    scale: str = Field(description="Loss scale in the metric's display units, e.g. \"1000\".")
+    scale: str = Field(description='Loss scale in the metric\'s display units, e.g. "1000".')
     intervene_on_day: int = Field(ge=0)
     deadline_day: int = Field(ge=0)
     outcome_day: int = Field(ge=1)

@@ -81,9 +81,26 @@ def gauge_for_effect(kind: str, role: str | None = None) -> str:
 
 def chart_for(campaign: Campaign, catalog: ActionCatalog | None = None) -> Chart:
     """Every account the simulator posts to for this campaign."""
-    usd = [CASH, RAW, IN_TRANSIT, FINISHED, EQUIPMENT, LOANS, WAGES_PAYABLE, INTEREST_PAYABLE,
-           ACCOUNTS_PAYABLE, OWNER, SALES, COGS, WAGES, RENT, OVERHEAD, INTEREST, ACTION_COSTS,
-           FINANCING_FEES]
+    usd = [
+        CASH,
+        RAW,
+        IN_TRANSIT,
+        FINISHED,
+        EQUIPMENT,
+        LOANS,
+        WAGES_PAYABLE,
+        INTEREST_PAYABLE,
+        ACCOUNTS_PAYABLE,
+        OWNER,
+        SALES,
+        COGS,
+        WAGES,
+        RENT,
+        OVERHEAD,
+        INTEREST,
+        ACTION_COSTS,
+        FINANCING_FEES,
+    ]
     pairs: dict[str, str] = dict.fromkeys(usd, "USD")
     for name in (U_RAW, U_IN_TRANSIT, U_FINISHED, U_SOLD, U_PURCHASED, U_OPENING):
         pairs[name] = "UNITS"

@@ -60,8 +60,9 @@ class ExogenousDraws:
     """Shock ids active each day."""
 
 
-def _shock_days(seed: int, shock_id: str, min_days: int, max_days: int, p: float,
-                horizon: int) -> list[bool]:
+def _shock_days(
+    seed: int, shock_id: str, min_days: int, max_days: int, p: float, horizon: int
+) -> list[bool]:
     draws = process_uniforms(seed, f"shock/id={shock_id}", horizon, 2)
     active = [False] * (horizon + 1)
     remaining = 0
@@ -95,8 +96,9 @@ def exogenous_draws(seed: int, campaign: Campaign) -> ExogenousDraws:
     extra = [0] * (horizon + 1)
     active: list[list[str]] = [[] for _ in range(horizon + 1)]
     for shock in campaign.shocks:
-        days = _shock_days(seed, shock.id, shock.min_days, shock.max_days,
-                           shock.start_probability, horizon)
+        days = _shock_days(
+            seed, shock.id, shock.min_days, shock.max_days, shock.start_probability, horizon
+        )
         for day, on in enumerate(days):
             if not on:
                 continue

@@ -67,12 +67,19 @@ class Engine:
         raw_value = company.opening_raw_units * company.opening_raw_unit_cost
         finished_value = company.opening_finished_units * company.opening_finished_unit_cost
         equity = company.opening_cash + raw_value + finished_value
-        book.post(0, company.opening_equity_note, (
-            (C.CASH, company.opening_cash), (C.RAW, raw_value), (C.FINISHED, finished_value),
-            (C.OWNER, -equity),
-            (C.U_RAW, company.opening_raw_units), (C.U_FINISHED, company.opening_finished_units),
-            (C.U_OPENING, -(company.opening_raw_units + company.opening_finished_units)),
-        ))
+        book.post(
+            0,
+            company.opening_equity_note,
+            (
+                (C.CASH, company.opening_cash),
+                (C.RAW, raw_value),
+                (C.FINISHED, finished_value),
+                (C.OWNER, -equity),
+                (C.U_RAW, company.opening_raw_units),
+                (C.U_FINISHED, company.opening_finished_units),
+                (C.U_OPENING, -(company.opening_raw_units + company.opening_finished_units)),
+            ),
+        )
         gauges = [
             (C.GAUGE_PRICE, company.price),
             (C.GAUGE_CAPACITY, company.equipment_capacity),

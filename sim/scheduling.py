@@ -40,12 +40,17 @@ def check_terms(state: State, action: Action, cash: int) -> ScheduleOutcome:
     """Check every term of `action` against the state at the decisions of `state.day`."""
     day = state.day
     if action.id in state.scheduled:
-        return _reject(action, day, "not_repeatable",
-                       f"already scheduled on day {state.scheduled[action.id]}")
+        return _reject(
+            action, day, "not_repeatable", f"already scheduled on day {state.scheduled[action.id]}"
+        )
     for other in action.prerequisites.not_scheduled:
         if other in state.scheduled:
-            return _reject(action, day, "prerequisites.not_scheduled",
-                           f"conflicts with {other}, scheduled on day {state.scheduled[other]}")
+            return _reject(
+                action,
+                day,
+                "prerequisites.not_scheduled",
+                f"conflicts with {other}, scheduled on day {state.scheduled[other]}",
+            )
     for needed in action.prerequisites.completed:
         if needed not in state.completed:
             if needed in state.scheduled:
@@ -53,38 +58,58 @@ def check_terms(state: State, action: Action, cash: int) -> ScheduleOutcome:
                 detail = f"it lands on day {landing}"
             else:
                 detail = "it has not been scheduled"
-            return _reject(action, day, "prerequisites.completed",
-                           f"prerequisite {needed} is not completed ({detail})")
+            return _reject(
+                action,
+                day,
+                "prerequisites.completed",
+                f"prerequisite {needed} is not completed ({detail})",
+            )
     for role, minimum in sorted(action.prerequisites.min_headcount.items()):
         have = state.headcount.get(role, 0)
         if have < minimum:
-            return _reject(action, day, "prerequisites.min_headcount",
-                           f"needs at least {minimum} {role} staff, has {have}")
+            return _reject(
+                action,
+                day,
+                "prerequisites.min_headcount",
+                f"needs at least {minimum} {role} staff, has {have}",
+            )
     for need in action.staffing:
         headcount = state.headcount.get(need.role, 0)
         if headcount < need.count:
-            return _reject(action, day, "staffing",
-                           f"role {need.role} lacks staff: needs {need.count}, "
-                           f"headcount {headcount}")
+            return _reject(
+                action,
+                day,
+                "staffing",
+                f"role {need.role} lacks staff: needs {need.count}, headcount {headcount}",
+            )
     start = first_free_start(state, action)
     if start is None:
-        return _reject(action, day, "staffing",
-                       f"staff for {action.id} is booked beyond the horizon "
-                       f"({', '.join(n.role for n in action.staffing)})")
+        return _reject(
+            action,
+            day,
+            "staffing",
+            f"staff for {action.id} is booked beyond the horizon "
+            f"({', '.join(n.role for n in action.staffing)})",
+        )
     free_cash = cash - state.reserved_cash
     needed_cash = action.reserved_cash + action.prerequisites.min_cash_after
     if free_cash < needed_cash:
         parts = [f"upfront {format_money(action.upfront_cost)}"]
         if action.running_days:
-            parts.append(f"running {format_money(action.running_cost_per_day)} x "
-                         f"{action.running_days} days")
+            parts.append(
+                f"running {format_money(action.running_cost_per_day)} x {action.running_days} days"
+            )
         if action.prerequisites.min_cash_after:
             parts.append(f"keeping {format_money(action.prerequisites.min_cash_after)}")
-        return _reject(action, day, "cash",
-                       f"insufficient cash: needs {format_money(needed_cash)} "
-                       f"({' + '.join(parts)}), has {format_money(max(free_cash, 0))} free "
-                       f"({format_money(state.reserved_cash)} reserved): "
-                       f"{format_money(needed_cash - free_cash)} short")
+        return _reject(
+            action,
+            day,
+            "cash",
+            f"insufficient cash: needs {format_money(needed_cash)} "
+            f"({' + '.join(parts)}), has {format_money(max(free_cash, 0))} free "
+            f"({format_money(state.reserved_cash)} reserved): "
+            f"{format_money(needed_cash - free_cash)} short",
+        )
     return ScheduleOutcome(action.id, day, True, start_day=start)
 
 

@@ -41,8 +41,10 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
     """Contract errors of a submission (empty when valid); names the field at fault."""
     question = bundle.questions.get(assessment.question)
     if question is None:
-        return [f"question: unknown question {assessment.question!r} "
-                f"(known: {', '.join(sorted(bundle.questions))})"]
+        return [
+            f"question: unknown question {assessment.question!r} "
+            f"(known: {', '.join(sorted(bundle.questions))})"
+        ]
     errors: list[str] = []
     selectable = question.intervention.select_from
     if question.intervention.participant_selected:
@@ -68,7 +70,7 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
         return [f"conclusion: required ({required.kind} of {required.action})"]
     if required.kind == "contract_component":
         if isinstance(value, bool) or not isinstance(value, (str, int)):
-            return ["conclusion: a money amount in dollars, e.g. \"-300.00\""]
+            return ['conclusion: a money amount in dollars, e.g. "-300.00"']
         try:
             amount = Decimal(str(value))
         except InvalidOperation:
@@ -81,8 +83,10 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
         return ["conclusion: a list of effect names"]
     unknown = [v for v in value if v not in declared]
     if unknown:
-        return [f"conclusion: {', '.join(unknown)} not among {required.action}'s declared "
-                f"effects ({', '.join(declared)})"]
+        return [
+            f"conclusion: {', '.join(unknown)} not among {required.action}'s declared "
+            f"effects ({', '.join(declared)})"
+        ]
     if len(set(value)) != len(value):
         return ["conclusion: lists an effect twice"]
     return []

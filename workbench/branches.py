@@ -41,9 +41,14 @@ class BranchRun:
     def record(self) -> dict[str, Any]:
         """The JSON-ready branch record (the seal is stored separately)."""
         return {
-            "name": self.name, "choice": self.choice_name, "actions": list(self.actions),
-            "episode_id": self.episode_id, "status": self.status, "reason": self.reason,
-            "outcome": self.outcome, "schedule": self.schedule,
+            "name": self.name,
+            "choice": self.choice_name,
+            "actions": list(self.actions),
+            "episode_id": self.episode_id,
+            "status": self.status,
+            "reason": self.reason,
+            "outcome": self.outcome,
+            "schedule": self.schedule,
         }
 
 
@@ -59,8 +64,13 @@ def terms_digest(action: Action) -> str:
 
 
 def run_branch(
-    snapshot: Snapshot, name: str, choice_name: str, actions: tuple[str, ...], outcome_day: int,
-    metric: Metric, episode: str,
+    snapshot: Snapshot,
+    name: str,
+    choice_name: str,
+    actions: tuple[str, ...],
+    outcome_day: int,
+    metric: Metric,
+    episode: str,
 ) -> BranchRun:
     """Execute one choice from `snapshot` to `outcome_day`; never raises."""
     ordered = tuple(sorted(actions))
@@ -68,16 +78,30 @@ def run_branch(
     try:
         engine = Engine.from_snapshot(snapshot)
         journal = Journal.in_memory()
-        journal.append(engine.day, HEADER_KIND, "header",
-                       {"engine_version": ENGINE_VERSION, "episode_id": episode,
-                        "branch": name, "branch_point_day": engine.day})
+        journal.append(
+            engine.day,
+            HEADER_KIND,
+            "header",
+            {
+                "engine_version": ENGINE_VERSION,
+                "episode_id": episode,
+                "branch": name,
+                "branch_point_day": engine.day,
+            },
+        )
         for action_id in ordered:
             action = snapshot.bundle.actions[action_id]
             outcome = engine.schedule(action_id)
             journal.append(engine.day, "schedule", f"{episode}-{action_id}", {"action": action_id})
-            run.schedule.append({"action": action_id, "accepted": outcome.accepted,
-                                 "reason": outcome.reason, "start_day": outcome.start_day,
-                                 "terms_digest": terms_digest(action)})
+            run.schedule.append(
+                {
+                    "action": action_id,
+                    "accepted": outcome.accepted,
+                    "reason": outcome.reason,
+                    "start_day": outcome.start_day,
+                    "terms_digest": terms_digest(action),
+                }
+            )
             if not outcome.accepted:
                 run.status = "rejected"
                 run.reason = outcome.reason
@@ -92,10 +116,14 @@ def run_branch(
         run.book = engine.book
         run.outcome = str(to_display(metric, metric_value(engine.book, metric, outcome_day)))
         run.seal = make_seal(
-            campaign_id=snapshot.bundle.id, campaign_digest=snapshot.bundle.digest,
+            campaign_id=snapshot.bundle.id,
+            campaign_digest=snapshot.bundle.digest,
             identities={"episode_id": episode, "branch": name},
-            seed_commitment="", journal_head=journal.head, journal_entries=len(journal),
-            ledger_digest=engine.book.digest(), final_day=engine.day,
+            seed_commitment="",
+            journal_head=journal.head,
+            journal_entries=len(journal),
+            ledger_digest=engine.book.digest(),
+            final_day=engine.day,
             engine_version=ENGINE_VERSION,
         )
         run.status = "ok"

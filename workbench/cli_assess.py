@@ -26,8 +26,12 @@ def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(run_dir, control=load_control(control) if control else None,
-                                 agent_id=agent_id, autoseal=False)
+    session = PlayerSession.open(
+        run_dir,
+        control=load_control(control) if control else None,
+        agent_id=agent_id,
+        autoseal=False,
+    )
     click.echo(json.dumps(session.view(), indent=2))
 
 
@@ -41,8 +45,9 @@ class _StderrBar:
 
     def __call__(self, done: int, total: int, item: str) -> None:
         if self._bar is None:
-            self._bar = click.progressbar(length=total, label=self._label, file=sys.stderr,
-                                          show_pos=True)
+            self._bar = click.progressbar(
+                length=total, label=self._label, file=sys.stderr, show_pos=True
+            )
             self._bar.__enter__()
         self._bar.update(done - self._done, item)
         self._done = done
@@ -55,8 +60,9 @@ class _StderrBar:
 def _print_summary(report: dict) -> None:
     for q in report.get("questions", []):
         branches = q.get("branches") or {}
-        statuses = "/".join((branches.get(k) or {}).get("status") or "-"
-                            for k in ("baseline", "intervention"))
+        statuses = "/".join(
+            (branches.get(k) or {}).get("status") or "-" for k in ("baseline", "intervention")
+        )
         line = f"  {q['id']}: {q['status']} (branches {statuses})"
         if q["status"] == "scored":
             line += f" effect {q['effect']} loss {q['loss']}"
@@ -67,11 +73,15 @@ def _print_summary(report: dict) -> None:
         click.echo(line)
     summary = report.get("summary", {})
     if summary:
-        click.echo(f"  scored {summary['scored']}/{summary['questions']}, "
-                   f"mean score {summary['mean_score']}")
+        click.echo(
+            f"  scored {summary['scored']}/{summary['questions']}, "
+            f"mean score {summary['mean_score']}"
+        )
     for task in report.get("business_objective", []):
-        click.echo(f"  business objective {task['task']}: {'met' if task['met'] else 'not met'}"
-                   " (reported apart, never scored)")
+        click.echo(
+            f"  business objective {task['task']}: {'met' if task['met'] else 'not met'}"
+            " (reported apart, never scored)"
+        )
 
 
 @click.group()
@@ -86,11 +96,22 @@ def validate() -> None:
 @click.option("--agent", "agent_id", help="Registered agent id (with --control).")
 @click.option("--out", required=True, type=_dir, help="New output directory.")
 @click.option("--question", "questions", multiple=True, help="Restrict to these question ids.")
-@click.option("--workers", default=1, show_default=True, type=int,
-              help="Question pairs evaluated in parallel processes.")
-def validate_counterfactual(runs_dir: Path | None, results: Path | None, control: Path | None,
-                            agent_id: str | None, out: Path, questions: tuple[str, ...],
-                            workers: int) -> None:
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=int,
+    help="Question pairs evaluated in parallel processes.",
+)
+def validate_counterfactual(
+    runs_dir: Path | None,
+    results: Path | None,
+    control: Path | None,
+    agent_id: str | None,
+    out: Path,
+    questions: tuple[str, ...],
+    workers: int,
+) -> None:
     """Verify a run, replay both branches of each question, score the submissions."""
     from workbench.evaluator import run_evaluation
     from workbench.registration import load_control
@@ -100,14 +121,21 @@ def validate_counterfactual(runs_dir: Path | None, results: Path | None, control
     if runs_dir is not None and control is None:
         raise UserError("RUNS_DIR is the private form: it needs --control and --agent")
     if results is not None and control is not None:
-        raise UserError("--results is the development form; a private campaign is validated "
-                        "as RUNS_DIR --control FILE --agent ID")
+        raise UserError(
+            "--results is the development form; a private campaign is validated "
+            "as RUNS_DIR --control FILE --agent ID"
+        )
     bar = _StderrBar("validating")
     try:
-        outcome = run_evaluation(results or runs_dir, out,
-                                 control=load_control(control) if control else None,
-                                 agent=agent_id, questions=list(questions) or None,
-                                 workers=workers, progress=bar)
+        outcome = run_evaluation(
+            results or runs_dir,
+            out,
+            control=load_control(control) if control else None,
+            agent=agent_id,
+            questions=list(questions) or None,
+            workers=workers,
+            progress=bar,
+        )
     finally:
         bar.close()
     if outcome.exit_code == exit_codes.INTEGRITY:
@@ -132,13 +160,18 @@ def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
 
     bar = _StderrBar("checking")
     try:
-        report = check_campaign(campaign or DEFAULT_CAMPAIGN,
-                                load_control(control) if control else None, bar)
+        report = check_campaign(
+            campaign or DEFAULT_CAMPAIGN, load_control(control) if control else None, bar
+        )
     finally:
         bar.close()
     if as_json:
-        click.echo(json.dumps({"campaign": report.campaign, "ok": report.ok,
-                               "findings": report.findings}, indent=2))
+        click.echo(
+            json.dumps(
+                {"campaign": report.campaign, "ok": report.ok, "findings": report.findings},
+                indent=2,
+            )
+        )
     else:
         for f in report.findings:
             click.echo(f"{f['level']:7} {f['where']} [{f['branch']}]: {f['message']}")
@@ -150,8 +183,13 @@ def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
 
 
 @click.command()
-@click.option("--out", type=_dir, default=Path("runs/demo"), show_default=True,
-              help="Run directory for the demo play (a fresh one is picked if it exists).")
+@click.option(
+    "--out",
+    type=_dir,
+    default=Path("runs/demo"),
+    show_default=True,
+    help="Run directory for the demo play (a fresh one is picked if it exists).",
+)
 def demo(out: Path) -> None:
     """Play the default campaign with a scripted player, validate it, print the summary."""
     from workbench.demo import next_free, play_demo

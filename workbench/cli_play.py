@@ -13,8 +13,15 @@ RUNS_DIR = Path("runs")
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
     """`runs/play-<n>` with n the next free number."""
-    taken = {int(p.name.split("-", 1)[1]) for p in root.glob("play-*")
-             if p.name.split("-", 1)[1].isdigit()} if root.exists() else set()
+    taken = (
+        {
+            int(p.name.split("-", 1)[1])
+            for p in root.glob("play-*")
+            if p.name.split("-", 1)[1].isdigit()
+        }
+        if root.exists()
+        else set()
+    )
     n = 1
     while n in taken:
         n += 1
@@ -23,8 +30,12 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 
 @click.command()
 @click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--run", "run_dir", type=click.Path(path_type=Path),
-              help="Run directory: created when missing, resumed when it holds a run.")
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(path_type=Path),
+    help="Run directory: created when missing, resumed when it holds a run.",
+)
 def play(campaign: Path | None, run_dir: Path | None) -> None:
     """Open the Textual dashboard on a campaign run."""
     from workbench.session import PlayerSession
@@ -36,8 +47,12 @@ def play(campaign: Path | None, run_dir: Path | None) -> None:
 
 @click.command()
 @click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
-@click.option("--run", "run_dir", type=click.Path(path_type=Path),
-              help="Run directory each browser session plays.")
+@click.option(
+    "--run",
+    "run_dir",
+    type=click.Path(path_type=Path),
+    help="Run directory each browser session plays.",
+)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
 def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:

@@ -11,10 +11,14 @@ import click
 from workbench import exit_codes
 from workbench.errors import IntegrityError, UserError
 
-campaign_arg = click.argument("campaign", required=False,
-                              type=click.Path(file_okay=False, path_type=Path))
-control_opt = click.option("--control", type=click.Path(dir_okay=False, path_type=Path),
-                           help="Control file of a private campaign.")
+campaign_arg = click.argument(
+    "campaign", required=False, type=click.Path(file_okay=False, path_type=Path)
+)
+control_opt = click.option(
+    "--control",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Control file of a private campaign.",
+)
 agent_opt = click.option("--agent", "agent_id", help="Registered agent id (private campaigns).")
 
 
@@ -26,19 +30,33 @@ def _control(path: Path | None):
 
 @click.command()
 @campaign_arg
-@click.option("--script", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL commands: schedule, advance, submit_assessment.")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Run directory (created, or resumed when it holds a run).")
+@click.option(
+    "--script",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSONL commands: schedule, advance, submit_assessment.",
+)
+@click.option(
+    "--out",
+    "out",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Run directory (created, or resumed when it holds a run).",
+)
 @control_opt
 @agent_opt
-def run(campaign: Path | None, script: Path | None, out: Path, control: Path | None,
-        agent_id: str | None) -> None:
+def run(
+    campaign: Path | None,
+    script: Path | None,
+    out: Path,
+    control: Path | None,
+    agent_id: str | None,
+) -> None:
     """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
     from workbench.session import PlayerSession
 
-    session = PlayerSession.open(out, campaign, control=_control(control), agent_id=agent_id,
-                                 autoseal=False)
+    session = PlayerSession.open(
+        out, campaign, control=_control(control), agent_id=agent_id, autoseal=False
+    )
     try:
         if script is not None:
             from workbench.script import play_script
@@ -50,8 +68,7 @@ def run(campaign: Path | None, script: Path | None, out: Path, control: Path | N
         session.seal()
         session.write_store()
     view = session.view()
-    click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} "
-               f"into {out}")
+    click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
     for row in view["metrics"]:
         click.echo(f"  {row['title']}: {row['value']} {row['units']}")
     for task in session.task_results():
@@ -69,13 +86,17 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     result = verify_run(run_dir, _control(control), agent_id)
     if not result.ok:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
-    click.echo(f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
-               f"day {result.seal['final_day']})")
+    click.echo(
+        f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
+        f"day {result.seal['final_day']})"
+    )
     for task in result.tasks:
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
         for req in task.requirements:
-            click.echo(f"    {req.metric} {req.bound} {req.threshold} on day {req.day}: "
-                       f"{req.value} -> {'ok' if req.met else 'no'}")
+            click.echo(
+                f"    {req.metric} {req.bound} {req.threshold} on day {req.day}: "
+                f"{req.value} -> {'ok' if req.met else 'no'}"
+            )
     pending = result.pending_questions()
     if pending:
         click.echo(f"  counterfactual answers: pending offline grading ({', '.join(pending)})")
@@ -96,15 +117,20 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(run_dir, control=_control(control), agent_id=agent_id,
-                                 autoseal=False)
+    session = PlayerSession.open(
+        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
+    )
     series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
     frame.index.name = "day"
     tasks = [{"task": t.task_id, "met": t.met, "title": t.title} for t in session.task_results()]
     if as_json:
-        click.echo(json.dumps({"day": session.day, "metrics": frame.to_dict(orient="list"),
-                               "tasks": tasks}, indent=2))
+        click.echo(
+            json.dumps(
+                {"day": session.day, "metrics": frame.to_dict(orient="list"), "tasks": tasks},
+                indent=2,
+            )
+        )
         return
     with pd.option_context("display.max_rows", 40, "display.width", 120):
         click.echo(frame.to_string(max_rows=40))
@@ -114,22 +140,32 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
 
 @click.command("ledger")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(["beancount", "csv"]), default="beancount",
-              show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
-              help="Write to FILE instead of standard output.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["beancount", "csv"]),
+    default="beancount",
+    show_default=True,
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write to FILE instead of standard output.",
+)
 @control_opt
 @agent_opt
-def ledger_cmd(run_dir: Path, fmt: str, out: Path | None, control: Path | None,
-               agent_id: str | None) -> None:
+def ledger_cmd(
+    run_dir: Path, fmt: str, out: Path | None, control: Path | None, agent_id: str | None
+) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
     from workbench.run_files import atomic_write
     from workbench.session import PlayerSession
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(run_dir, control=_control(control), agent_id=agent_id,
-                                 autoseal=False)
+    session = PlayerSession.open(
+        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
+    )
     text = session.ledger().export(fmt)
     if out is None:
         sys.stdout.write(text)
@@ -154,18 +190,24 @@ def actions(campaign: Path | None, as_json: bool) -> None:
         return
     for t in terms:
         click.echo(f"{t['id']}: {t['title']}")
-        click.echo(f"  upfront ${t['upfront_cost']} (capitalised ${t['capitalized']}), running "
-                   f"${t['running_cost_per_day']}/day x {t['running_days']}, delay "
-                   f"{t['delay_days']} days")
+        click.echo(
+            f"  upfront ${t['upfront_cost']} (capitalised ${t['capitalized']}), running "
+            f"${t['running_cost_per_day']}/day x {t['running_days']}, delay "
+            f"{t['delay_days']} days"
+        )
         staffing = ", ".join(f"{s['role']} x{s['count']} for {s['days']}d" for s in t["staffing"])
         click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t['prerequisites']}")
-        click.echo(f"  effects: {', '.join(t['effect_set'])}; financing_net_assets "
-                   f"${t['financing_net_assets']}; irreversible_work ${t['irreversible_work']}")
+        click.echo(
+            f"  effects: {', '.join(t['effect_set'])}; financing_net_assets "
+            f"${t['financing_net_assets']}; irreversible_work ${t['irreversible_work']}"
+        )
 
 
 @click.command()
-@click.argument("what", type=click.Choice(["campaign", "actions", "metrics", "questions",
-                                           "command", "submission"]))
+@click.argument(
+    "what",
+    type=click.Choice(["campaign", "actions", "metrics", "questions", "command", "submission"]),
+)
 def schema(what: str) -> None:
     """Print a JSON Schema (campaign files, script commands, submissions)."""
     from pydantic import TypeAdapter
@@ -173,8 +215,13 @@ def schema(what: str) -> None:
     from sim import campaign_model as m
     from workbench.commands import COMMAND_ADAPTER, CounterfactualAssessment
 
-    models = {"campaign": m.Campaign, "actions": m.ActionCatalog, "metrics": m.MetricsFile,
-              "questions": m.QuestionsFile, "submission": CounterfactualAssessment}
+    models = {
+        "campaign": m.Campaign,
+        "actions": m.ActionCatalog,
+        "metrics": m.MetricsFile,
+        "questions": m.QuestionsFile,
+        "submission": CounterfactualAssessment,
+    }
     if what == "command":
         document = COMMAND_ADAPTER.json_schema()
     else:

@@ -11,8 +11,12 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 class _Command(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    id: str | None = Field(default=None, min_length=1, max_length=128,
-                           description="Caller-generated command id; a known id is a no-op.")
+    id: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=128,
+        description="Caller-generated command id; a known id is a no-op.",
+    )
 
 
 class Schedule(_Command):

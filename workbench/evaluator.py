@@ -87,10 +87,16 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
     action = bundle.actions[required.action]
     day = task.question.outcome_day
     submitted = task.submission.assessment.conclusion if task.submission else None
-    result: dict[str, Any] = {"kind": required.kind, "action": required.action,
-                              "component": required.component, "submitted": submitted,
-                              "expected": None, "correct": None, "decidable": False,
-                              "evidence": None}
+    result: dict[str, Any] = {
+        "kind": required.kind,
+        "action": required.action,
+        "component": required.component,
+        "submitted": submitted,
+        "expected": None,
+        "correct": None,
+        "decidable": False,
+        "evidence": None,
+    }
     if required.kind == "contract_component":
         if inter.status != "ok" or inter.book is None:
             result["evidence"] = {"reason": "intervention branch has no ledger"}
@@ -98,10 +104,15 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
         value = component_evidence(inter.book, action, required.component, day)
         expected = to_major(value)
         declared = getattr(action, required.component)
-        result.update(decidable=True, expected=str(expected), evidence={
-            "ledger_cents": value,
-            "declared": str(Decimal(declared) / 100),
-            "matches_declared": value == declared})
+        result.update(
+            decidable=True,
+            expected=str(expected),
+            evidence={
+                "ledger_cents": value,
+                "declared": str(Decimal(declared) / 100),
+                "matches_declared": value == declared,
+            },
+        )
         if submitted is not None:
             result["correct"] = cf.contract_component_correct(Decimal(str(submitted)), expected)
         return result
@@ -109,9 +120,14 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
         result["evidence"] = {"reason": "both branches must be ok to compare effects"}
         return result
     supported = supported_effects(base.book, inter.book, action, day)
-    result.update(decidable=True, expected=supported, evidence={
-        "baseline_gauges": effect_gauges(base.book, action, day),
-        "intervention_gauges": effect_gauges(inter.book, action, day)})
+    result.update(
+        decidable=True,
+        expected=supported,
+        evidence={
+            "baseline_gauges": effect_gauges(base.book, action, day),
+            "intervention_gauges": effect_gauges(inter.book, action, day),
+        },
+    )
     if submitted is not None:
         result["correct"] = cf.supported_effects_correct(submitted, supported)
     return result
@@ -125,19 +141,39 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q)}
     entry["contract_digest"] = hashlib.sha256(dumps(entry["contract"])).hexdigest()
     sub = task.submission
-    entry["submission"] = None if sub is None else {
-        "seq": sub.seq, "day": sub.day, "value": sub.assessment.value,
-        "conclusion": sub.assessment.conclusion, "choice": sub.assessment.choice}
+    entry["submission"] = (
+        None
+        if sub is None
+        else {
+            "seq": sub.seq,
+            "day": sub.day,
+            "value": sub.assessment.value,
+            "conclusion": sub.assessment.conclusion,
+            "choice": sub.assessment.choice,
+        }
+    )
     runs: dict[str, BranchRun | None] = {"baseline": None, "intervention": None}
     if q.intervention.participant_selected and not task.intervention:
         entry["reason"] = "no eligible submission selects the intervention"
     else:
-        runs["baseline"] = run_branch(task.snapshot, "baseline", q.baseline.name,
-                                      q.baseline.actions, q.outcome_day, metric,
-                                      episode_id(task.run_head, q.id, "baseline"))
-        runs["intervention"] = run_branch(task.snapshot, "intervention", q.intervention.name,
-                                          task.intervention, q.outcome_day, metric,
-                                          episode_id(task.run_head, q.id, "intervention"))
+        runs["baseline"] = run_branch(
+            task.snapshot,
+            "baseline",
+            q.baseline.name,
+            q.baseline.actions,
+            q.outcome_day,
+            metric,
+            episode_id(task.run_head, q.id, "baseline"),
+        )
+        runs["intervention"] = run_branch(
+            task.snapshot,
+            "intervention",
+            q.intervention.name,
+            task.intervention,
+            q.outcome_day,
+            metric,
+            episode_id(task.run_head, q.id, "intervention"),
+        )
     base, inter = runs["baseline"], runs["intervention"]
     entry["branches"] = {k: (None if r is None else r.record()) for k, r in runs.items()}
     entry["seals"] = {k: r.seal for k, r in runs.items() if r is not None and r.seal}
@@ -145,7 +181,7 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     if base is not None and inter is not None and base.status == inter.status == "ok":
         effect = cf.effect(Decimal(base.outcome or "0"), Decimal(inter.outcome or "0"))
     entry["effect"] = None if effect is None else str(effect)
-    entry["conclusion"] = (_conclusion(task, base, inter) if base and inter else None)
+    entry["conclusion"] = _conclusion(task, base, inter) if base and inter else None
     entry["loss"] = entry["score"] = None
     if sub is None:
         entry["status"] = "unsubmitted"
@@ -156,8 +192,9 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     elif effect is None:
         entry["status"] = "unresolved"
         failed = [r for r in (base, inter) if r is not None and r.status != "ok"]
-        entry["reason"] = "; ".join(f"{r.name} {r.status}: {r.reason}" for r in failed) or \
-            entry.get("reason", "no outcome")
+        entry["reason"] = "; ".join(
+            f"{r.name} {r.status}: {r.reason}" for r in failed
+        ) or entry.get("reason", "no outcome")
     else:
         scale = Decimal(q.scale)
         loss = cf.loss(Decimal(sub.assessment.value), effect, scale)
@@ -177,19 +214,23 @@ def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
                 matches.append(child)
     if not matches:
-        raise UserError(f"no run for agent {agent!r} of campaign {control.campaign_id} "
-                        f"under {runs_dir}")
+        raise UserError(
+            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+        )
     if len(matches) > 1:
-        raise UserError(f"several runs for agent {agent!r} under {runs_dir}: "
-                        + ", ".join(str(m) for m in matches))
+        raise UserError(
+            f"several runs for agent {agent!r} under {runs_dir}: "
+            + ", ".join(str(m) for m in matches)
+        )
     return matches[0]
 
 
 def _prepare_out(out: Path, results: Path) -> None:
     out_r, res_r = out.resolve(), results.resolve()
     if out_r == res_r or res_r in out_r.parents:
-        raise UserError(f"--out {out} is inside the results directory; the results directory "
-                        "is never written")
+        raise UserError(
+            f"--out {out} is inside the results directory; the results directory is never written"
+        )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
     (out / "seals").mkdir(parents=True, exist_ok=True)
@@ -223,8 +264,10 @@ def run_evaluation(
     registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
-            raise UserError(f"{results} is a private campaign run: validate it with its "
-                            "control file (--control) and --agent; no seed override exists")
+            raise UserError(
+                f"{results} is a private campaign run: validate it with its "
+                "control file (--control) and --agent; no seed override exists"
+            )
         if registration.seed_commitment != seed_commitment(control.seed, control.salt):
             raise UserError(f"{results}: seed commitment does not match the control file")
         if registration.agent_id != agent:
@@ -237,8 +280,9 @@ def run_evaluation(
     report = _report_head(verification)
     if not verification.ok:
         report["factual"]["verification"] = {"ok": False, "divergence": verification.divergence}
-        return EvaluationOutcome(exit_codes.INTEGRITY, report, None,
-                                 f"integrity failure: {verification.divergence}")
+        return EvaluationOutcome(
+            exit_codes.INTEGRITY, report, None, f"integrity failure: {verification.divergence}"
+        )
     bundle = verification.bundle
     chosen = _select_questions(bundle, questions)
     replayed = verification.replayed
@@ -248,20 +292,32 @@ def run_evaluation(
     for q in chosen:
         sub = latest_eligible(q, replayed.submissions)
         choice = sub.assessment.choice if sub else None
-        tasks.append(PairTask(snapshots[q.intervene_on_day], q,
-                              intervention_actions(q, choice), verification.journal.head, sub))
+        tasks.append(
+            PairTask(
+                snapshots[q.intervene_on_day],
+                q,
+                intervention_actions(q, choice),
+                verification.journal.head,
+                sub,
+            )
+        )
     entries = _run_pairs(tasks, out, workers, progress)
     report["questions"] = entries
     report["summary"] = _summary(entries)
-    sums = sorted((p.relative_to(out).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
-                  for p in (out / "seals").glob("*.gz"))
+    sums = sorted(
+        (p.relative_to(out).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+        for p in (out / "seals").glob("*.gz")
+    )
     sums_text = "".join(f"{digest}  {name}\n" for name, digest in sums).encode()
     atomic_write(out / "SHA256SUMS", sums_text)
     report["artifacts"] = {"SHA256SUMS": hashlib.sha256(sums_text).hexdigest()}
     report_path = out / "report.json"
     atomic_write(report_path, dumps(report) + b"\n")
-    code = exit_codes.OK if entries and all(e["status"] == "scored" for e in entries) \
+    code = (
+        exit_codes.OK
+        if entries and all(e["status"] == "scored" for e in entries)
         else exit_codes.UNSCORED
+    )
     return EvaluationOutcome(code, report, report_path)
 
 
@@ -277,13 +333,15 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
         return list(bundle.questions.values())
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
-        raise UserError(f"unknown question(s): {', '.join(unknown)} "
-                        f"(known: {', '.join(bundle.questions)})")
+        raise UserError(
+            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+        )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
 
-def _run_pairs(tasks: list[PairTask], out: Path, workers: int,
-               progress: Progress | None) -> list[dict[str, Any]]:
+def _run_pairs(
+    tasks: list[PairTask], out: Path, workers: int, progress: Progress | None
+) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
 
     def finish(entry: dict[str, Any]) -> None:
@@ -319,17 +377,28 @@ def _report_head(v: Verification) -> dict[str, Any]:
     seal = v.seal or {}
     return {
         "schema": REPORT_SCHEMA,
-        "registration": {"campaign_id": reg.campaign_id, "campaign_digest": reg.campaign_digest,
-                         "visibility": reg.visibility, "agent_id": reg.agent_id,
-                         "seed_commitment": reg.seed_commitment},
-        "factual": {"run": v.run_dir.name, "company": v.bundle.campaign.company.name,
-                    "journal_head": seal.get("journal_head"),
-                    "seal_digest": seal_digest(seal) if seal else None,
-                    "final_day": seal.get("final_day"),
-                    "verification": {"ok": v.ok, "divergence": v.divergence}},
-        "execution": {"engine_version": ENGINE_VERSION, "python": platform.python_version(),
-                      "numpy": np.__version__, "bit_generator": BIT_GENERATOR,
-                      "platform": sys.platform},
+        "registration": {
+            "campaign_id": reg.campaign_id,
+            "campaign_digest": reg.campaign_digest,
+            "visibility": reg.visibility,
+            "agent_id": reg.agent_id,
+            "seed_commitment": reg.seed_commitment,
+        },
+        "factual": {
+            "run": v.run_dir.name,
+            "company": v.bundle.campaign.company.name,
+            "journal_head": seal.get("journal_head"),
+            "seal_digest": seal_digest(seal) if seal else None,
+            "final_day": seal.get("final_day"),
+            "verification": {"ok": v.ok, "divergence": v.divergence},
+        },
+        "execution": {
+            "engine_version": ENGINE_VERSION,
+            "python": platform.python_version(),
+            "numpy": np.__version__,
+            "bit_generator": BIT_GENERATOR,
+            "platform": sys.platform,
+        },
         "business_objective": [
             {"task": t.task_id, "title": t.title, "met": t.met} for t in v.tasks
         ],
@@ -343,10 +412,14 @@ def _summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
     for e in entries:
         counts[e["status"]] += 1
     scores = [Decimal(e["score"]) for e in entries if e["score"] is not None]
-    conclusions = [e["conclusion"]["correct"] for e in entries
-                   if e.get("conclusion") and e["conclusion"]["correct"] is not None]
+    conclusions = [
+        e["conclusion"]["correct"]
+        for e in entries
+        if e.get("conclusion") and e["conclusion"]["correct"] is not None
+    ]
     return {
-        "questions": len(entries), **counts,
+        "questions": len(entries),
+        **counts,
         "mean_score": str(sum(scores) / len(scores)) if scores else None,
         "conclusions_correct": sum(1 for c in conclusions if c),
         "conclusions_checked": len(conclusions),

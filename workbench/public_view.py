@@ -81,9 +81,11 @@ def question_contract(bundle: CampaignBundle, question: Question) -> dict[str, A
         "deadline_day": question.deadline_day,
         "outcome_day": question.outcome_day,
         "baseline": {"name": question.baseline.name, "actions": list(question.baseline.actions)},
-        "intervention": {"name": question.intervention.name,
-                         "actions": list(question.intervention.actions),
-                         "select_from": list(question.intervention.select_from)},
+        "intervention": {
+            "name": question.intervention.name,
+            "actions": list(question.intervention.actions),
+            "select_from": list(question.intervention.select_from),
+        },
         "predict": "intervention - baseline",
         "conclusion": None,
     }
@@ -97,10 +99,15 @@ def _metric_rows(bundle: CampaignBundle, book: Book, day: int) -> list[dict[str,
     for metric in bundle.metrics.values():
         now = metric_value(book, metric, day)
         before = metric_value(book, metric, day - 1) if day > 0 else now
-        rows.append({
-            "id": metric.id, "title": metric.title, "units": metric.units,
-            "value": str(to_display(metric, now)), "change": str(to_display(metric, now - before)),
-        })
+        rows.append(
+            {
+                "id": metric.id,
+                "title": metric.title,
+                "units": metric.units,
+                "value": str(to_display(metric, now)),
+                "change": str(to_display(metric, now - before)),
+            }
+        )
     return rows
 
 
@@ -108,14 +115,21 @@ def _commitments(bundle: CampaignBundle, engine: Engine) -> list[dict[str, Any]]
     rows = []
     for action_id, c in sorted(engine.state.commitments.items()):
         action = bundle.actions[action_id]
-        landing = sorted({c.landing_day + action.effects[i].extra_delay_days
-                          for i in c.pending_effects})
-        rows.append({
-            "action": action_id, "title": action.title, "scheduled_day": c.scheduled_day,
-            "start_day": c.start_day, "landing_day": c.landing_day,
-            "effects_pending": [action.effects[i].kind for i in c.pending_effects],
-            "effects_land_on": landing, "cash_reserved": money(c.reserve_left),
-        })
+        landing = sorted(
+            {c.landing_day + action.effects[i].extra_delay_days for i in c.pending_effects}
+        )
+        rows.append(
+            {
+                "action": action_id,
+                "title": action.title,
+                "scheduled_day": c.scheduled_day,
+                "start_day": c.start_day,
+                "landing_day": c.landing_day,
+                "effects_pending": [action.effects[i].kind for i in c.pending_effects],
+                "effects_land_on": landing,
+                "cash_reserved": money(c.reserve_left),
+            }
+        )
     return rows
 
 
@@ -129,13 +143,18 @@ def submission_rows(bundle: CampaignBundle, submissions: list[SubmissionRecord])
     rows = []
     for record in submissions:
         question = bundle.questions.get(record.assessment.question)
-        rows.append({
-            "seq": record.seq, "day": record.day, "question": record.assessment.question,
-            "value": record.assessment.value, "conclusion": record.assessment.conclusion,
-            "choice": record.assessment.choice,
-            "eligible": bool(question and eligible(question, record.day)),
-            "counts": counting.get(record.assessment.question) == record.seq,
-        })
+        rows.append(
+            {
+                "seq": record.seq,
+                "day": record.day,
+                "question": record.assessment.question,
+                "value": record.assessment.value,
+                "conclusion": record.assessment.conclusion,
+                "choice": record.assessment.choice,
+                "eligible": bool(question and eligible(question, record.day)),
+                "counts": counting.get(record.assessment.question) == record.seq,
+            }
+        )
     return rows
 
 
@@ -155,9 +174,12 @@ def build(
         questions.append(contract)
     return {
         "schema": SCHEMA,
-        "campaign": {"id": bundle.id, "title": bundle.campaign.title,
-                     "description": bundle.campaign.description.strip(),
-                     "company": bundle.campaign.company.name},
+        "campaign": {
+            "id": bundle.id,
+            "title": bundle.campaign.title,
+            "description": bundle.campaign.description.strip(),
+            "company": bundle.campaign.company.name,
+        },
         "day": day,
         "date": date_of(bundle, day),
         "horizon": engine.horizon,
@@ -170,28 +192,51 @@ def build(
             "headcount": dict(state.headcount),
             "equipment_capacity": state.equipment_capacity,
             "supplier": state.supplier,
-            "inventory_units": {"raw": state.raw_units, "in_transit": state.in_transit_units,
-                                "finished": state.finished_units},
+            "inventory_units": {
+                "raw": state.raw_units,
+                "in_transit": state.in_transit_units,
+                "finished": state.finished_units,
+            },
             "marketing_reach": round(state.reach_milli / 1000, 1),
             "demand_lift_bp": state.demand_lift_bp,
             "overhead_per_day": money(state.overhead_per_day),
-            "loans": [{"action": loan.action_id, "principal": money(loan.principal),
-                       "annual_rate_bp": loan.annual_rate_bp, "due_day": loan.maturity_day}
-                      for loan in state.loans],
-            "orders_in_transit": [{"placed_day": o.placed_day, "arrival_day": o.arrival_day,
-                                   "supplier": o.supplier, "units": o.units}
-                                  for o in state.orders],
+            "loans": [
+                {
+                    "action": loan.action_id,
+                    "principal": money(loan.principal),
+                    "annual_rate_bp": loan.annual_rate_bp,
+                    "due_day": loan.maturity_day,
+                }
+                for loan in state.loans
+            ],
+            "orders_in_transit": [
+                {
+                    "placed_day": o.placed_day,
+                    "arrival_day": o.arrival_day,
+                    "supplier": o.supplier,
+                    "units": o.units,
+                }
+                for o in state.orders
+            ],
             "missed_payrolls": state.missed_payrolls,
-            "yesterday": None if last is None else {
-                "demand": last.demand, "sold": last.sold, "lost_sales": last.lost_sales,
-                "produced": last.produced, "capacity": last.capacity,
-                "utilisation": round(last.utilisation, 3), "shocks": list(last.shocks)},
+            "yesterday": None
+            if last is None
+            else {
+                "demand": last.demand,
+                "sold": last.sold,
+                "lost_sales": last.lost_sales,
+                "produced": last.produced,
+                "capacity": last.capacity,
+                "utilisation": round(last.utilisation, 3),
+                "shocks": list(last.shocks),
+            },
         },
         "metrics": _metric_rows(bundle, book, day),
         "commitments": _commitments(bundle, engine),
         "completed": dict(sorted(state.completed.items())),
-        "alerts": [{"day": a.day, "kind": a.kind, "message": a.message}
-                   for a in state.alerts[-50:]],
+        "alerts": [
+            {"day": a.day, "kind": a.kind, "message": a.message} for a in state.alerts[-50:]
+        ],
         "actions": [action_terms(a) for a in bundle.actions.values()],
         "questions": questions,
         "submissions": submission_rows(bundle, submissions),
@@ -235,8 +280,10 @@ class LedgerView:
         """(day, balance in major units) for every closed day."""
         unit = self._book.unit_of(account)
         scale = scale_of(unit)
-        return [(d, Decimal(self._book.balance(account, d)) / scale)
-                for d in range(self._book.first_day, self.last_day + 1)]
+        return [
+            (d, Decimal(self._book.balance(account, d)) / scale)
+            for d in range(self._book.first_day, self.last_day + 1)
+        ]
 
     def transactions_on(self, day: int) -> list[dict[str, Any]]:
         """Transactions posted on `day`."""

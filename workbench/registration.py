@@ -66,17 +66,22 @@ def resolve_seed(
     """(seed, salt, agent id) for playing or checking `bundle`, enforcing the control file."""
     if bundle.campaign.visibility == "development":
         if control is not None:
-            raise UserError(f"campaign {bundle.id} is a development campaign: it takes no "
-                            "control file")
+            raise UserError(
+                f"campaign {bundle.id} is a development campaign: it takes no control file"
+            )
         assert bundle.campaign.development_seed is not None
         return bundle.campaign.development_seed, bundle.digest, agent_id or "player"
     if control is None:
-        raise UserError(f"campaign {bundle.id} is private: its control file is required "
-                        "(--control FILE); no seed override exists")
+        raise UserError(
+            f"campaign {bundle.id} is private: its control file is required "
+            "(--control FILE); no seed override exists"
+        )
     if control.campaign_id != bundle.id or control.campaign_digest != bundle.digest:
-        raise UserError(f"control file is for campaign {control.campaign_id} "
-                        f"({control.campaign_digest[:12]}), not {bundle.id} "
-                        f"({bundle.digest[:12]})")
+        raise UserError(
+            f"control file is for campaign {control.campaign_id} "
+            f"({control.campaign_digest[:12]}), not {bundle.id} "
+            f"({bundle.digest[:12]})"
+        )
     if agent_id is None:
         raise UserError("a private campaign needs --agent AGENT_ID")
     if agent_id not in control.agents:

@@ -43,8 +43,11 @@ def apply_command(
     """Apply one command; return its outcome record. Snapshots branch points on the way."""
     if isinstance(command, Schedule):
         outcome = engine.schedule(command.action)
-        return {"accepted": outcome.accepted, "reason": outcome.reason,
-                "start_day": outcome.start_day}
+        return {
+            "accepted": outcome.accepted,
+            "reason": outcome.reason,
+            "start_day": outcome.start_day,
+        }
     if isinstance(command, Advance):
         for _ in range(command.days):
             engine.advance(1)
@@ -74,12 +77,15 @@ def replay(
         if entry.kind == HEADER_KIND:
             continue
         if entry.day != engine.day:
-            raise ReplayError(f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
-                              f"at day {engine.day} (changed or reordered entry)")
+            raise ReplayError(
+                f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
+                f"at day {engine.day} (changed or reordered entry)"
+            )
         try:
             command = command_from_entry(entry.kind, dict(entry.payload))
-            outcome = apply_command(engine, command, entry.seq, result.submissions, wanted,
-                                    result.snapshots)
+            outcome = apply_command(
+                engine, command, entry.seq, result.submissions, wanted, result.snapshots
+            )
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome

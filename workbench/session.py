@@ -72,9 +72,17 @@ def load_bundle(campaign: str | Path) -> CampaignBundle:
 class PlayerSession:
     """Play one run: schedule actions, advance days, submit assessments, read public views."""
 
-    def __init__(self, paths: RunPaths, bundle: CampaignBundle, seed: int, journal: Journal,
-                 engine: Engine, submissions: list[SubmissionRecord],
-                 outcomes: dict[int, dict[str, Any]], autoseal: bool) -> None:
+    def __init__(
+        self,
+        paths: RunPaths,
+        bundle: CampaignBundle,
+        seed: int,
+        journal: Journal,
+        engine: Engine,
+        submissions: list[SubmissionRecord],
+        outcomes: dict[int, dict[str, Any]],
+        autoseal: bool,
+    ) -> None:
         self.paths = paths
         self.bundle = bundle
         self.registration = read_registration(paths)
@@ -102,9 +110,11 @@ class PlayerSession:
             registration = read_registration(paths)
             bundle = load_bundle(campaign or registration.campaign_path)
             if bundle.digest != registration.campaign_digest:
-                raise UserError(f"{paths.root} was played on campaign digest "
-                                f"{registration.campaign_digest[:12]}, but "
-                                f"{bundle.path} now has {bundle.digest[:12]}")
+                raise UserError(
+                    f"{paths.root} was played on campaign digest "
+                    f"{registration.campaign_digest[:12]}, but "
+                    f"{bundle.path} now has {bundle.digest[:12]}"
+                )
             seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
             try:
                 journal = Journal.open(paths.journal)
@@ -114,8 +124,16 @@ class PlayerSession:
                 result = replay(bundle, seed, journal.entries)
             except ReplayError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
-            return cls(paths, bundle, seed, journal, result.engine, result.submissions,
-                       result.outcomes, autoseal)
+            return cls(
+                paths,
+                bundle,
+                seed,
+                journal,
+                result.engine,
+                result.submissions,
+                result.outcomes,
+                autoseal,
+            )
         if paths.root.exists() and any(paths.root.iterdir()):
             raise UserError(f"{paths.root} exists and is not an empty run directory")
         from campaigns import DEFAULT_CAMPAIGN
@@ -154,18 +172,31 @@ class PlayerSession:
         known = self._journal.get(command_id) if command_id else None
         if known is not None:
             recorded = self._outcomes.get(known.seq, {})
-            return ScheduleOutcome(action_id, known.day, bool(recorded.get("accepted")),
-                                   recorded.get("reason"), None, recorded.get("start_day"))
+            return ScheduleOutcome(
+                action_id,
+                known.day,
+                bool(recorded.get("accepted")),
+                recorded.get("reason"),
+                None,
+                recorded.get("start_day"),
+            )
         self.preview(action_id)
         command = Schedule(action=action_id)
         entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
         assert entry is not None
-        self._outcomes[entry.seq] = apply_command(self._engine, command, entry.seq,
-                                                  self._submissions)
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
         self._after_command()
         recorded = self._outcomes[entry.seq]
-        return ScheduleOutcome(action_id, entry.day, recorded["accepted"], recorded["reason"],
-                               None, recorded["start_day"])
+        return ScheduleOutcome(
+            action_id,
+            entry.day,
+            recorded["accepted"],
+            recorded["reason"],
+            None,
+            recorded["start_day"],
+        )
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
         """Run `days` days with no further decisions; returns the new day."""
@@ -174,27 +205,36 @@ class PlayerSession:
         if days < 1:
             raise UserError("advance needs at least one day")
         if self._engine.day + days > self.horizon:
-            raise UserError(f"cannot advance {days} day(s) from day {self._engine.day}: the "
-                            f"campaign ends on day {self.horizon}")
+            raise UserError(
+                f"cannot advance {days} day(s) from day {self._engine.day}: the "
+                f"campaign ends on day {self.horizon}"
+            )
         command = Advance(days=days)
         entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
         if entry is not None:
-            self._outcomes[entry.seq] = apply_command(self._engine, command, entry.seq,
-                                                      self._submissions)
+            self._outcomes[entry.seq] = apply_command(
+                self._engine, command, entry.seq, self._submissions
+            )
             self._after_command()
         return self._engine.day
 
-    def submit(self, assessment: dict[str, Any] | CounterfactualAssessment,
-               command_id: str | None = None) -> SubmitResult:
+    def submit(
+        self, assessment: dict[str, Any] | CounterfactualAssessment, command_id: str | None = None
+    ) -> SubmitResult:
         """Submit an assessment: schema and contract errors change nothing."""
         try:
-            parsed = (assessment if isinstance(assessment, CounterfactualAssessment)
-                      else CounterfactualAssessment.model_validate(assessment))
+            parsed = (
+                assessment
+                if isinstance(assessment, CounterfactualAssessment)
+                else CounterfactualAssessment.model_validate(assessment)
+            )
         except ValidationError as exc:
-            return SubmitResult(tuple(
-                f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: {e['msg']}"
-                for e in exc.errors()
-            ))
+            return SubmitResult(
+                tuple(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: {e['msg']}"
+                    for e in exc.errors()
+                )
+            )
         errors = validate_assessment(self.bundle, parsed)
         if errors:
             return SubmitResult(tuple(errors))
@@ -218,8 +258,9 @@ class PlayerSession:
 
     def seal(self) -> dict[str, Any]:
         """Write seal.json for the run as it stands."""
-        seal = build_seal(self.bundle, self.registration, self._journal, self._engine.book,
-                          self._engine.day)
+        seal = build_seal(
+            self.bundle, self.registration, self._journal, self._engine.book, self._engine.day
+        )
         write_seal(self.paths, seal)
         return seal
 
@@ -227,9 +268,11 @@ class PlayerSession:
         """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
         from ledger.store import write_store
 
-        rows = [(day, metric_id, value, self.bundle.metrics[metric_id].units)
-                for metric_id, values in self.metric_series().items()
-                for day, value in enumerate(values)]
+        rows = [
+            (day, metric_id, value, self.bundle.metrics[metric_id].units)
+            for metric_id, values in self.metric_series().items()
+            for day, value in enumerate(values)
+        ]
         write_store(self.paths.store, self._engine.book, rows)
 
     def run_to_horizon(self) -> None:
@@ -291,5 +334,7 @@ class PlayerSession:
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""
-        return [evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
-                for task in self.bundle.tasks]
+        return [
+            evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
+            for task in self.bundle.tasks
+        ]

@@ -68,8 +68,10 @@ def verify_run(
         result.divergence = f"run.json is for agent {registration.agent_id!r}, not {agent!r}"
         return result
     if bundle.digest != registration.campaign_digest:
-        result.divergence = (f"campaign digest {bundle.digest[:12]} differs from the "
-                             f"registered {registration.campaign_digest[:12]}")
+        result.divergence = (
+            f"campaign digest {bundle.digest[:12]} differs from the "
+            f"registered {registration.campaign_digest[:12]}"
+        )
         return result
     try:
         journal = Journal.open(paths.journal)
@@ -84,8 +86,10 @@ def verify_run(
     expected_header = header_payload(bundle, registration)
     for key, value in expected_header.items():
         if header.payload.get(key) != value:
-            result.divergence = (f"journal line 1 (seq 0): header field {key} is "
-                                 f"{header.payload.get(key)!r}, expected {value!r}")
+            result.divergence = (
+                f"journal line 1 (seq 0): header field {key} is "
+                f"{header.payload.get(key)!r}, expected {value!r}"
+            )
             return result
     try:
         replayed = replay(bundle, seed, journal.entries, snapshot_days)
@@ -97,14 +101,15 @@ def verify_run(
     rebuilt = build_seal(bundle, registration, journal, engine.book, engine.day)
     stored = read_seal(paths)
     result.seal = rebuilt
-    result.tasks = [evaluate_task(engine.book, bundle.metrics, t, bundle.horizon)
-                    for t in bundle.tasks]
+    result.tasks = [
+        evaluate_task(engine.book, bundle.metrics, t, bundle.horizon) for t in bundle.tasks
+    ]
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
         return result
     differing = seal_differences(stored, rebuilt)
     if differing:
-        result.divergence = ("seal differs from re-execution in: " + ", ".join(differing))
+        result.divergence = "seal differs from re-execution in: " + ", ".join(differing)
         return result
     result.ok = True
     return result

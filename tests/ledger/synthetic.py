@@ -38,37 +38,55 @@ def build_book(days: int = 21, seed: int = 7, close_last: bool = True) -> Book:
         received = rng.randint(5, 40)
         cost = received * 1_250
         book.post(
-            day, f"Stock received, day {day}",
-            [("Assets:Inventory", cost), ("Liabilities:Payables", -cost),
-             ("Memo:Units:Stock", received), ("Memo:Units:Received", -received)],
+            day,
+            f"Stock received, day {day}",
+            [
+                ("Assets:Inventory", cost),
+                ("Liabilities:Payables", -cost),
+                ("Memo:Units:Stock", received),
+                ("Memo:Units:Received", -received),
+            ],
             {"kind": "receipt", "SKU": "widget-1"},
         )
         for order in range(rng.randint(2, 4)):
             units = rng.randint(1, 9)
             price = rng.choice([1_999, 2_450, 3_001])
             book.post(
-                day, f'Sale #{day}-{order} to "Café Ünïcode", net \\ 30',
-                [("Assets:Receivables", units * price), ("Income:Sales", -units * price),
-                 ("Expenses:Cogs", units * 1_250), ("Assets:Inventory", -units * 1_250),
-                 ("Memo:Units:Sold", units), ("Memo:Units:Stock", -units)],
+                day,
+                f'Sale #{day}-{order} to "Café Ünïcode", net \\ 30',
+                [
+                    ("Assets:Receivables", units * price),
+                    ("Income:Sales", -units * price),
+                    ("Expenses:Cogs", units * 1_250),
+                    ("Assets:Inventory", -units * 1_250),
+                    ("Memo:Units:Sold", units),
+                    ("Memo:Units:Stock", -units),
+                ],
                 {"kind": "sale", "order": f"{day}-{order}"},
             )
         collected = book.balance("Assets:Receivables") // 2
-        book.post(day, "Collections", [("Assets:Bank", collected),
-                                       ("Assets:Receivables", -collected)])
+        book.post(
+            day, "Collections", [("Assets:Bank", collected), ("Assets:Receivables", -collected)]
+        )
         book.post(day, "Wages", [("Expenses:Wages", 48_000), ("Assets:Bank", -48_000)])
         if day % 7 == 6:
             owed = -book.balance("Liabilities:Payables")
-            book.post(day, "Pay suppliers", [("Liabilities:Payables", owed),
-                                             ("Assets:Bank", -owed)])
+            book.post(
+                day, "Pay suppliers", [("Liabilities:Payables", owed), ("Assets:Bank", -owed)]
+            )
             book.post(day, "Weekly rent", [("Expenses:Rent", 210_000), ("Assets:Bank", -210_000)])
-            book.post(day, "Sweep to savings", [("Assets:Bank:Savings", 100_000),
-                                                ("Assets:Bank", -100_000)])
-            book.post(day, "Savings interest", [("Assets:Bank:Savings", 37),
-                                                ("Income:Interest", -37)])
+            book.post(
+                day,
+                "Sweep to savings",
+                [("Assets:Bank:Savings", 100_000), ("Assets:Bank", -100_000)],
+            )
+            book.post(
+                day, "Savings interest", [("Assets:Bank:Savings", 37), ("Income:Interest", -37)]
+            )
         if day == days // 2:
-            book.post(day, "Loan repayment", [("Liabilities:Loan", 250_000),
-                                              ("Assets:Bank", -250_000)])
+            book.post(
+                day, "Loan repayment", [("Liabilities:Loan", 250_000), ("Assets:Bank", -250_000)]
+            )
         if close_last or day < days - 1:
             book.close_day(day)
     return book

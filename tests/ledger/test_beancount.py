@@ -40,8 +40,9 @@ def exported(book: Book, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _bean_check(path: Path) -> subprocess.CompletedProcess[str]:
     assert BEAN_CHECK.exists(), f"bean-check not found beside {sys.executable}"
-    return subprocess.run([str(BEAN_CHECK), str(path)], capture_output=True, text=True,
-                          timeout=120, check=False)
+    return subprocess.run(
+        [str(BEAN_CHECK), str(path)], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def test_bean_check_accepts_the_export(exported: Path) -> None:
@@ -88,15 +89,17 @@ def test_beancount_keeps_narrations_tags_and_dates(exported: Path, book: Book) -
 
 def _transaction_blocks(text: str) -> list[tuple[int, int]]:
     """(start, end) offsets of each transaction block in exported text."""
-    return [(m.start(), m.end()) for m in re.finditer(r"^\d{4}-\d\d-\d\d \* .*?(?=\n\n|\Z)",
-                                                       text, flags=re.M | re.S)]
+    return [
+        (m.start(), m.end())
+        for m in re.finditer(r"^\d{4}-\d\d-\d\d \* .*?(?=\n\n|\Z)", text, flags=re.M | re.S)
+    ]
 
 
 def test_a_consistently_altered_transaction_fails_a_balance_assertion(
     exported: Path, tmp_path: Path
 ) -> None:
     text = exported.read_text(encoding="utf-8")
-    blocks = [b for b in _transaction_blocks(text) if '"Wages"' in text[b[0]:b[1]]]
+    blocks = [b for b in _transaction_blocks(text) if '"Wages"' in text[b[0] : b[1]]]
     start, end = blocks[len(blocks) // 2]
     block = text[start:end]
     altered = block.replace("480.00 USD", "480.01 USD")
@@ -113,22 +116,22 @@ def test_one_changed_amount_makes_bean_check_fail(exported: Path, tmp_path: Path
     text = exported.read_text(encoding="utf-8")
     assert text.count("  Expenses:Rent  2100.00 USD\n") >= 1
     path = tmp_path / "altered.beancount"
-    path.write_text(text.replace("  Expenses:Rent  2100.00 USD\n", "  Expenses:Rent  2100.50 USD\n",
-                                 1), encoding="utf-8")
+    path.write_text(
+        text.replace("  Expenses:Rent  2100.00 USD\n", "  Expenses:Rent  2100.50 USD\n", 1),
+        encoding="utf-8",
+    )
     result = _bean_check(path)
     assert result.returncode != 0
     assert "Balance failed for 'Expenses:Rent'" in result.stderr
 
 
-def test_a_one_unit_error_in_a_balance_assertion_is_caught(
-    exported: Path, tmp_path: Path
-) -> None:
+def test_a_one_unit_error_in_a_balance_assertion_is_caught(exported: Path, tmp_path: Path) -> None:
     text = exported.read_text(encoding="utf-8")
     match = re.search(r"^(\S+ balance Equity:Memo:Units:Sold  )(\d+)( ~ 0 UNITS)$", text, re.M)
     assert match is not None
     wrong = f"{match.group(1)}{int(match.group(2)) + 1}{match.group(3)}"
     path = tmp_path / "altered.beancount"
-    path.write_text(text[:match.start()] + wrong + text[match.end():], encoding="utf-8")
+    path.write_text(text[: match.start()] + wrong + text[match.end() :], encoding="utf-8")
     result = _bean_check(path)
     assert result.returncode != 0
     assert "Balance failed for 'Equity:Memo:Units:Sold'" in result.stderr

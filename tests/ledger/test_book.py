@@ -99,8 +99,16 @@ def test_balances_returns_a_copy() -> None:
 def test_subtree_sums_an_account_and_its_descendants_per_unit() -> None:
     book = _opened()
     book.post(0, "petty", [("Assets:Cash:Petty", 1_200), ("Assets:Cash", -1_200)])
-    book.post(0, "buy stock", [("Assets:Stock", 3_000), ("Liabilities:Card", -3_000),
-                               ("Memo:Units:Stock", 12), ("Memo:Units:Offset", -12)])
+    book.post(
+        0,
+        "buy stock",
+        [
+            ("Assets:Stock", 3_000),
+            ("Liabilities:Card", -3_000),
+            ("Memo:Units:Stock", 12),
+            ("Memo:Units:Offset", -12),
+        ],
+    )
     assert book.subtree("Assets:Cash") == {"USD": 10_000}
     assert book.subtree("Assets:Cash:Petty") == {"USD": 1_200}
     assert book.subtree("Assets") == {"USD": 13_000}
@@ -122,8 +130,9 @@ def test_net_assets_is_assets_plus_credit_liabilities() -> None:
 def test_trial_balance_rows_are_ordered_by_root_then_name() -> None:
     rows = _opened().trial_balance_rows()
     roots = [name.split(":")[0] for name, _, _ in rows]
-    assert roots == sorted(roots, key=["Assets", "Liabilities", "Equity", "Income", "Expenses",
-                                       "Memo"].index)
+    assert roots == sorted(
+        roots, key=["Assets", "Liabilities", "Equity", "Income", "Expenses", "Memo"].index
+    )
     assert ("Assets:Cash", "USD", 10_000) in rows
     assert sum(amount for _, unit, amount in rows if unit == "USD") == 0
 
@@ -165,11 +174,14 @@ def test_open_account_is_idempotent_and_unit_checked() -> None:
 
 
 def test_transaction_record_and_tags() -> None:
-    txn = _opened().post(0, "tagged", [("Expenses:Rent", 1), ("Assets:Cash", -1)],
-                         {"kind": "rent", "b": "2"})
+    txn = _opened().post(
+        0, "tagged", [("Expenses:Rent", 1), ("Assets:Cash", -1)], {"kind": "rent", "b": "2"}
+    )
     assert txn.tag("kind") == "rent" and txn.tag("missing") is None
     assert txn.as_record() == {
-        "seq": 1, "day": 0, "narration": "tagged",
+        "seq": 1,
+        "day": 0,
+        "narration": "tagged",
         "postings": [["Expenses:Rent", 1], ["Assets:Cash", -1]],
         "tags": {"b": "2", "kind": "rent"},
     }

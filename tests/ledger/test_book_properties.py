@@ -26,8 +26,7 @@ CHART = Chart.of(ACCOUNTS)
 BY_UNIT = {
     unit: sorted(a for a, u in ACCOUNTS.items() if u == unit) for unit in set(ACCOUNTS.values())
 }
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 Postings = list[tuple[str, int]]
 
@@ -39,15 +38,13 @@ def balanced_postings(draw: st.DrawFn) -> Postings:
     legs: Postings = []
     for unit in units:
         accounts = st.sampled_from(BY_UNIT[unit])
-        amounts = draw(st.lists(st.integers(-10**12, 10**12), min_size=1, max_size=4))
+        amounts = draw(st.lists(st.integers(-(10**12), 10**12), min_size=1, max_size=4))
         legs += [(draw(accounts), amount) for amount in amounts]
         legs.append((draw(accounts), -sum(amounts)))
     return draw(st.permutations(legs))
 
 
-days_of_transactions = st.lists(
-    st.lists(balanced_postings(), max_size=5), min_size=1, max_size=6
-)
+days_of_transactions = st.lists(st.lists(balanced_postings(), max_size=5), min_size=1, max_size=6)
 
 
 def _build(days: list[list[Postings]]) -> Book:
@@ -81,8 +78,13 @@ def test_balanced_transactions_keep_the_trial_balance_at_zero(days: list[list[Po
 
 def _state(book: Book) -> tuple[Any, ...]:
     closed = range(book.first_day, book.open_day)
-    return (book.balances(), [book.balances(d) for d in closed], len(book.transactions),
-            book.digest(), book.open_day)
+    return (
+        book.balances(),
+        [book.balances(d) for d in closed],
+        len(book.transactions),
+        book.digest(),
+        book.open_day,
+    )
 
 
 @st.composite
@@ -93,12 +95,15 @@ def invalid_transaction(draw: st.DrawFn) -> tuple[str, Postings, str]:
     account, amount = legs[index]
     kind = draw(st.sampled_from(["unbalanced", "unknown account", "float"]))
     if kind == "unbalanced":
-        delta = draw(st.integers(-10**6, 10**6).filter(bool))
+        delta = draw(st.integers(-(10**6), 10**6).filter(bool))
         legs[index] = (account, amount + delta)
         return kind, legs, f"does not balance: {ACCOUNTS[account]} postings sum to {delta}"
     if kind == "unknown account":
-        ghost = draw(st.sampled_from(["Assets:Ghost", "Expenses:Rent:Extra", "Memo:Units",
-                                      "assets:cash", "Assets:Cash "]))
+        ghost = draw(
+            st.sampled_from(
+                ["Assets:Ghost", "Expenses:Rent:Extra", "Memo:Units", "assets:cash", "Assets:Cash "]
+            )
+        )
         legs[index] = (ghost, amount)
         return kind, legs, f"unknown account {ghost!r}"
     as_float = float(amount) + draw(st.sampled_from([0.0, 0.5]))

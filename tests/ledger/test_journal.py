@@ -90,9 +90,7 @@ def test_first_entry_must_be_the_header() -> None:
     assert len(journal) == 0
 
 
-def test_append_fsyncs_every_written_entry(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_append_fsyncs_every_written_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     synced: list[int] = []
     real_fsync = os.fsync
 

@@ -10,9 +10,16 @@ from ledger.canonical import dumps
 from ledger.journal import Journal, JournalError, entry_hash, read_entries
 
 ENTRIES = 20
-CHANGED = ("not valid JSON", "not a journal entry", "non-integer seq or day",
-           "malformed kind or payload", "not in canonical encoding", "expected seq",
-           "hash does not match", "previous-hash link is broken")
+CHANGED = (
+    "not valid JSON",
+    "not a journal entry",
+    "non-integer seq or day",
+    "malformed kind or payload",
+    "not in canonical encoding",
+    "expected seq",
+    "hash does not match",
+    "previous-hash link is broken",
+)
 
 
 @pytest.fixture(scope="module")
@@ -21,9 +28,17 @@ def journal_bytes(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     journal = Journal.open(path)
     journal.append(0, "header", "header", {"campaign": "tamper", "seed_commitment": "ab" * 32})
     for seq in range(1, ENTRIES):
-        journal.append(seq // 4, "decide", f"cmd-{seq}",
-                       {"action": "price", "amount": seq * 125, "note": f"Ünïcode ☃ {seq}",
-                        "nested": {"list": [seq, None, True], "empty": {}}})
+        journal.append(
+            seq // 4,
+            "decide",
+            f"cmd-{seq}",
+            {
+                "action": "price",
+                "amount": seq * 125,
+                "note": f"Ünïcode ☃ {seq}",
+                "nested": {"list": [seq, None, True], "empty": {}},
+            },
+        )
     data = path.read_bytes()
     assert len(read_entries(data)) == ENTRIES
     return data

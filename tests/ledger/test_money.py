@@ -11,8 +11,17 @@ from ledger.money import Money, MoneyError, format_money, scale_of, to_major, to
 
 @pytest.mark.parametrize(
     ("value", "minor"),
-    [("12.34", 1234), (12, 1200), (Decimal("0.1"), 10), ("1,234.50", 123450),
-     ("-0.01", -1), ("  7 ", 700), ("1e3", 100000), ("1.000", 100), (0, 0)],
+    [
+        ("12.34", 1234),
+        (12, 1200),
+        (Decimal("0.1"), 10),
+        ("1,234.50", 123450),
+        ("-0.01", -1),
+        ("  7 ", 700),
+        ("1e3", 100000),
+        ("1.000", 100),
+        (0, 0),
+    ],
 )
 def test_to_minor_parses_exactly(value: str | int | Decimal, minor: int) -> None:
     assert to_minor(value) == minor
@@ -59,8 +68,14 @@ def test_to_major_is_exact() -> None:
 
 @pytest.mark.parametrize(
     ("minor", "unit", "text"),
-    [(123456, "USD", "$1,234.56"), (-123456, "USD", "-$1,234.56"), (0, "USD", "$0.00"),
-     (-5, "USD", "-$0.05"), (5, "UNITS", "5 UNITS"), (-12345, "UNITS", "-12,345 UNITS")],
+    [
+        (123456, "USD", "$1,234.56"),
+        (-123456, "USD", "-$1,234.56"),
+        (0, "USD", "$0.00"),
+        (-5, "USD", "-$0.05"),
+        (5, "UNITS", "5 UNITS"),
+        (-12345, "UNITS", "-12,345 UNITS"),
+    ],
 )
 def test_format_money(minor: int, unit: str, text: str) -> None:
     assert format_money(minor, unit) == text

@@ -49,8 +49,9 @@ def db(tmp_path: Path, book: Book) -> Path:
 
 def test_postings_round_trip(db: Path, book: Book) -> None:
     expected = [
-        PostingRow(t.seq, leg, t.day, t.narration, account, book.unit_of(account), amount,
-                   dict(t.tags))
+        PostingRow(
+            t.seq, leg, t.day, t.narration, account, book.unit_of(account), amount, dict(t.tags)
+        )
         for t in book.transactions
         for leg, (account, amount) in enumerate(t.postings)
     ]
@@ -87,15 +88,20 @@ def test_metrics_round_trip(db: Path) -> None:
     assert read_metric_series(db, "fill_rate") == [(0, 0.75), (1, None)]
     assert read_metric_series(db, "absent") == []
     assert read_metrics(db, 2) == [
-        MetricRow(2, "cash", 90.5, ""), MetricRow(2, "stockout", 1, "flag")
+        MetricRow(2, "cash", 90.5, ""),
+        MetricRow(2, "stockout", 1, "flag"),
     ]
     assert type(read_metric_series(db, "cash")[0][1]) is int
 
 
 def test_meta_records_the_book_it_was_built_from(db: Path, book: Book) -> None:
     assert read_meta(db) == {
-        "schema": store.SCHEMA, "ledger_digest": book.digest(), "first_day": 0,
-        "open_day": 9, "last_closed_day": 8, "transactions": len(book.transactions),
+        "schema": store.SCHEMA,
+        "ledger_digest": book.digest(),
+        "first_day": 0,
+        "open_day": 9,
+        "last_closed_day": 8,
+        "transactions": len(book.transactions),
     }
 
 

@@ -29,20 +29,36 @@ def _edit(path: Path, old: str, new: str) -> None:
 @pytest.mark.parametrize(
     ("file", "old", "new", "expect"),
     [
-        ("campaign.toml", 'horizon_days = 180\n', "", ("campaign.toml", "horizon_days")),
-        ("campaign.toml", "horizon_days = 180", 'horizon_days = "long"',
-         ("campaign.toml", "horizon_days")),
-        ("actions.toml", 'prerequisites = { not_scheduled = ["lower_price"] }',
-         'prerequisites = { completed = ["no_such_action"] }',
-         ("actions.toml", "prerequisites.completed", "no_such_action")),
-        ("questions.toml", "deadline_day = 30\n", "deadline_day = 31\n",
-         ("questions.toml", "deadline_day")),
-        ("questions.toml", 'actions = ["spring_campaign"] }', 'actions = ["nope"] }',
-         ("questions.toml", "intervention.actions", "nope")),
+        ("campaign.toml", "horizon_days = 180\n", "", ("campaign.toml", "horizon_days")),
+        (
+            "campaign.toml",
+            "horizon_days = 180",
+            'horizon_days = "long"',
+            ("campaign.toml", "horizon_days"),
+        ),
+        (
+            "actions.toml",
+            'prerequisites = { not_scheduled = ["lower_price"] }',
+            'prerequisites = { completed = ["no_such_action"] }',
+            ("actions.toml", "prerequisites.completed", "no_such_action"),
+        ),
+        (
+            "questions.toml",
+            "deadline_day = 30\n",
+            "deadline_day = 31\n",
+            ("questions.toml", "deadline_day"),
+        ),
+        (
+            "questions.toml",
+            'actions = ["spring_campaign"] }',
+            'actions = ["nope"] }',
+            ("questions.toml", "intervention.actions", "nope"),
+        ),
     ],
 )
-def test_malformed_campaign_names_file_and_field(campaign_copy: Path, file: str, old: str,
-                                                 new: str, expect: tuple[str, ...]) -> None:
+def test_malformed_campaign_names_file_and_field(
+    campaign_copy: Path, file: str, old: str, new: str, expect: tuple[str, ...]
+) -> None:
     _edit(campaign_copy / file, old, new)
     with pytest.raises(CampaignError) as info:
         load_campaign(campaign_copy)
@@ -53,10 +69,16 @@ def test_malformed_campaign_names_file_and_field(campaign_copy: Path, file: str,
 
 def test_prerequisite_cycle_is_named(campaign_copy: Path) -> None:
     actions = campaign_copy / "actions.toml"
-    _edit(actions, 'prerequisites = { not_scheduled = ["lower_price"] }',
-          'prerequisites = { completed = ["lower_price"] }')
-    _edit(actions, 'prerequisites = { not_scheduled = ["raise_price"] }',
-          'prerequisites = { completed = ["raise_price"] }')
+    _edit(
+        actions,
+        'prerequisites = { not_scheduled = ["lower_price"] }',
+        'prerequisites = { completed = ["lower_price"] }',
+    )
+    _edit(
+        actions,
+        'prerequisites = { not_scheduled = ["raise_price"] }',
+        'prerequisites = { completed = ["raise_price"] }',
+    )
     with pytest.raises(CampaignError, match="prerequisite cycle"):
         load_campaign(campaign_copy)
 

@@ -15,7 +15,10 @@ from sim.engine import Engine
 def test_golden_stream_is_pinned() -> None:
     assert uniform(1, "demand/day=1") == 0.029431059611626287
     assert process_uniforms(7, "demand", 3, 3)[2].tolist() == [
-        0.4492610498190882, 0.28419916796468314, 0.8146636570138055]
+        0.4492610498190882,
+        0.28419916796468314,
+        0.8146636570138055,
+    ]
 
 
 def test_draws_are_pure_and_address_separated() -> None:
@@ -40,10 +43,16 @@ def test_no_global_random_state_is_used(bundle) -> None:
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
                 assert all(a.name != "random" for a in node.names), path
-            if isinstance(node, ast.Attribute) and node.attr in {"seed", "rand", "randn",
-                                                                  "randint", "normal"}:
-                assert not (isinstance(node.value, ast.Attribute) and
-                            node.value.attr == "random"), f"{path}: np.random.{node.attr}"
+            if isinstance(node, ast.Attribute) and node.attr in {
+                "seed",
+                "rand",
+                "randn",
+                "randint",
+                "normal",
+            }:
+                assert not (
+                    isinstance(node.value, ast.Attribute) and node.value.attr == "random"
+                ), f"{path}: np.random.{node.attr}"
 
 
 def test_exogenous_draws_do_not_depend_on_actions(bundle) -> None:

@@ -44,8 +44,9 @@ def test_branching_never_replays_from_day_zero(bundle, monkeypatch) -> None:
     snap = engine.snapshot()
     days_run: list[int] = []
     original = operations.run_operations
-    monkeypatch.setattr("sim.engine.run_operations",
-                        lambda eng, day: days_run.append(day) or original(eng, day))
+    monkeypatch.setattr(
+        "sim.engine.run_operations", lambda eng, day: days_run.append(day) or original(eng, day)
+    )
     branch = Engine.from_snapshot(snap)
     branch.run_to(160)
     assert days_run == list(range(151, 161))
@@ -84,9 +85,16 @@ def test_competing_actions_follow_lexicographic_priority(bundle) -> None:
 
 
 @settings(max_examples=15, deadline=None)
-@given(seed=st.integers(0, 2**32), day=st.integers(0, 100),
-       actions=st.lists(st.sampled_from(["spring_campaign", "raise_price", "bank_loan",
-                                         "hire_roaster", "switch_to_highland"]), unique=True))
+@given(
+    seed=st.integers(0, 2**32),
+    day=st.integers(0, 100),
+    actions=st.lists(
+        st.sampled_from(
+            ["spring_campaign", "raise_price", "bank_loan", "hire_roaster", "switch_to_highland"]
+        ),
+        unique=True,
+    ),
+)
 def test_identical_choices_give_exactly_zero_effect(bundle, seed, day, actions) -> None:
     engine = Engine(bundle, seed)
     engine.run_to(day)

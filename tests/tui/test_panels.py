@@ -48,8 +48,10 @@ async def test_vc_bad_gold_notifies(app: WorkbenchApp) -> None:
 
 
 async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None:
-    rows = [{"completion": "The answer is 20.00", "answer": 20.0, "info": {"difficulty": "easy"}},
-            {"completion": "roughly 31", "answer": 30.5, "info": {"difficulty": "hard"}}]
+    rows = [
+        {"completion": "The answer is 20.00", "answer": 20.0, "info": {"difficulty": "easy"}},
+        {"completion": "roughly 31", "answer": 30.5, "info": {"difficulty": "hard"}},
+    ]
     path = tmp_path / "grade.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     async with app.run_test(size=SIZE) as pilot:

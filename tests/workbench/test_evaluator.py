@@ -26,8 +26,12 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
     report = json.loads((out / "report.json").read_text())
     assert report["schema"] == "cfwb.counterfactual-report/1"
     assert report["factual"]["verification"]["ok"] is True
-    assert set(report["registration"]) >= {"campaign_id", "campaign_digest", "agent_id",
-                                           "seed_commitment"}
+    assert set(report["registration"]) >= {
+        "campaign_id",
+        "campaign_digest",
+        "agent_id",
+        "seed_commitment",
+    }
     assert report["summary"]["all_scored"] is True
     q = next(q for q in report["questions"] if q["id"] == "q_bank_loan")
     base, inter = q["branches"]["baseline"], q["branches"]["intervention"]
@@ -38,10 +42,18 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
     assert Decimal(q["loss"]) == ((Decimal("-1300") - effect) / Decimal("500")) ** 2
     assert Decimal(q["score"]) == -Decimal(q["loss"])
     assert q["conclusion"]["expected"] == "-300.00" and q["conclusion"]["correct"] is True
-    assert subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out,
-                          capture_output=True, check=False).returncode == 0
+    assert (
+        subprocess.run(
+            ["sha256sum", "-c", "SHA256SUMS"], cwd=out, capture_output=True, check=False
+        ).returncode
+        == 0
+    )
     assert sorted(p.name for p in demo_run.iterdir()) == [
-        "journal.jsonl", "run.json", "seal.json", "store.sqlite"]
+        "journal.jsonl",
+        "run.json",
+        "seal.json",
+        "store.sqlite",
+    ]
 
 
 def test_skipped_question_is_unsubmitted_and_unscored(tmp_path: Path) -> None:
@@ -49,8 +61,16 @@ def test_skipped_question_is_unsubmitted_and_unscored(tmp_path: Path) -> None:
     session = PlayerSession.open(run)
     session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
     session.advance(25)
-    code, _ = _validate("--results", str(run), "--out", str(tmp_path / "o"),
-                        "--question", "q_bank_loan", "--question", "q_spring_campaign")
+    code, _ = _validate(
+        "--results",
+        str(run),
+        "--out",
+        str(tmp_path / "o"),
+        "--question",
+        "q_bank_loan",
+        "--question",
+        "q_spring_campaign",
+    )
     assert code == 1
     report = json.loads((tmp_path / "o" / "report.json").read_text())
     statuses = {q["id"]: q["status"] for q in report["questions"]}
@@ -63,8 +83,9 @@ def test_rejected_participant_choice_gets_no_invented_score(tmp_path: Path) -> N
     session.submit({"question": "q_pick_a_lever", "value": "100", "choice": "switch_to_highland"})
     session.schedule("switch_to_highland")
     session.advance(91)
-    code, _ = _validate("--results", str(run), "--out", str(tmp_path / "o"),
-                        "--question", "q_pick_a_lever")
+    code, _ = _validate(
+        "--results", str(run), "--out", str(tmp_path / "o"), "--question", "q_pick_a_lever"
+    )
     assert code == 1
     q = json.loads((tmp_path / "o" / "report.json").read_text())["questions"][0]
     assert q["branches"]["intervention"]["status"] == "rejected"
@@ -99,8 +120,9 @@ def test_workers_do_not_change_the_report(demo_run: Path, tmp_path: Path) -> Non
     reports = []
     for workers in ("1", "2"):
         out = tmp_path / f"w{workers}"
-        assert _validate("--results", str(demo_run), "--out", str(out),
-                         "--workers", workers)[0] == 0
+        assert (
+            _validate("--results", str(demo_run), "--out", str(out), "--workers", workers)[0] == 0
+        )
         reports.append((out / "report.json").read_bytes())
     assert reports[0] == reports[1]
 
@@ -108,35 +130,56 @@ def test_workers_do_not_change_the_report(demo_run: Path, tmp_path: Path) -> Non
 def test_private_campaign_needs_its_control_file(campaign_copy: Path, tmp_path: Path) -> None:
     text = (campaign_copy / "campaign.toml").read_text()
     text = text.replace('visibility = "development"', 'visibility = "private"')
-    (campaign_copy / "campaign.toml").write_text(text.replace("development_seed = 20261130\n",
-                                                              ""))
+    (campaign_copy / "campaign.toml").write_text(text.replace("development_seed = 20261130\n", ""))
     from sim.campaign_load import load_campaign
 
     bundle = load_campaign(campaign_copy)
     control = tmp_path / "private" / "control.json"
     control.parent.mkdir()
-    control.write_text(json.dumps({"campaign_id": bundle.id, "campaign_digest": bundle.digest,
-                                   "seed": 4242, "salt": "a-private-salt",
-                                   "agents": ["agent-7"]}))
+    control.write_text(
+        json.dumps(
+            {
+                "campaign_id": bundle.id,
+                "campaign_digest": bundle.digest,
+                "seed": 4242,
+                "salt": "a-private-salt",
+                "agents": ["agent-7"],
+            }
+        )
+    )
     runs = tmp_path / "runs"
     runner = CliRunner()
-    played = runner.invoke(main, ["run", str(campaign_copy), "--out", str(runs / "a7"),
-                                  "--control", str(control), "--agent", "agent-7"])
+    played = runner.invoke(
+        main,
+        [
+            "run",
+            str(campaign_copy),
+            "--out",
+            str(runs / "a7"),
+            "--control",
+            str(control),
+            "--agent",
+            "agent-7",
+        ],
+    )
     assert played.exit_code == 0, played.output
     assert "4242" not in (runs / "a7" / "run.json").read_text()
     code, output = _validate("--results", str(runs / "a7"), "--out", str(tmp_path / "o1"))
     assert code == 2 and "control file" in output
-    code, output = _validate(str(runs), "--control", str(control), "--agent", "agent-9",
-                             "--out", str(tmp_path / "o2"))
+    code, output = _validate(
+        str(runs), "--control", str(control), "--agent", "agent-9", "--out", str(tmp_path / "o2")
+    )
     assert code == 2 and "agent-9" in output
-    code, output = _validate(str(runs), "--control", str(control), "--agent", "agent-7",
-                             "--out", str(tmp_path / "o3"))
+    code, output = _validate(
+        str(runs), "--control", str(control), "--agent", "agent-7", "--out", str(tmp_path / "o3")
+    )
     assert code == 1, output  # valid, but nothing was submitted
     assert (tmp_path / "o3" / "report.json").exists()
 
 
-def test_snapshot_and_session_expose_no_answers_or_branch_controls(demo_run: Path,
-                                                                   tmp_path: Path) -> None:
+def test_snapshot_and_session_expose_no_answers_or_branch_controls(
+    demo_run: Path, tmp_path: Path
+) -> None:
     result = CliRunner().invoke(main, ["snapshot", str(demo_run)])
     assert result.exit_code == 0
     out = tmp_path / "o"
@@ -155,9 +198,12 @@ def test_snapshot_and_session_expose_no_answers_or_branch_controls(demo_run: Pat
 def test_invalid_submission_changes_nothing(tmp_path: Path) -> None:
     session = PlayerSession.open(tmp_path / "run")
     before = session.journal_head
-    for bad in ({"question": "nope", "value": "1"}, {"question": "q_bank_loan", "value": "x"},
-                {"question": "q_bank_loan", "value": "1"},
-                {"question": "q_pick_a_lever", "value": "1", "choice": "bank_loan"}):
+    for bad in (
+        {"question": "nope", "value": "1"},
+        {"question": "q_bank_loan", "value": "x"},
+        {"question": "q_bank_loan", "value": "1"},
+        {"question": "q_pick_a_lever", "value": "1", "choice": "bank_loan"},
+    ):
         result = session.submit(bad)
         assert result.errors and not result.accepted
     assert session.journal_head == before

@@ -19,8 +19,9 @@ SCRIPT = (
 
 
 def _workbench(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True,
-                          text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "workbench", *args], capture_output=True, text=True, check=False
+    )
 
 
 def test_two_processes_give_byte_identical_runs(tmp_path: Path) -> None:
@@ -32,8 +33,9 @@ def test_two_processes_give_byte_identical_runs(tmp_path: Path) -> None:
         assert _workbench("run", "--script", str(script), "--out", str(run)).returncode == 0
         export = _workbench("ledger", str(run), "--format", "beancount")
         assert export.returncode == 0
-        outputs.append(((run / "journal.jsonl").read_bytes(), (run / "seal.json").read_bytes(),
-                        export.stdout))
+        outputs.append(
+            ((run / "journal.jsonl").read_bytes(), (run / "seal.json").read_bytes(), export.stdout)
+        )
     assert outputs[0] == outputs[1]
 
 
@@ -46,8 +48,12 @@ def test_full_run_passes_bean_check_and_verify(tmp_path: Path) -> None:
     bean = tmp_path / "ledger.beancount"
     result = runner.invoke(main, ["ledger", str(run), "--format", "beancount", "--out", str(bean)])
     assert result.exit_code == 0
-    check = subprocess.run([str(Path(sys.executable).with_name("bean-check")), str(bean)],
-                           capture_output=True, text=True, check=False)
+    check = subprocess.run(
+        [str(Path(sys.executable).with_name("bean-check")), str(bean)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert check.returncode == 0, check.stderr
     csv = runner.invoke(main, ["ledger", str(run), "--format", "csv"])
     assert csv.exit_code == 0 and csv.output.startswith("seq,")

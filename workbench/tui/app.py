@@ -40,9 +40,16 @@ def _make_screen(mode: str) -> Screen:
     return screen_class(mode)()
 
 
-SCREEN_CLASS_NAMES = {"dashboard": "Dashboard", "actions": "Actions", "questions": "Questions",
-                      "journal": "Journal", "ledger": "Ledger", "causal": "Causal", "vc": "VC",
-                      "validate": "Validate"}
+SCREEN_CLASS_NAMES = {
+    "dashboard": "Dashboard",
+    "actions": "Actions",
+    "questions": "Questions",
+    "journal": "Journal",
+    "ledger": "Ledger",
+    "causal": "Causal",
+    "vc": "VC",
+    "validate": "Validate",
+}
 
 
 class WorkbenchApp(App[None]):

@@ -25,8 +25,11 @@ def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
     for action_id in app.session.bundle.actions:
-        yield (f"sim: Schedule {action_id}", partial(_schedule, app, action_id),
-               "Preview and confirm scheduling this action")
+        yield (
+            f"sim: Schedule {action_id}",
+            partial(_schedule, app, action_id),
+            "Preview and confirm scheduling this action",
+        )
     yield "assess: Submit", partial(_submit, app), "Submit the assessment on the Questions screen"
     yield "ledger: Export beancount", partial(app.export_ledger, "beancount"), "Into the run dir"
     yield "ledger: Export CSV", partial(app.export_ledger, "csv"), "Into the run directory"

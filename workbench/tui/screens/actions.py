@@ -27,10 +27,12 @@ def effect_text(effect: dict[str, Any]) -> str:
 def detail_text(terms: dict[str, Any]) -> str:
     """Every term of an action, as Rich markup."""
     pre = terms["prerequisites"]
-    needs = [f"completed: {', '.join(pre['completed'])}" if pre["completed"] else "",
-             f"not scheduled: {', '.join(pre['not_scheduled'])}" if pre["not_scheduled"] else "",
-             f"free cash after ≥ ${pre['min_cash_after']}",
-             ", ".join(f"headcount {r} ≥ {n}" for r, n in pre["min_headcount"].items())]
+    needs = [
+        f"completed: {', '.join(pre['completed'])}" if pre["completed"] else "",
+        f"not scheduled: {', '.join(pre['not_scheduled'])}" if pre["not_scheduled"] else "",
+        f"free cash after ≥ ${pre['min_cash_after']}",
+        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre["min_headcount"].items()),
+    ]
     effects = "\n".join(f"  • {effect_text(e)}" for e in terms["effects"]) or "  none"
     return (
         f"[b]{terms['title']}[/b]  ({terms['id']})\n{terms['description']}\n\n"
@@ -66,9 +68,15 @@ class ActionsScreen(WorkbenchScreen):
         table = self.query_one("#catalog", DataTable)
         table.add_columns("Action", "Upfront $", "$/day", "Staffing", "Delay", "Effects")
         for terms in self.session.view()["actions"]:
-            table.add_row(terms["id"], terms["upfront_cost"], terms["running_cost_per_day"],
-                          staffing_text(terms), str(terms["delay_days"]),
-                          ", ".join(terms["effect_set"]), key=terms["id"])
+            table.add_row(
+                terms["id"],
+                terms["upfront_cost"],
+                terms["running_cost_per_day"],
+                staffing_text(terms),
+                str(terms["delay_days"]),
+                ", ".join(terms["effect_set"]),
+                key=terms["id"],
+            )
         table.focus()
         self.refresh_view()
 

@@ -54,18 +54,25 @@ class CausalScreen(WorkbenchScreen):
         yield from self.compose_frame()
         with VerticalScroll(id="causal-body"):
             with Horizontal(classes="form-row"):
-                yield Select([(f, f) for f in FAMILIES], value=next(iter(FAMILIES)),
-                             allow_blank=False, id="causal-family")
-                yield Select([(s, s) for s in SPLITS], value="train", allow_blank=False,
-                             id="causal-split")
+                yield Select(
+                    [(f, f) for f in FAMILIES],
+                    value=next(iter(FAMILIES)),
+                    allow_blank=False,
+                    id="causal-family",
+                )
+                yield Select(
+                    [(s, s) for s in SPLITS], value="train", allow_blank=False, id="causal-split"
+                )
                 yield Input("0", placeholder="task id", id="causal-task", type="integer")
                 yield Button("Load (ctrl+l)", id="causal-load", variant="primary")
             yield Static("Pick a family, split and task id, then load.", id="causal-info")
             yield DataTable(id="causal-preview")
             yield Static(id="causal-dictionary")
             with Horizontal(classes="form-row"):
-                yield Input(placeholder="adjust for (comma separated pre-treatment columns)",
-                            id="causal-columns")
+                yield Input(
+                    placeholder="adjust for (comma separated pre-treatment columns)",
+                    id="causal-columns",
+                )
                 yield Button("Diff in means", id="causal-dim")
                 yield Button("Adjusted OLS", id="causal-ols")
             yield Static(id="causal-estimate")
@@ -78,9 +85,13 @@ class CausalScreen(WorkbenchScreen):
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Route the buttons."""
-        actions = {"causal-load": self.action_load, "causal-dim": self.action_diff_in_means,
-                   "causal-ols": self.action_adjusted, "causal-use": self.action_use_estimate,
-                   "causal-submit": self.action_submit}
+        actions = {
+            "causal-load": self.action_load,
+            "causal-dim": self.action_diff_in_means,
+            "causal-ols": self.action_adjusted,
+            "causal-use": self.action_use_estimate,
+            "causal-submit": self.action_submit,
+        }
         actions[event.button.id or ""]()
 
     def action_load(self) -> None:
@@ -119,7 +130,8 @@ class CausalScreen(WorkbenchScreen):
             f"[b]{info.family}[/b] {info.split} #{info.task_id}: effect of {info.treatment} "
             f"on {info.outcome}, {info.rows} rows\npre-treatment: "
             f"{', '.join(info.pre_treatment)}\npost-treatment: "
-            f"{', '.join(info.post_treatment) or 'none'}")
+            f"{', '.join(info.post_treatment) or 'none'}"
+        )
         table = self.query_one("#causal-preview", DataTable)
         table.clear(columns=True)
         table.add_columns(*(str(c) for c in frame.columns))
@@ -146,7 +158,8 @@ class CausalScreen(WorkbenchScreen):
         how = f"OLS adjusted for {', '.join(columns)}" if columns else "difference in means"
         self.query_one("#causal-estimate", Static).update(
             f"{how}: {estimate.estimate:.4f} (SE {estimate.se:.4f}), 90% interval "
-            f"[{estimate.lo:.4f}, {estimate.hi:.4f}], {estimate.n_used} rows used")
+            f"[{estimate.lo:.4f}, {estimate.hi:.4f}], {estimate.n_used} rows used"
+        )
 
     def action_diff_in_means(self) -> None:
         """Treated minus control mean."""
@@ -167,8 +180,10 @@ class CausalScreen(WorkbenchScreen):
             self.notify("Compute an estimate first.", severity="error")
             return
         estimate, columns = self.last_estimate
-        answer: dict[str, Any] = {"estimate": round(estimate.estimate, 6),
-                                  "interval": [round(estimate.lo, 6), round(estimate.hi, 6)]}
+        answer: dict[str, Any] = {
+            "estimate": round(estimate.estimate, 6),
+            "interval": [round(estimate.lo, 6), round(estimate.hi, 6)],
+        }
         required = self.panel.submission_schema().get("required", [])
         if "adjustment_set" in required:
             answer["adjustment_set"] = columns

@@ -25,8 +25,9 @@ def preview_text(app: WorkbenchApp, action_id: str) -> tuple[bool, str]:
     if outcome.accepted:
         waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
         return True, f"Would be accepted: starts on day {outcome.start_day}{waits}."
-    return False, (f"Would be REJECTED: {outcome.reason}\n"
-                   "Scheduling anyway journals the rejection.")
+    return False, (
+        f"Would be REJECTED: {outcome.reason}\nScheduling anyway journals the rejection."
+    )
 
 
 class ConfirmSchedule(ModalScreen[bool]):
@@ -42,13 +43,12 @@ class ConfirmSchedule(ModalScreen[bool]):
         """The question, the preview and two buttons."""
         accepted, text = preview_text(self.app, self.action_id)  # type: ignore[arg-type]
         with Vertical(id="confirm-box"):
-            yield Static(f"Schedule [b]{self.action_id}[/b] at today's decisions?",
-                         classes="title")
-            yield Static(text, id="confirm-preview",
-                         classes="ok" if accepted else "rejected")
+            yield Static(f"Schedule [b]{self.action_id}[/b] at today's decisions?", classes="title")
+            yield Static(text, id="confirm-preview", classes="ok" if accepted else "rejected")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Schedule (y)", id="confirm-yes",
-                             variant="primary" if accepted else "warning")
+                yield Button(
+                    "Schedule (y)", id="confirm-yes", variant="primary" if accepted else "warning"
+                )
                 yield Button("Cancel (esc)", id="confirm-no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:

@@ -46,7 +46,8 @@ class DashboardScreen(WorkbenchScreen):
         """Set up the tables' columns."""
         self.query_one("#metrics", DataTable).add_columns("Metric", "Value", "Unit", "Δ day")
         self.query_one("#commitments", DataTable).add_columns(
-            "In flight", "Sched", "Start", "Lands", "Reserved $")
+            "In flight", "Sched", "Start", "Lands", "Reserved $"
+        )
         self.refresh_view()
 
     def refresh_view(self) -> None:
@@ -56,7 +57,8 @@ class DashboardScreen(WorkbenchScreen):
         ended = "  [b]campaign ended[/b]" if view["finished"] else ""
         self.query_one("#day-line", Static).update(
             f"[b]Day {view['day']}[/b] / {view['horizon']}  {view['date']}  "
-            f"cash ${state['cash']} (free ${state['free_cash']}){ended}")
+            f"cash ${state['cash']} (free ${state['free_cash']}){ended}"
+        )
         self._metrics(view["metrics"])
         self._charts(view["metrics"])
         self._commitments(view["commitments"])
@@ -66,8 +68,12 @@ class DashboardScreen(WorkbenchScreen):
     def _metrics(self, rows: list[dict]) -> None:
         table = self.query_one("#metrics", DataTable)
         for row in rows:
-            cells = (row["title"].split(" (")[0], row["value"], unit_label(row["units"]),
-                     signed(row["change"]))
+            cells = (
+                row["title"].split(" (")[0],
+                row["value"],
+                unit_label(row["units"]),
+                signed(row["change"]),
+            )
             if row["id"] in table.rows:
                 for column, value in zip(table.columns, cells, strict=True):
                     table.update_cell(row["id"], column, value, update_width=True)
@@ -83,13 +89,21 @@ class DashboardScreen(WorkbenchScreen):
             row = titles.get(metric)
             label = row["title"].split(" (")[0] if row else metric
             self.query_one(f"#chart-label-{metric}", Label).update(
-                f"{label} over {len(values)} day(s)")
+                f"{label} over {len(values)} day(s)"
+            )
 
     def _commitments(self, rows: list[dict]) -> None:
         table = self.query_one("#commitments", DataTable)
-        wanted = [(row["action"], str(row["scheduled_day"]), str(row["start_day"]),
-                   ", ".join(str(d) for d in row["effects_land_on"]) or str(row["landing_day"]),
-                   row["cash_reserved"]) for row in rows]
+        wanted = [
+            (
+                row["action"],
+                str(row["scheduled_day"]),
+                str(row["start_day"]),
+                ", ".join(str(d) for d in row["effects_land_on"]) or str(row["landing_day"]),
+                row["cash_reserved"],
+            )
+            for row in rows
+        ]
         shown = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
         if wanted == shown:
             return
@@ -103,14 +117,17 @@ class DashboardScreen(WorkbenchScreen):
         if last is None:
             ops = "No day closed yet."
         else:
-            ops = (f"Utilisation {last['utilisation']:.0%} "
-                   f"({last['produced']}/{last['capacity']} bags)\n"
-                   f"Demand {last['demand']}  sold {last['sold']}  lost {last['lost_sales']}")
+            ops = (
+                f"Utilisation {last['utilisation']:.0%} "
+                f"({last['produced']}/{last['capacity']} bags)\n"
+                f"Demand {last['demand']}  sold {last['sold']}  lost {last['lost_sales']}"
+            )
         inventory = state["inventory_units"]
         self.query_one("#operations", Static).update(
             f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice ${state['price']}  "
             f"supplier {state['supplier']}\nBeans raw {inventory['raw']}  "
-            f"in transit {inventory['in_transit']}  bags {inventory['finished']}")
+            f"in transit {inventory['in_transit']}  bags {inventory['finished']}"
+        )
 
     def _alerts(self, alerts: list[dict], missed: int) -> None:
         lines = [f"day {a['day']:>3}  {a['kind']}: {a['message']}" for a in alerts[-6:]]

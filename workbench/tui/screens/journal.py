@@ -40,8 +40,14 @@ class JournalScreen(WorkbenchScreen):
             payload = json.dumps(entry.payload, sort_keys=True, separators=(",", ":"))
             if len(payload) > 60:
                 payload = payload[:59] + "…"
-            table.add_row(str(entry.seq), str(entry.day), entry.kind, payload,
-                          entry.hash[:16], key=str(entry.seq))
+            table.add_row(
+                str(entry.seq),
+                str(entry.day),
+                entry.kind,
+                payload,
+                entry.hash[:16],
+                key=str(entry.seq),
+            )
         table.move_cursor(row=max(table.row_count - 1, 0))
         self.action_verify()
 
@@ -56,6 +62,7 @@ class JournalScreen(WorkbenchScreen):
             return
         same = journal.head == self.session.journal_head
         state = "OK" if same else "differs from the session's head"
-        widget.update(f"Chain {state}: {len(journal.entries)} entries verified, "
-                      f"head {journal.head[:16]}")
+        widget.update(
+            f"Chain {state}: {len(journal.entries)} entries verified, head {journal.head[:16]}"
+        )
         widget.set_classes("ok" if same else "rejected")

@@ -56,8 +56,9 @@ class LedgerScreen(WorkbenchScreen):
         parts = "  ".join(f"{unit} total {amount}" for unit, amount in sorted(totals.items()))
         balanced = all(amount == 0 for amount in totals.values())
         widget = self.query_one("#totals", Static)
-        widget.update(f"Day {day}: {parts}  "
-                      f"{'[b]balanced[/b]' if balanced else '[b]NOT BALANCED[/b]'}")
+        widget.update(
+            f"Day {day}: {parts}  {'[b]balanced[/b]' if balanced else '[b]NOT BALANCED[/b]'}"
+        )
         widget.set_classes("ok" if balanced else "rejected")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

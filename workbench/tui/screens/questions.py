@@ -76,9 +76,11 @@ class QuestionsScreen(WorkbenchScreen):
     def on_mount(self) -> None:
         """Columns of both tables."""
         self.query_one("#questions", DataTable).add_columns(
-            "Question", "Metric", "Units", "Deadline", "Countdown")
+            "Question", "Metric", "Units", "Deadline", "Countdown"
+        )
         self.query_one("#history", DataTable).add_columns(
-            "Seq", "Day", "Question", "Value", "Conclusion", "Choice", "Eligible", "Counts")
+            "Seq", "Day", "Question", "Value", "Conclusion", "Choice", "Eligible", "Counts"
+        )
         self.refresh_view()
         self.query_one("#questions", DataTable).focus()
 
@@ -103,8 +105,14 @@ class QuestionsScreen(WorkbenchScreen):
         row = table.cursor_row
         table.clear()
         for q in view["questions"]:
-            table.add_row(q["id"], q["metric"], unit_label(q["units"]),
-                          str(q["deadline_day"]), countdown(q), key=q["id"])
+            table.add_row(
+                q["id"],
+                q["metric"],
+                unit_label(q["units"]),
+                str(q["deadline_day"]),
+                countdown(q),
+                key=q["id"],
+            )
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1))
         history = self.query_one("#history", DataTable)
@@ -113,9 +121,16 @@ class QuestionsScreen(WorkbenchScreen):
             conclusion = s["conclusion"]
             if isinstance(conclusion, list):
                 conclusion = ", ".join(conclusion)
-            history.add_row(str(s["seq"]), str(s["day"]), s["question"], s["value"],
-                            "" if conclusion is None else str(conclusion), s["choice"] or "",
-                            "yes" if s["eligible"] else "no", "✓" if s["counts"] else "")
+            history.add_row(
+                str(s["seq"]),
+                str(s["day"]),
+                s["question"],
+                s["value"],
+                "" if conclusion is None else str(conclusion),
+                s["choice"] or "",
+                "yes" if s["eligible"] else "no",
+                "✓" if s["counts"] else "",
+            )
         self._show_form()
 
     def _show_form(self) -> None:
@@ -123,15 +138,18 @@ class QuestionsScreen(WorkbenchScreen):
         if q is None:
             return
         self.query_one("#contract", Static).update(contract_text(q))
-        self.query_one("#value", Input).placeholder = (
-            f"predicted {q['metric']} difference ({q['units']})")
+        self.query_one(
+            "#value", Input
+        ).placeholder = f"predicted {q['metric']} difference ({q['units']})"
         conclusion = self.query_one("#conclusion", Input)
         required = q["conclusion"]
         conclusion.display = required is not None
         if required is not None:
-            conclusion.placeholder = ("effect names, comma separated"
-                                      if required["kind"] == "effect_set"
-                                      else f"{required['component']} in dollars, e.g. -300.00")
+            conclusion.placeholder = (
+                "effect names, comma separated"
+                if required["kind"] == "effect_set"
+                else f"{required['component']} in dollars, e.g. -300.00"
+            )
         choice = self.query_one("#choice", Select)
         choice.display = bool(q["intervention"]["select_from"])
         choice.set_options([(a, a) for a in q["intervention"]["select_from"]])
@@ -172,11 +190,14 @@ class QuestionsScreen(WorkbenchScreen):
         q = self.current
         if q is None:
             return None
-        data: dict[str, Any] = {"question": q["id"],
-                                "value": self.query_one("#value", Input).value.strip()}
+        data: dict[str, Any] = {
+            "question": q["id"],
+            "value": self.query_one("#value", Input).value.strip(),
+        }
         if q["conclusion"] is not None:
-            data["conclusion"] = conclusion_value(q["conclusion"]["kind"],
-                                                  self.query_one("#conclusion", Input).value)
+            data["conclusion"] = conclusion_value(
+                q["conclusion"]["kind"], self.query_one("#conclusion", Input).value
+            )
         choice = self.query_one("#choice", Select)
         if q["intervention"]["select_from"] and not choice.is_blank():
             data["choice"] = str(choice.value)

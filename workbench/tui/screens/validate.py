@@ -20,8 +20,10 @@ def branch_text(name: str, record: dict[str, Any] | None) -> str:
     if record is None:
         return f"{name}: not run"
     reason = f" — {record['reason']}" if record.get("reason") else ""
-    return (f"{name} [i]{record.get('name', '')}[/i]: {record['status']}, "
-            f"outcome {record.get('outcome')}{reason}")
+    return (
+        f"{name} [i]{record.get('name', '')}[/i]: {record['status']}, "
+        f"outcome {record.get('outcome')}{reason}"
+    )
 
 
 def question_detail(entry: dict[str, Any]) -> str:
@@ -79,9 +81,9 @@ class ValidateScreen(WorkbenchScreen):
     def on_mount(self) -> None:
         """Columns and default paths (the current run and its campaign)."""
         self.query_one("#report", DataTable).add_columns(
-            "Question", "Status", "Baseline", "Intervention", "Score")
-        self.query_one("#findings", DataTable).add_columns(
-            "Question", "Branch", "Level", "Message")
+            "Question", "Status", "Baseline", "Intervention", "Score"
+        )
+        self.query_one("#findings", DataTable).add_columns("Question", "Branch", "Level", "Message")
         self.query_one("#validate-run", Input).value = str(self.workbench.run_dir)
         self.query_one("#check-campaign", Input).value = str(self.session.bundle.path)
 
@@ -137,13 +139,19 @@ class ValidateScreen(WorkbenchScreen):
 
         out = next_free(run.parent / f"{run.name}-validation")
         try:
-            outcome = run_evaluation(run, out, control=control, agent=agent,
-                                     progress=self._progress("#validate-progress"))
+            outcome = run_evaluation(
+                run,
+                out,
+                control=control,
+                agent=agent,
+                progress=self._progress("#validate-progress"),
+            )
         except EXPECTED as exc:
             self.app.call_from_thread(self._failed, "#validate-summary", message_of(exc))
             return
-        self.app.call_from_thread(self._show_report, outcome.report, outcome.report_path,
-                                  outcome.message)
+        self.app.call_from_thread(
+            self._show_report, outcome.report, outcome.report_path, outcome.message
+        )
 
     def _failed(self, where: str, message: str) -> None:
         self.query_one(where, Static).update(f"[b]failed:[/b] {message}")
@@ -159,10 +167,13 @@ class ValidateScreen(WorkbenchScreen):
         table.clear()
         for entry in report.get("questions", []):
             branches = entry.get("branches") or {}
-            table.add_row(entry["id"], entry["status"],
-                          *((branches.get(b) or {}).get("status", "-")
-                            for b in ("baseline", "intervention")),
-                          str(entry.get("score")), key=entry["id"])
+            table.add_row(
+                entry["id"],
+                entry["status"],
+                *((branches.get(b) or {}).get("status", "-") for b in ("baseline", "intervention")),
+                str(entry.get("score")),
+                key=entry["id"],
+            )
         if table.row_count:
             table.focus()
             self._detail(str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value))
@@ -195,8 +206,9 @@ class ValidateScreen(WorkbenchScreen):
         from workbench.author_check import check_campaign
 
         try:
-            report = check_campaign(campaign, control,
-                                    progress=self._progress("#validate-progress"))
+            report = check_campaign(
+                campaign, control, progress=self._progress("#validate-progress")
+            )
         except EXPECTED as exc:
             self.app.call_from_thread(self._failed, "#check-summary", message_of(exc))
             return
@@ -206,7 +218,8 @@ class ValidateScreen(WorkbenchScreen):
         self.findings = findings
         verdict = "OK" if ok else "errors found"
         self.query_one("#check-summary", Static).update(
-            f"Check {verdict}: {len(findings)} finding(s)")
+            f"Check {verdict}: {len(findings)} finding(s)"
+        )
         table = self.query_one("#findings", DataTable)
         table.clear()
         for f in findings:

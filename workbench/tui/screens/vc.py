@@ -32,10 +32,12 @@ def verdict_text(grade: TextGrade) -> str:
     """Extraction and verdicts as one block."""
     found = "nothing" if grade.extracted is None else f"{grade.extracted:g} ({grade.token})"
     cue = f" after cue {grade.cue!r}" if grade.cue else ""
-    return (f"Extracted {found} via {grade.source}{cue}; gold {grade.gold:g}\n"
-            f"strict {'✓' if grade.strict_correct else '✗'}  "
-            f"loose {'✓' if grade.loose_correct else '✗'}  "
-            f"format {'✓' if grade.format_valid_number else '✗'}  reward {grade.reward:g}")
+    return (
+        f"Extracted {found} via {grade.source}{cue}; gold {grade.gold:g}\n"
+        f"strict {'✓' if grade.strict_correct else '✗'}  "
+        f"loose {'✓' if grade.loose_correct else '✗'}  "
+        f"format {'✓' if grade.format_valid_number else '✗'}  reward {grade.reward:g}"
+    )
 
 
 class VCScreen(WorkbenchScreen):
@@ -58,13 +60,18 @@ class VCScreen(WorkbenchScreen):
         yield from self.compose_frame()
         with VerticalScroll(id="vc-body"):
             with Horizontal(classes="form-row"):
-                yield Select([("easy", "easy"), ("hard", "hard")], value="easy",
-                             allow_blank=False, id="vc-difficulty")
+                yield Select(
+                    [("easy", "easy"), ("hard", "hard")],
+                    value="easy",
+                    allow_blank=False,
+                    id="vc-difficulty",
+                )
                 yield Input(str(DEFAULT_SEED), placeholder="seed", id="vc-seed", type="integer")
                 yield Input("0", placeholder="index", id="vc-index", type="integer")
                 yield Button("Generate", id="vc-generate")
-            yield Static("Generate an item, or paste a transcript and type the gold answer.",
-                         id="vc-item")
+            yield Static(
+                "Generate an item, or paste a transcript and type the gold answer.", id="vc-item"
+            )
             yield TextArea(id="vc-text")
             with Horizontal(classes="form-row"):
                 yield Input(placeholder="gold answer", id="vc-gold")
@@ -81,12 +88,16 @@ class VCScreen(WorkbenchScreen):
     def on_mount(self) -> None:
         """Summary columns."""
         self.query_one("#vc-summary", DataTable).add_columns(
-            "Difficulty", "Count", "Strict", "Loose", "Format", "Gap")
+            "Difficulty", "Count", "Strict", "Loose", "Format", "Gap"
+        )
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Route the three buttons."""
-        {"vc-generate": self.action_generate, "vc-grade": self.action_grade,
-         "vc-batch": self.action_batch}[event.button.id or ""]()
+        {
+            "vc-generate": self.action_generate,
+            "vc-grade": self.action_grade,
+            "vc-batch": self.action_batch,
+        }[event.button.id or ""]()
 
     def action_generate(self) -> None:
         """Generate the chosen item and put its question and gold answer in the form."""
@@ -147,6 +158,12 @@ class VCScreen(WorkbenchScreen):
         table.clear()
         groups = [*sorted(report.summary.by_difficulty.items()), ("all", report.summary.overall)]
         for name, acc in groups:
-            table.add_row(name, str(acc.count), f"{acc.strict:.3f}", f"{acc.loose:.3f}",
-                          f"{acc.format_valid:.3f}", f"{acc.gap:.3f}")
+            table.add_row(
+                name,
+                str(acc.count),
+                f"{acc.strict:.3f}",
+                f"{acc.loose:.3f}",
+                f"{acc.format_valid:.3f}",
+                f"{acc.gap:.3f}",
+            )
         self.notify(f"Graded {report.summary.overall.count} line(s)")
