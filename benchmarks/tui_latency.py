@@ -15,7 +15,7 @@ ADVANCES = 20
 async def measure(run_dir: Path) -> tuple[float, list[float], list[float]]:
     """(first screen, key `n` to repaint, advance call to repaint) in seconds, on a new run."""
     started = time.perf_counter()
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
     from workbench.tui.app import WorkbenchApp
 
     app = WorkbenchApp(PlayerSession.open(run_dir))

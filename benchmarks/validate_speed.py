@@ -12,8 +12,8 @@ import time
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
-from workbench.evaluator import run_evaluation
-from workbench.session import PlayerSession
+from workbench.evaluation.evaluator import run_evaluation
+from workbench.play.session import PlayerSession
 
 QUESTIONS = 100
 CHOICES = [

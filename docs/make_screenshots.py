@@ -9,7 +9,7 @@ from pathlib import Path
 
 from textual.widgets import TextArea
 
-from workbench.session import PlayerSession
+from workbench.play.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
 
 OUT = Path(__file__).resolve().parent / "screenshots"

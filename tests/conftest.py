@@ -20,7 +20,7 @@ def bundle() -> CampaignBundle:
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A demo run played once per session (copy it before changing it)."""
-    from workbench.demo import play_demo
+    from workbench.play.demo import play_demo
 
     return play_demo(tmp_path_factory.mktemp("demo") / "run")
 

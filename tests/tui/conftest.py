@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.session import PlayerSession
+from workbench.play.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
 
 SIZE = (120, 40)
@@ -27,6 +27,6 @@ def app(run_dir: Path) -> WorkbenchApp:
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A scripted demo run played to the horizon."""
-    from workbench.demo import play_demo
+    from workbench.play.demo import play_demo
 
     return play_demo(tmp_path_factory.mktemp("demo") / "run")

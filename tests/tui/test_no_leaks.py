@@ -8,8 +8,8 @@ from pathlib import Path
 
 from tests.tui.conftest import SIZE
 from tests.tui.text import screen_text
-from workbench.evaluator import run_evaluation
-from workbench.session import PlayerSession
+from workbench.evaluation.evaluator import run_evaluation
+from workbench.play.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
 
 PLAYER_KEYS = ("1", "2", "3", "4", "5")

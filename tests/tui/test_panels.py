@@ -9,7 +9,7 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.tui.conftest import SIZE
 from tests.tui.text import screen_text
-from workbench.session import PlayerSession
+from workbench.play.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.causal import CausalScreen
 from workbench.tui.screens.validate import ValidateScreen

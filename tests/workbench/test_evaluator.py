@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from workbench.cli import main
-from workbench.session import PlayerSession
+from workbench.play.session import PlayerSession
 
 
 def _validate(*args: str) -> tuple[int, str]:

@@ -11,7 +11,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench.session import PlayerSession, SubmitResult
+from workbench.play.session import PlayerSession, SubmitResult
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
 from workbench.tui.screens.help import HelpScreen

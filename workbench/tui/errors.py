@@ -5,17 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-import click
 from textual.app import App
+
+from workbench.errors import WorkbenchError
 
 T = TypeVar("T")
 
-EXPECTED: tuple[type[Exception], ...] = (click.ClickException, ValueError, OSError, KeyError)
+EXPECTED: tuple[type[Exception], ...] = (WorkbenchError, ValueError, OSError, KeyError)
 
 
 def message_of(exc: Exception) -> str:
     """The user-facing text of an error."""
-    if isinstance(exc, click.ClickException):
+    if isinstance(exc, WorkbenchError):
         return exc.message
     return str(exc) or type(exc).__name__
 

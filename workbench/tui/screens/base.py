@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 if TYPE_CHECKING:
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
     from workbench.tui.app import WorkbenchApp
 
 

@@ -95,7 +95,7 @@ class ValidateScreen(WorkbenchScreen):
             self.action_check()
 
     def _control(self) -> Any:
-        from workbench.registration import load_control
+        from workbench.runs.registration import load_control
 
         path = self.query_one("#validate-control", Input).value.strip()
         return load_control(path) if path else None
@@ -134,8 +134,8 @@ class ValidateScreen(WorkbenchScreen):
     @work(thread=True, exclusive=True, group="validate")
     def evaluate(self, run: Path, control: Any, agent: str | None) -> None:
         """Run the offline evaluator off the UI thread."""
-        from workbench.demo import next_free
-        from workbench.evaluator import run_evaluation
+        from workbench.evaluation.evaluator import run_evaluation
+        from workbench.play.demo import next_free
 
         out = next_free(run.parent / f"{run.name}-validation")
         try:
@@ -203,7 +203,7 @@ class ValidateScreen(WorkbenchScreen):
     @work(thread=True, exclusive=True, group="check")
     def check(self, campaign: Path, control: Any) -> None:
         """Run `check` off the UI thread."""
-        from workbench.author_check import check_campaign
+        from workbench.authoring.check import check_campaign
 
         try:
             report = check_campaign(

@@ -33,13 +33,8 @@ from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.assessment import (
-    SubmissionRecord,
-    intervention_actions,
-    latest_eligible,
-    validate_assessment,
-)
-from workbench.branches import (
+from workbench.errors import UserError
+from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
     effect_gauges,
@@ -47,12 +42,17 @@ from workbench.branches import (
     run_branch,
     supported_effects,
 )
-from workbench.errors import UserError
-from workbench.public_view import question_contract
-from workbench.registration import ControlFile
-from workbench.replay import reach_branch_points
-from workbench.run_files import RUN_FILE, RunPaths, atomic_write, read_registration
-from workbench.verify import Verification, verify_run
+from workbench.play.public_view import question_contract
+from workbench.runs.assessment import (
+    SubmissionRecord,
+    intervention_actions,
+    latest_eligible,
+    validate_assessment,
+)
+from workbench.runs.files import RUN_FILE, RunPaths, atomic_write, read_registration
+from workbench.runs.registration import ControlFile
+from workbench.runs.replay import reach_branch_points
+from workbench.runs.verify import Verification, verify_run
 
 REPORT_SCHEMA = "cfwb.counterfactual-report/1"
 Progress = Callable[[int, int, str], None]
@@ -322,7 +322,7 @@ def run_evaluation(
 
 
 def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
-    from workbench.session import load_bundle
+    from workbench.runs.bundle import load_bundle
 
     registration = read_registration(RunPaths(results))
     return _select_questions(load_bundle(registration.campaign_path), wanted)

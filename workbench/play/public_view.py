@@ -17,7 +17,7 @@ from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Question
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
-from workbench.assessment import SubmissionRecord, eligible, latest_eligible
+from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
 
 PublicView = dict[str, Any]
 SCHEMA = "cfwb.snapshot/1"

@@ -18,7 +18,7 @@ from ledger.seal import make_seal, seal_bytes
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench.errors import UserError
-from workbench.registration import Registration
+from workbench.runs.registration import Registration
 
 RUN_FILE = "run.json"
 JOURNAL_FILE = "journal.jsonl"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
 from workbench.errors import UserError
-from workbench.script import play_script
-from workbench.session import PlayerSession
+from workbench.play.script import play_script
+from workbench.play.session import PlayerSession
 
 DEMO_SCRIPT = DEFAULT_CAMPAIGN / "demo.jsonl"
 

@@ -14,16 +14,16 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import seal_differences
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
-from workbench.registration import ControlFile, Registration, resolve_seed
-from workbench.replay import ReplayError, ReplayResult, replay
-from workbench.run_files import (
+from workbench.runs.registration import ControlFile, Registration, resolve_seed
+from workbench.runs.replay import ReplayError, ReplayResult, replay
+from workbench.runs.files import (
     RunPaths,
     build_seal,
     header_payload,
     read_registration,
     read_seal,
 )
-from workbench.session import load_bundle
+from workbench.runs.bundle import load_bundle
 
 
 @dataclass

@@ -16,10 +16,16 @@ from pathlib import Path
 from typing import Any
 
 from sim.campaign_load import CampaignBundle
-from workbench.branches import component_evidence, episode_id, run_branch, supported_effects
-from workbench.registration import ControlFile, resolve_seed
-from workbench.replay import reach_branch_points, replay
-from workbench.session import PlayerSession, load_bundle
+from workbench.evaluation.branches import (
+    component_evidence,
+    episode_id,
+    run_branch,
+    supported_effects,
+)
+from workbench.play.session import PlayerSession
+from workbench.runs.bundle import load_bundle
+from workbench.runs.registration import ControlFile, resolve_seed
+from workbench.runs.replay import reach_branch_points, replay
 
 SMALL_EFFECT = Decimal("0.05")
 """An effect smaller than this share of the scale is reported as a warning."""
@@ -53,7 +59,7 @@ class CheckReport:
 def _reference_entries(bundle: CampaignBundle, seed: int, control: ControlFile | None):
     if bundle.reference_script is None:
         return []
-    from workbench.script import play_script
+    from workbench.play.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
         session = PlayerSession.open(

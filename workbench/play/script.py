@@ -9,9 +9,9 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
-from workbench.commands import COMMAND_ADAPTER, Advance, Schedule, SubmitAssessment
 from workbench.errors import UserError
-from workbench.session import PlayerSession
+from workbench.play.session import PlayerSession
+from workbench.runs.commands import COMMAND_ADAPTER, Advance, Schedule, SubmitAssessment
 
 
 def script_commands(script: Path) -> Iterator[tuple[int, Schedule | Advance | SubmitAssessment]]:

@@ -21,8 +21,8 @@ _file = click.Path(dir_okay=False, path_type=Path)
 @click.option("--agent", "agent_id", help="Registered agent id (private campaigns).")
 def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """The player's public view of RUN_DIR as JSON (no seed, no answers, no branch controls)."""
-    from workbench.registration import load_control
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
+    from workbench.runs.registration import load_control
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
@@ -113,8 +113,8 @@ def validate_counterfactual(
     workers: int,
 ) -> None:
     """Verify a run, replay both branches of each question, score the submissions."""
-    from workbench.evaluator import run_evaluation
-    from workbench.registration import load_control
+    from workbench.evaluation.evaluator import run_evaluation
+    from workbench.runs.registration import load_control
 
     if (runs_dir is None) == (results is None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
@@ -155,8 +155,8 @@ def validate_counterfactual(
 def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
     """Validate CAMPAIGN and run every question's branches from its reference play."""
     from campaigns import DEFAULT_CAMPAIGN
-    from workbench.author_check import check_campaign
-    from workbench.registration import load_control
+    from workbench.authoring.check import check_campaign
+    from workbench.runs.registration import load_control
 
     bar = _StderrBar("checking")
     try:
@@ -192,8 +192,8 @@ def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
 )
 def demo(out: Path) -> None:
     """Play the default campaign with a scripted player, validate it, print the summary."""
-    from workbench.demo import next_free, play_demo
-    from workbench.evaluator import run_evaluation
+    from workbench.evaluation.evaluator import run_evaluation
+    from workbench.play.demo import next_free, play_demo
 
     run_dir = play_demo(next_free(out))
     click.echo(f"played the default campaign into {run_dir}")

@@ -38,7 +38,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 )
 def play(campaign: Path | None, run_dir: Path | None) -> None:
     """Open the Textual dashboard on a campaign run."""
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
     from workbench.tui.app import WorkbenchApp
 
     session = PlayerSession.open(run_dir or next_run_dir(), campaign)

@@ -11,22 +11,32 @@ import importlib
 import click
 
 from workbench import __version__
+from workbench.errors import WorkbenchError
+
+
+class _CliError(click.ClickException):
+    """A WorkbenchError shown the click way: `Error: message` and the error's exit code."""
+
+    def __init__(self, error: WorkbenchError) -> None:
+        super().__init__(error.message)
+        self.exit_code = error.exit_code
+
 
 _COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("workbench.cli_play", "play"),
-    "serve": ("workbench.cli_play", "serve"),
-    "run": ("workbench.cli_sim", "run"),
-    "verify": ("workbench.cli_sim", "verify"),
-    "show": ("workbench.cli_sim", "show"),
-    "ledger": ("workbench.cli_sim", "ledger_cmd"),
-    "actions": ("workbench.cli_sim", "actions"),
-    "schema": ("workbench.cli_sim", "schema"),
-    "snapshot": ("workbench.cli_assess", "snapshot"),
-    "validate": ("workbench.cli_assess", "validate"),
-    "check": ("workbench.cli_assess", "check"),
-    "demo": ("workbench.cli_assess", "demo"),
-    "vc": ("workbench.cli_vc", "vc"),
-    "causal": ("workbench.cli_causal", "causal"),
+    "play": ("workbench.cli.play", "play"),
+    "serve": ("workbench.cli.play", "serve"),
+    "run": ("workbench.cli.sim", "run"),
+    "verify": ("workbench.cli.sim", "verify"),
+    "show": ("workbench.cli.sim", "show"),
+    "ledger": ("workbench.cli.sim", "ledger_cmd"),
+    "actions": ("workbench.cli.sim", "actions"),
+    "schema": ("workbench.cli.sim", "schema"),
+    "snapshot": ("workbench.cli.assess", "snapshot"),
+    "validate": ("workbench.cli.assess", "validate"),
+    "check": ("workbench.cli.assess", "check"),
+    "demo": ("workbench.cli.assess", "demo"),
+    "vc": ("workbench.cli.vc", "vc"),
+    "causal": ("workbench.cli.causal", "causal"),
 }
 
 _HELP: dict[str, str] = {
@@ -59,6 +69,13 @@ class LazyGroup(click.Group):
             return None
         module_name, attr = target
         return getattr(importlib.import_module(module_name), attr)
+
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; a WorkbenchError becomes a one-line message and its exit code."""
+        try:
+            return super().invoke(ctx)
+        except WorkbenchError as exc:
+            raise _CliError(exc) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _HELP.get(name, "")) for name in self.list_commands(ctx)]

@@ -13,7 +13,7 @@ from typing import Any
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.commands import CounterfactualAssessment
+from workbench.runs.commands import CounterfactualAssessment
 
 
 @dataclass(frozen=True)

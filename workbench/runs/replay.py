@@ -9,8 +9,8 @@ from typing import Any
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
-from workbench.assessment import SubmissionRecord
-from workbench.commands import (
+from workbench.runs.assessment import SubmissionRecord
+from workbench.runs.commands import (
     Advance,
     Schedule,
     SubmitAssessment,

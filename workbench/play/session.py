@@ -16,28 +16,23 @@ from typing import Any
 from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
-from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
+from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
 from sim.state import DayStats
-from workbench import public_view
-from workbench.assessment import SubmissionRecord, eligible, validate_assessment
-from workbench.commands import (
+from workbench.errors import IntegrityError, UserError
+from workbench.play import public_view
+from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
+from workbench.runs.bundle import load_bundle
+from workbench.runs.commands import (
     Advance,
     CounterfactualAssessment,
     Schedule,
     SubmitAssessment,
     command_payload,
 )
-from workbench.errors import IntegrityError, UserError
-from workbench.registration import (
-    ControlFile,
-    make_registration,
-    resolve_seed,
-)
-from workbench.replay import ReplayError, apply_command, replay
-from workbench.run_files import (
+from workbench.runs.files import (
     RunPaths,
     build_seal,
     header_payload,
@@ -45,6 +40,12 @@ from workbench.run_files import (
     write_registration,
     write_seal,
 )
+from workbench.runs.registration import (
+    ControlFile,
+    make_registration,
+    resolve_seed,
+)
+from workbench.runs.replay import ReplayError, apply_command, replay
 
 
 @dataclass(frozen=True)
@@ -59,14 +60,6 @@ class SubmitResult:
     def accepted(self) -> bool:
         """True when the submission was journaled."""
         return not self.errors
-
-
-def load_bundle(campaign: str | Path) -> CampaignBundle:
-    """Load a campaign, turning its problems into a UserError listing each."""
-    try:
-        return load_campaign(campaign)
-    except CampaignError as exc:
-        raise UserError(str(exc)) from None
 
 
 class PlayerSession:

@@ -23,7 +23,7 @@ agent_opt = click.option("--agent", "agent_id", help="Registered agent id (priva
 
 
 def _control(path: Path | None):
-    from workbench.registration import load_control
+    from workbench.runs.registration import load_control
 
     return load_control(path) if path else None
 
@@ -52,14 +52,14 @@ def run(
     agent_id: str | None,
 ) -> None:
     """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
 
     session = PlayerSession.open(
         out, campaign, control=_control(control), agent_id=agent_id, autoseal=False
     )
     try:
         if script is not None:
-            from workbench.script import play_script
+            from workbench.play.script import play_script
 
             for note in play_script(session, script):
                 click.echo(note, err=True)
@@ -81,7 +81,7 @@ def run(
 @agent_opt
 def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """Re-execute RUN_DIR's journal from its campaign and seed; compare the seal."""
-    from workbench.verify import verify_run
+    from workbench.runs.verify import verify_run
 
     result = verify_run(run_dir, _control(control), agent_id)
     if not result.ok:
@@ -113,7 +113,7 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     """Metrics by day and the task outcome of RUN_DIR."""
     import pandas as pd
 
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
@@ -158,8 +158,8 @@ def ledger_cmd(
     run_dir: Path, fmt: str, out: Path | None, control: Path | None, agent_id: str | None
 ) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
-    from workbench.run_files import atomic_write
-    from workbench.session import PlayerSession
+    from workbench.play.session import PlayerSession
+    from workbench.runs.files import atomic_write
 
     if not (run_dir / "run.json").exists():
         raise UserError(f"{run_dir} is not a run directory (no run.json)")
@@ -180,8 +180,8 @@ def ledger_cmd(
 def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
-    from workbench.public_view import action_terms
-    from workbench.session import load_bundle
+    from workbench.play.public_view import action_terms
+    from workbench.runs.bundle import load_bundle
 
     bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
     terms = [action_terms(a) for a in bundle.actions.values()]
@@ -213,7 +213,7 @@ def schema(what: str) -> None:
     from pydantic import TypeAdapter
 
     from sim import campaign_model as m
-    from workbench.commands import COMMAND_ADAPTER, CounterfactualAssessment
+    from workbench.runs.commands import COMMAND_ADAPTER, CounterfactualAssessment
 
     models = {
         "campaign": m.Campaign,

@@ -46,7 +46,7 @@ def _task(key_option: str | None, split: str, family: str, task_id: int) -> Host
     except DerivationError as exc:
         raise UserError(str(exc)) from exc
     except GenerationError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise UserError(str(exc)) from exc
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
@@ -197,7 +197,7 @@ def audit(
         try:
             report = run_audit(key, chosen, n, tick=lambda: bar.update(1))
         except GenerationError as exc:
-            raise click.ClickException(str(exc)) from exc
+            raise UserError(str(exc)) from exc
     click.echo(_table(report))
     if json_path is not None:
         json_path.write_text(_json(report.to_dict()) + "\n", encoding="utf-8")

@@ -1,0 +1,1 @@
+"""Author tools: campaign checks."""

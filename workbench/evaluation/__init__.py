@@ -1,0 +1,1 @@
+"""Offline evaluation: paired branches and the evaluator."""
