@@ -28,7 +28,7 @@ from workbench.errors import UserError
 def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """The player's public view of RUN_DIR as JSON (no seed, no answers, no branch controls)."""
     session = open_run(run_dir, control, agent_id)
-    click.echo(json.dumps(session.view(), indent=2))
+    click.echo(json.dumps(session.view().to_data(), indent=2))
 
 
 class _StderrBar:

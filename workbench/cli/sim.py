@@ -54,8 +54,8 @@ def run(
         session.write_store()
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
-    for row in view["metrics"]:
-        click.echo(f"  {row['title']}: {row['value']} {row['units']}")
+    for row in view.metrics:
+        click.echo(f"  {row.title}: {row.value} {row.units}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
 
@@ -153,20 +153,19 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
     terms = [action_terms(a) for a in bundle.actions.values()]
     if as_json:
-        click.echo(json.dumps(terms, indent=2))
+        click.echo(json.dumps([t.to_data() for t in terms], indent=2))
         return
     for t in terms:
-        click.echo(f"{t['id']}: {t['title']}")
+        click.echo(f"{t.id}: {t.title}")
         click.echo(
-            f"  upfront ${t['upfront_cost']} (capitalised ${t['capitalized']}), running "
-            f"${t['running_cost_per_day']}/day x {t['running_days']}, delay "
-            f"{t['delay_days']} days"
+            f"  upfront ${t.upfront_cost} (capitalised ${t.capitalized}), running "
+            f"${t.running_cost_per_day}/day x {t.running_days}, delay {t.delay_days} days"
         )
-        staffing = ", ".join(f"{s['role']} x{s['count']} for {s['days']}d" for s in t["staffing"])
-        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t['prerequisites']}")
+        staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
+        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
         click.echo(
-            f"  effects: {', '.join(t['effect_set'])}; financing_net_assets "
-            f"${t['financing_net_assets']}; irreversible_work ${t['irreversible_work']}"
+            f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
+            f"${t.financing_net_assets}; irreversible_work ${t.irreversible_work}"
         )
 
 

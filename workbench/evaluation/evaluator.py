@@ -138,7 +138,7 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     q = task.question
     bundle = task.snapshot.bundle
     metric = bundle.metrics[q.metric]
-    entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q)}
+    entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q).to_data()}
     entry["contract_digest"] = hashlib.sha256(dumps(entry["contract"])).hexdigest()
     sub = task.submission
     entry["submission"] = (
