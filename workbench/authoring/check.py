@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from workbench.evaluation.branches import (
     component_evidence,
@@ -178,7 +179,7 @@ def _conclusion_findings(
                 label,
                 "error",
                 f"{required.component} of {action.id} is declared "
-                f"{Decimal(declared) / 100} but the ledger shows {Decimal(value) / 100} "
+                f"{format_money(declared)} but the ledger shows {format_money(value)} "
                 f"by day {q.outcome_day}",
                 where,
             )
@@ -187,7 +188,7 @@ def _conclusion_findings(
                 q.id,
                 label,
                 "info",
-                f"conclusion decidable: {required.component} = {Decimal(value) / 100}",
+                f"conclusion decidable: {required.component} = {format_money(value)}",
                 where,
             )
         return

@@ -147,6 +147,7 @@ def ledger_cmd(
 def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
+    from ledger.money import format_dollars as money
     from workbench.play.public_view import action_terms
     from workbench.runs.bundle import load_bundle
 
@@ -158,14 +159,14 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     for t in terms:
         click.echo(f"{t.id}: {t.title}")
         click.echo(
-            f"  upfront ${t.upfront_cost} (capitalised ${t.capitalized}), running "
-            f"${t.running_cost_per_day}/day x {t.running_days}, delay {t.delay_days} days"
+            f"  upfront {money(t.upfront_cost)} (capitalised {money(t.capitalized)}), running "
+            f"{money(t.running_cost_per_day)}/day x {t.running_days}, delay {t.delay_days} days"
         )
         staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
         click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
         click.echo(
             f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
-            f"${t.financing_net_assets}; irreversible_work ${t.irreversible_work}"
+            f"{money(t.financing_net_assets)}; irreversible_work {money(t.irreversible_work)}"
         )
 
 

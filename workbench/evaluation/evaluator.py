@@ -26,7 +26,7 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
-from ledger.money import to_major
+from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, seed_commitment
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
@@ -49,10 +49,11 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
+from workbench.runs.bundle import load_bundle
 from workbench.runs.files import RunPaths, atomic_write, read_registration
-from workbench.runs.registration import ControlFile
+from workbench.runs.registration import ControlFile, Registration
 from workbench.runs.replay import reach_branch_points
-from workbench.runs.verify import Verification, verify_run
+from workbench.runs.verify import Verification, verify_loaded
 
 REPORT_SCHEMA = "cfwb.counterfactual-report/1"
 Progress = Callable[[int, int, str], None]
@@ -102,19 +103,20 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
             result["evidence"] = {"reason": "intervention branch has no ledger"}
             return result
         value = component_evidence(inter.book, action, required.component, day)
-        expected = to_major(value)
         declared = getattr(action, required.component)
         result.update(
             decidable=True,
-            expected=str(expected),
+            expected=dollars(value),
             evidence={
                 "ledger_cents": value,
-                "declared": str(Decimal(declared) / 100),
+                "declared": dollars(declared),
                 "matches_declared": value == declared,
             },
         )
         if submitted is not None:
-            result["correct"] = cf.contract_component_correct(Decimal(str(submitted)), expected)
+            result["correct"] = cf.contract_component_correct(
+                Decimal(str(submitted)), to_major(value)
+            )
         return result
     if base.status != "ok" or inter.status != "ok" or not base.book or not inter.book:
         result["evidence"] = {"reason": "both branches must be ok to compare effects"}
@@ -204,15 +206,18 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     return entry
 
 
-def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
+def _find_private_run(
+    runs_dir: Path, agent: str, control: ControlFile
+) -> tuple[Path, Registration]:
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
     if RunPaths(runs_dir).exists():
-        return runs_dir
+        return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
     for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
-                matches.append(child)
+                matches.append((child, reg))
     if not matches:
         raise UserError(
             f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
@@ -220,7 +225,7 @@ def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
     if len(matches) > 1:
         raise UserError(
             f"several runs for agent {agent!r} under {runs_dir}: "
-            + ", ".join(str(m) for m in matches)
+            + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
 
@@ -260,8 +265,9 @@ def run_evaluation(
     if control is not None:
         if agent is None:
             raise UserError("--agent is required with --control")
-        results = _find_private_run(results, agent, control)
-    registration = read_registration(RunPaths(results))
+        results, registration = _find_private_run(results, agent, control)
+    else:
+        registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
             raise UserError(
@@ -275,16 +281,18 @@ def run_evaluation(
     if workers < 1:
         raise UserError("--workers must be at least 1")
     _prepare_out(out, results)
-    days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
-    verification = verify_run(results, control, agent, snapshot_days=days)
+    bundle = load_bundle(registration.campaign_path)
+    chosen = _select_questions(bundle, questions)
+    days = {q.intervene_on_day for q in chosen}
+    verification = verify_loaded(
+        RunPaths(results), registration, bundle, control, agent, snapshot_days=days
+    )
     report = _report_head(verification)
     if not verification.ok:
         report["factual"]["verification"] = {"ok": False, "divergence": verification.divergence}
         return EvaluationOutcome(
             exit_codes.INTEGRITY, report, None, f"integrity failure: {verification.divergence}"
         )
-    bundle = verification.bundle
-    chosen = _select_questions(bundle, questions)
     replayed = verification.replayed
     assert replayed is not None and verification.journal is not None
     snapshots = reach_branch_points(replayed, {q.intervene_on_day for q in chosen})
@@ -319,13 +327,6 @@ def run_evaluation(
         else exit_codes.UNSCORED
     )
     return EvaluationOutcome(code, report, report_path)
-
-
-def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
-    from workbench.runs.bundle import load_bundle
-
-    registration = read_registration(RunPaths(results))
-    return _select_questions(load_bundle(registration.campaign_path), wanted)
 
 
 def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[Question]:

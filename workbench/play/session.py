@@ -46,7 +46,7 @@ from workbench.runs.registration import (
     make_registration,
     resolve_seed,
 )
-from workbench.runs.replay import ReplayError, apply_command, replay
+from workbench.runs.replay import CommandOutcome, ReplayError, apply_command, replay
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class PlayerSession:
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
-        outcomes: dict[int, dict[str, Any]],
+        outcomes: dict[int, CommandOutcome],
         autoseal: bool,
     ) -> None:
         self.paths = paths
@@ -182,32 +182,19 @@ class PlayerSession:
         """Schedule an action at today's decisions (journaled even when rejected)."""
         known = self._journal.get(command_id) if command_id else None
         if known is not None:
-            recorded = self._outcomes.get(known.seq, {})
-            return ScheduleOutcome(
-                action_id,
-                known.day,
-                bool(recorded.get("accepted")),
-                recorded.get("reason"),
-                None,
-                recorded.get("start_day"),
-            )
+            recorded = self._outcomes.get(known.seq)
+            if isinstance(recorded, ScheduleOutcome):
+                return recorded
+            return ScheduleOutcome(action_id, known.day, False)
         self.preview(action_id)
         command = Schedule(action=action_id)
         entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
         assert entry is not None
-        self._outcomes[entry.seq] = apply_command(
-            self._engine, command, entry.seq, self._submissions
-        )
+        outcome = apply_command(self._engine, command, entry.seq, self._submissions)
+        assert isinstance(outcome, ScheduleOutcome)
+        self._outcomes[entry.seq] = outcome
         self._after_command()
-        recorded = self._outcomes[entry.seq]
-        return ScheduleOutcome(
-            action_id,
-            entry.day,
-            recorded["accepted"],
-            recorded["reason"],
-            None,
-            recorded["start_day"],
-        )
+        return outcome
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
         """Run `days` days with no further decisions; returns the new day."""
@@ -257,8 +244,9 @@ class PlayerSession:
             assert known is not None
             question = self.bundle.questions[parsed.question]
             return SubmitResult((), known.seq, eligible(question, known.day))
-        apply_command(self._engine, command, entry.seq, self._submissions)
-        self._outcomes[entry.seq] = {"recorded": True}
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
         self._after_command()
         question = self.bundle.questions[parsed.question]
         return SubmitResult((), entry.seq, eligible(question, entry.day))
@@ -323,7 +311,7 @@ class PlayerSession:
         """Own submissions, in order."""
         return tuple(self._submissions)
 
-    def outcome_of(self, seq: int) -> dict[str, Any] | None:
+    def outcome_of(self, seq: int) -> CommandOutcome | None:
         """What a journaled command did."""
         return self._outcomes.get(seq)
 

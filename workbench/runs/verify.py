@@ -62,6 +62,18 @@ def verify_run(
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
     bundle = load_bundle(campaign or registration.campaign_path)
+    return verify_loaded(paths, registration, bundle, control, agent_id, snapshot_days)
+
+
+def verify_loaded(
+    paths: RunPaths,
+    registration: Registration,
+    bundle: CampaignBundle,
+    control: ControlFile | None = None,
+    agent_id: str | None = None,
+    snapshot_days: frozenset[int] | set[int] = frozenset(),
+) -> Verification:
+    """Verify a run whose registration and campaign the caller has already read."""
     seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
     result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
     if agent != registration.agent_id:
