@@ -14,12 +14,21 @@ import click
 from workbench import __version__
 from workbench.errors import WorkbenchError
 
+FLAGS: dict[str, str] = {
+    "out": "--out",
+    "control": "--control",
+    "agent": "--agent",
+    "workers": "--workers",
+}
+"""The flag of each error subject: the CLI's words for the input a core error names."""
+
 
 class _CliError(click.ClickException):
-    """A WorkbenchError shown the click way: `Error: message` and the error's exit code."""
+    """A WorkbenchError shown the click way: `Error: message (--flag)` and its exit code."""
 
     def __init__(self, error: WorkbenchError) -> None:
-        super().__init__(error.message)
+        flag = FLAGS.get(error.subject or "")
+        super().__init__(f"{error.message} ({flag})" if flag else error.message)
         self.exit_code = error.exit_code
 
 

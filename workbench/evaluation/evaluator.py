@@ -33,7 +33,7 @@ from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import UserError
+from workbench.errors import UserError, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -213,14 +213,17 @@ def _find_private_run(
     if RunPaths(runs_dir).exists():
         return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
-    for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    with reraised(UserError, OSError, where=str(runs_dir)):
+        children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+    for child in children:
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
                 matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}",
+            subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
@@ -234,11 +237,17 @@ def _prepare_out(out: Path, results: Path) -> None:
     out_r, res_r = out.resolve(), results.resolve()
     if out_r == res_r or res_r in out_r.parents:
         raise UserError(
-            f"--out {out} is inside the results directory; the results directory is never written"
+            f"output directory {out} is inside the results directory; "
+            "the results directory is never written",
+            subject="out",
         )
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
-    (out / "seals").mkdir(parents=True, exist_ok=True)
+    with reraised(UserError, OSError, where=f"output directory {out}"):
+        if out.exists() and (not out.is_dir() or any(out.iterdir())):
+            raise UserError(
+                f"output directory {out} exists and is not empty: evaluate into a new directory",
+                subject="out",
+            )
+        (out / "seals").mkdir(parents=True, exist_ok=True)
 
 
 def _write_gz(path: Path, data: bytes) -> str:
@@ -264,7 +273,9 @@ def run_evaluation(
         raise UserError(f"{results} is not a directory")
     if control is not None:
         if agent is None:
-            raise UserError("--agent is required with --control")
+            raise UserError(
+                "a control file needs the agent id whose run to validate", subject="agent"
+            )
         results, registration = _find_private_run(results, agent, control)
     else:
         registration = read_registration(RunPaths(results))
@@ -272,14 +283,20 @@ def run_evaluation(
         if control is None:
             raise UserError(
                 f"{results} is a private campaign run: validate it with its "
-                "control file (--control) and --agent; no seed override exists"
+                "control file and agent id; no seed override exists",
+                subject="control",
             )
         if registration.seed_commitment != seed_commitment(control.seed, control.salt):
-            raise UserError(f"{results}: seed commitment does not match the control file")
+            raise UserError(
+                f"{results}: seed commitment does not match the control file", subject="control"
+            )
         if registration.agent_id != agent:
-            raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
+            raise UserError(
+                f"{results} was played by {registration.agent_id!r}, not {agent!r}",
+                subject="agent",
+            )
     if workers < 1:
-        raise UserError("--workers must be at least 1")
+        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
     _prepare_out(out, results)
     bundle = load_bundle(registration.campaign_path)
     chosen = _select_questions(bundle, questions)

@@ -17,6 +17,7 @@ from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Question
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
+from workbench.errors import UserError, reraised
 from workbench.play.models import (
     ActionTerms,
     AlertRow,
@@ -314,8 +315,9 @@ class LedgerView:
         from ledger import export
 
         start = self._bundle.campaign.start_date
-        if fmt == "beancount":
-            return export.to_beancount(self._book, start)
-        if fmt == "csv":
-            return export.to_csv(self._book, start)
-        raise ValueError(f"unknown export format {fmt!r} (beancount or csv)")
+        with reraised(UserError, export.ExportError, where=f"{fmt} export"):
+            if fmt == "beancount":
+                return export.to_beancount(self._book, start)
+            if fmt == "csv":
+                return export.to_csv(self._book, start)
+        raise UserError(f"unknown export format {fmt!r} (beancount or csv)")

@@ -21,7 +21,7 @@ from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
 from sim.state import DayStats
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, UserError, reraised
 from workbench.play import public_view
 from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
 from workbench.runs.bundle import load_bundle
@@ -140,14 +140,9 @@ class PlayerSession:
                 f"{bundle.path} now has {bundle.digest[:12]}"
             )
         seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
-        try:
+        with reraised(IntegrityError, JournalError, ReplayError, where=str(paths.journal)):
             journal = Journal.open(paths.journal)
-        except JournalError as exc:
-            raise IntegrityError(f"{paths.journal}: {exc}") from None
-        try:
             result = replay(bundle, seed, journal.entries)
-        except ReplayError as exc:
-            raise IntegrityError(f"{paths.journal}: {exc}") from None
         return cls(
             paths,
             bundle,
@@ -173,10 +168,8 @@ class PlayerSession:
 
     def preview(self, action_id: str) -> ScheduleOutcome:
         """Would this action be accepted now, and if not, why? Changes nothing."""
-        try:
+        with reraised(UserError, EngineError):
             return self._engine.check(action_id)
-        except EngineError as exc:
-            raise UserError(str(exc)) from None
 
     def schedule(self, action_id: str, command_id: str | None = None) -> ScheduleOutcome:
         """Schedule an action at today's decisions (journaled even when rejected)."""
@@ -265,6 +258,8 @@ class PlayerSession:
 
     def write_store(self) -> None:
         """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
+        import sqlite3
+
         from ledger.store import write_store
 
         rows = [
@@ -272,7 +267,8 @@ class PlayerSession:
             for metric_id, values in self.metric_series().items()
             for day, value in enumerate(values)
         ]
-        write_store(self.paths.store, self._engine.book, rows)
+        with reraised(UserError, sqlite3.Error, OSError, where=str(self.paths.store)):
+            write_store(self.paths.store, self._engine.book, rows)
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""

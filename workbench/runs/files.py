@@ -54,13 +54,17 @@ class RunPaths:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file whole or not at all (temp file, fsync, rename)."""
+    """Write a file whole or not at all (temp file, fsync, rename); a UserError when it cannot."""
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write ({exc.strerror or exc})") from exc
 
 
 def write_registration(paths: RunPaths, registration: Registration) -> None:

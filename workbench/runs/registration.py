@@ -67,25 +67,30 @@ def resolve_seed(
     if bundle.campaign.visibility == "development":
         if control is not None:
             raise UserError(
-                f"campaign {bundle.id} is a development campaign: it takes no control file"
+                f"campaign {bundle.id} is a development campaign: it takes no control file",
+                subject="control",
             )
         assert bundle.campaign.development_seed is not None
         return bundle.campaign.development_seed, bundle.digest, agent_id or "player"
     if control is None:
         raise UserError(
-            f"campaign {bundle.id} is private: its control file is required "
-            "(--control FILE); no seed override exists"
+            f"campaign {bundle.id} is private: its control file is required; "
+            "no seed override exists",
+            subject="control",
         )
     if control.campaign_id != bundle.id or control.campaign_digest != bundle.digest:
         raise UserError(
             f"control file is for campaign {control.campaign_id} "
             f"({control.campaign_digest[:12]}), not {bundle.id} "
-            f"({bundle.digest[:12]})"
+            f"({bundle.digest[:12]})",
+            subject="control",
         )
     if agent_id is None:
-        raise UserError("a private campaign needs --agent AGENT_ID")
+        raise UserError("a private campaign needs a registered agent id", subject="agent")
     if agent_id not in control.agents:
-        raise UserError(f"agent {agent_id!r} is not registered in the control file")
+        raise UserError(
+            f"agent {agent_id!r} is not registered in the control file", subject="agent"
+        )
     return control.seed, control.salt, agent_id
 
 

@@ -11,7 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
-from workbench.tui.errors import EXPECTED, message_of
+from workbench.errors import WorkbenchError
 from workbench.tui.screens.base import WorkbenchScreen
 
 
@@ -108,8 +108,8 @@ class ValidateScreen(WorkbenchScreen):
             return None
         try:
             return Path(value), self._control()
-        except EXPECTED as exc:
-            self.notify(message_of(exc), severity="error")
+        except WorkbenchError as exc:
+            self.notify(exc.message, severity="error")
             return None
 
     def action_validate(self) -> None:
@@ -146,8 +146,8 @@ class ValidateScreen(WorkbenchScreen):
                 agent=agent,
                 progress=self._progress("#validate-progress"),
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#validate-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#validate-summary", exc.message)
             return
         self.app.call_from_thread(
             self._show_report, outcome.report, outcome.report_path, outcome.message
@@ -209,8 +209,8 @@ class ValidateScreen(WorkbenchScreen):
             report = check_campaign(
                 campaign, control, progress=self._progress("#validate-progress")
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#check-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#check-summary", exc.message)
             return
         self.app.call_from_thread(self._show_findings, report.ok, report.findings)
 
