@@ -148,7 +148,7 @@ def cross_check(
 
 def prerequisite_cycle(actions: list[Action]) -> list[str] | None:
     """A cycle in the 'completed' prerequisite graph, if any (as a list of action ids)."""
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     for action in actions:
         graph.add_node(action.id)
         for needed in action.prerequisites.completed:

@@ -68,7 +68,7 @@ class SCM:
 
     def graph(self) -> nx.DiGraph:
         """The causal graph, latent nodes included, with every edge of nonzero weight."""
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from(node.id for node in self.nodes)
         for node in self.nodes:
             graph.add_edges_from(

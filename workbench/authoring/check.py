@@ -15,9 +15,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
+from sim.campaign_model import Question
 from workbench.evaluation.branches import (
+    BranchRun,
     component_evidence,
     episode_id,
     run_branch,
@@ -57,7 +60,9 @@ class CheckReport:
         )
 
 
-def _reference_entries(bundle: CampaignBundle, seed: int, control: ControlFile | None):
+def _reference_entries(
+    bundle: CampaignBundle, seed: int, control: ControlFile | None
+) -> list[Entry]:
     if bundle.reference_script is None:
         return []
     from workbench.play.script import play_script
@@ -141,7 +146,7 @@ def check_campaign(
     return report
 
 
-def _branch_findings(report: CheckReport, qid: str, run, where: str) -> None:
+def _branch_findings(report: CheckReport, qid: str, run: BranchRun, where: str) -> None:
     for step in run.schedule:
         level = "info" if step["accepted"] else "error"
         text = (
@@ -157,28 +162,30 @@ def _branch_findings(report: CheckReport, qid: str, run, where: str) -> None:
 
 
 def _conclusion_findings(
-    report: CheckReport, bundle: CampaignBundle, q, base, inter, label: str, where: str
+    report: CheckReport,
+    bundle: CampaignBundle,
+    q: Question,
+    base: BranchRun,
+    inter: BranchRun,
+    label: str,
+    where: str,
 ) -> None:
     required = q.conclusion
-    action = bundle.actions[required.action]
-    if inter.status != "ok" or (required.kind == "supported_effects" and base.status != "ok"):
-        report.add(
-            q.id,
-            label,
-            "error",
-            "required conclusion is not decidable: a branch did not run to the outcome day",
-            where,
-        )
+    if required is None:
         return
-    if required.kind == "contract_component":
-        value = component_evidence(inter.book, action, required.component, q.outcome_day)
-        declared = getattr(action, required.component)
+    action = bundle.actions[required.action]
+    base_book = base.book if base.status == "ok" else None
+    inter_book = inter.book if inter.status == "ok" else None
+    component = required.component
+    if required.kind == "contract_component" and component is not None and inter_book is not None:
+        value = component_evidence(inter_book, action, component, q.outcome_day)
+        declared = getattr(action, component)
         if value != declared:
             report.add(
                 q.id,
                 label,
                 "error",
-                f"{required.component} of {action.id} is declared "
+                f"{component} of {action.id} is declared "
                 f"{format_money(declared)} but the ledger shows {format_money(value)} "
                 f"by day {q.outcome_day}",
                 where,
@@ -188,16 +195,25 @@ def _conclusion_findings(
                 q.id,
                 label,
                 "info",
-                f"conclusion decidable: {required.component} = {format_money(value)}",
+                f"conclusion decidable: {component} = {format_money(value)}",
                 where,
             )
         return
-    supported = supported_effects(base.book, inter.book, action, q.outcome_day)
+    if required.kind == "supported_effects" and base_book is not None and inter_book is not None:
+        supported = supported_effects(base_book, inter_book, action, q.outcome_day)
+        report.add(
+            q.id,
+            label,
+            "info",
+            f"conclusion decidable: supported effects by day "
+            f"{q.outcome_day} = {supported or 'none'} of {list(action.effect_names)}",
+            where,
+        )
+        return
     report.add(
         q.id,
         label,
-        "info",
-        f"conclusion decidable: supported effects by day "
-        f"{q.outcome_day} = {supported or 'none'} of {list(action.effect_names)}",
+        "error",
+        "required conclusion is not decidable: a branch did not run to the outcome day",
         where,
     )

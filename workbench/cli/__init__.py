@@ -23,13 +23,10 @@ FLAGS: dict[str, str] = {
 """The flag of each error subject: the CLI's words for the input a core error names."""
 
 
-class _CliError(click.ClickException):
-    """A WorkbenchError shown the click way: `Error: message (--flag)` and its exit code."""
-
-    def __init__(self, error: WorkbenchError) -> None:
-        flag = FLAGS.get(error.subject or "")
-        super().__init__(f"{error.message} ({flag})" if flag else error.message)
-        self.exit_code = error.exit_code
+def cli_message(error: WorkbenchError) -> str:
+    """The error's one line with the flag of its subject, if it names one."""
+    flag = FLAGS.get(error.subject or "")
+    return f"{error.message} ({flag})" if flag else error.message
 
 
 class CommandEntry(NamedTuple):
@@ -99,11 +96,12 @@ class LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a WorkbenchError becomes a one-line message and its exit code."""
+        """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code."""
         try:
             return super().invoke(ctx)
         except WorkbenchError as exc:
-            raise _CliError(exc) from None
+            click.echo(f"Error: {cli_message(exc)}", err=True)
+            ctx.exit(exc.exit_code)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name].help) for name in self.list_commands(ctx)]

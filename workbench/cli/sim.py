@@ -68,11 +68,11 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     from workbench.runs.verify import verify_run
 
     result = verify_run(run_dir, control_file(control), agent_id)
-    if not result.ok:
+    seal = result.seal
+    if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
     click.echo(
-        f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
-        f"day {result.seal['final_day']})"
+        f"{run_dir}: intact (journal head {seal['journal_head'][:16]}, day {seal['final_day']})"
     )
     for task in result.tasks:
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
@@ -177,12 +177,12 @@ def actions(campaign: Path | None, as_json: bool) -> None:
 )
 def schema(what: str) -> None:
     """Print a JSON Schema (campaign files, script commands, submissions)."""
-    from pydantic import TypeAdapter
+    from pydantic import BaseModel
 
     from sim import campaign_model as m
     from workbench.runs.commands import COMMAND_ADAPTER, CounterfactualAssessment
 
-    models = {
+    models: dict[str, type[BaseModel]] = {
         "campaign": m.Campaign,
         "actions": m.ActionCatalog,
         "metrics": m.MetricsFile,
@@ -192,5 +192,5 @@ def schema(what: str) -> None:
     if what == "command":
         document = COMMAND_ADAPTER.json_schema()
     else:
-        document = TypeAdapter(models[what]).json_schema()
+        document = models[what].model_json_schema()
     click.echo(json.dumps(document, indent=2))

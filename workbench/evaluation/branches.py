@@ -148,7 +148,7 @@ def flow_net_assets(book: Book, action_id: str, flow: str, day: int) -> int:
 
 def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
     """Each declared effect's gauge balance at the close of `day`."""
-    gauges = {}
+    gauges: dict[str, int] = {}
     for effect in action.effects:
         role = getattr(effect, "role", None)
         gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)

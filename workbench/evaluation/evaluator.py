@@ -99,11 +99,15 @@ def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, 
         "evidence": None,
     }
     if required.kind == "contract_component":
+        component = required.component
+        if component is None:
+            result["evidence"] = {"reason": "the conclusion names no contract component"}
+            return result
         if inter.status != "ok" or inter.book is None:
             result["evidence"] = {"reason": "intervention branch has no ledger"}
             return result
-        value = component_evidence(inter.book, action, required.component, day)
-        declared = getattr(action, required.component)
+        value = component_evidence(inter.book, action, component, day)
+        declared = getattr(action, component)
         result.update(
             decidable=True,
             expected=dollars(value),

@@ -168,7 +168,7 @@ def submission_rows(
             counting[question.id] = chosen.seq
     rows = []
     for record in submissions:
-        question = bundle.questions.get(record.assessment.question)
+        asked = bundle.questions.get(record.assessment.question)
         rows.append(
             SubmissionRow(
                 seq=record.seq,
@@ -177,7 +177,7 @@ def submission_rows(
                 value=record.assessment.value,
                 conclusion=record.assessment.conclusion,
                 choice=record.assessment.choice,
-                eligible=bool(question and eligible(question, record.day)),
+                eligible=asked is not None and eligible(asked, record.day),
                 counts=counting.get(record.assessment.question) == record.seq,
             )
         )

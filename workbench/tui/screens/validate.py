@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +124,7 @@ class ValidateScreen(WorkbenchScreen):
         self.query_one("#validate-summary", Static).update("validating…")
         self.evaluate(run, control, agent)
 
-    def _progress(self, bar_id: str):
+    def _progress(self, bar_id: str) -> Callable[[int, int, str], None]:
         bar = self.query_one(bar_id, ProgressBar)
 
         def progress(done: int, total: int, label: str) -> None:
