@@ -306,10 +306,6 @@ class LedgerView:
             for d in range(self._book.first_day, self.last_day + 1)
         ]
 
-    def transactions_on(self, day: int) -> list[dict[str, Any]]:
-        """Transactions posted on `day`."""
-        return [t.as_record() for t in self._book.transactions if t.day == day]
-
     def export(self, fmt: str) -> str:
         """The ledger as beancount or CSV text."""
         from ledger import export

@@ -20,7 +20,6 @@ from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
-from sim.state import DayStats
 from workbench.errors import IntegrityError, UserError, reraised
 from workbench.play import public_view
 from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
@@ -71,7 +70,6 @@ class PlayerSession:
         paths: RunPaths,
         bundle: CampaignBundle,
         registration: Registration,
-        seed: int,
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
@@ -81,7 +79,6 @@ class PlayerSession:
         self.paths = paths
         self.bundle = bundle
         self.registration = registration
-        self._seed = seed
         self._journal = journal
         self._engine = engine
         self._submissions = submissions
@@ -115,7 +112,7 @@ class PlayerSession:
         journal = Journal.open(paths.journal)
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
         engine = Engine(bundle, seed)
-        session = cls(paths, bundle, registration, seed, journal, engine, [], {}, autoseal)
+        session = cls(paths, bundle, registration, journal, engine, [], {}, autoseal)
         session.seal()
         return session
 
@@ -147,7 +144,6 @@ class PlayerSession:
             paths,
             bundle,
             registration,
-            seed,
             journal,
             result.engine,
             result.submissions,
@@ -307,10 +303,6 @@ class PlayerSession:
         """Own submissions, in order."""
         return tuple(self._submissions)
 
-    def outcome_of(self, seq: int) -> CommandOutcome | None:
-        """What a journaled command did."""
-        return self._outcomes.get(seq)
-
     def view(self) -> public_view.PublicView:
         """The player's public view of the run (the same data as `workbench snapshot`)."""
         return public_view.build(self.bundle, self._engine, self._submissions)
@@ -322,10 +314,6 @@ class PlayerSession:
     def metric_series(self) -> dict[str, list[Decimal]]:
         """Every metric at every closed day, in display units (for charts)."""
         return public_view.metric_series(self.bundle, self._engine.book)
-
-    def history(self) -> list[DayStats]:
-        """Operating statistics of every closed day (demand, sold, utilisation)."""
-        return self._engine.state.history
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""

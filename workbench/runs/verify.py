@@ -39,7 +39,6 @@ class Verification:
     replayed: ReplayResult | None = None
     seal: dict[str, Any] | None = None
     tasks: list[TaskResult] = field(default_factory=list)
-    seed: int | None = None
 
     def pending_questions(self) -> list[str]:
         """Questions with a submission in this run: answered, pending offline grading."""
@@ -75,7 +74,7 @@ def verify_loaded(
 ) -> Verification:
     """Verify a run whose registration and campaign the caller has already read."""
     seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
-    result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
+    result = Verification(paths.root, registration, bundle, ok=False)
     if agent != registration.agent_id:
         result.divergence = f"run.json is for agent {registration.agent_id!r}, not {agent!r}"
         return result
