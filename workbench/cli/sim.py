@@ -1,4 +1,4 @@
-"""CLI commands for headless play: run, verify, show, ledger, actions, schema."""
+"""CLI commands for headless play: run, finish, verify, show, ledger, actions, schema."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _control(path: Path | None):
 @click.option(
     "--script",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="JSONL commands: schedule, advance, submit_assessment.",
+    help="JSONL commands: schedule, advance, submit_assessment, finish.",
 )
 @click.option(
     "--out",
@@ -73,6 +73,31 @@ def run(
         click.echo(f"  {row['title']}: {row['value']} {row['units']}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
+
+
+@click.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@control_opt
+@agent_opt
+def finish(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+    """End RUN_DIR: the remaining days run with no decisions; then it accepts no command."""
+    from workbench.play.session import PlayerSession
+
+    if not (run_dir / "run.json").exists():
+        raise UserError(f"{run_dir} is not a run directory (no run.json)")
+    session = PlayerSession.open(
+        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
+    )
+    start = session.day
+    try:
+        session.finish()
+    finally:
+        session.seal()
+        session.write_store()
+    click.echo(
+        f"{run_dir}: finished on day {session.day} (from day {start}); "
+        "it accepts no further command and can be validated"
+    )
 
 
 @click.command()
@@ -229,4 +254,4 @@ def schema(what: str) -> None:
     click.echo(json.dumps(document, indent=2))
 
 
-__all__ = ["actions", "exit_codes", "ledger_cmd", "run", "schema", "show", "verify"]
+__all__ = ["actions", "exit_codes", "finish", "ledger_cmd", "run", "schema", "show", "verify"]

@@ -11,10 +11,10 @@ from pydantic import ValidationError
 
 from workbench.errors import UserError
 from workbench.play.session import PlayerSession
-from workbench.runs.commands import COMMAND_ADAPTER, Advance, Schedule, SubmitAssessment
+from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
 
-def script_commands(script: Path) -> Iterator[tuple[int, Schedule | Advance | SubmitAssessment]]:
+def script_commands(script: Path) -> Iterator[tuple[int, PlayerCommand]]:
     """(line number, command) for each line; a bad line raises a UserError naming it.
 
     A command without an id gets one derived from its line number and content, so
@@ -52,6 +52,8 @@ def play_script(session: PlayerSession, script: Path) -> list[str]:
                     notes.append(f"{script}:{number}: rejected: {outcome.reason}")
             elif isinstance(command, Advance):
                 session.advance(command.days, command.id)
+            elif isinstance(command, Finish):
+                session.finish(command.id)
             else:
                 result = session.submit(command.assessment, command.id)
                 if result.errors:

@@ -8,12 +8,14 @@ latest (highest journal seq) counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from decimal import Decimal
+from typing import Any, Final
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.runs.commands import CounterfactualAssessment
+from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
+
+CENT: Final = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -69,13 +71,13 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
     if value is None:
         return [f"conclusion: required ({required.kind} of {required.action})"]
     if required.kind == "contract_component":
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
+        if isinstance(value, list):
             return ['conclusion: a money amount in dollars, e.g. "-300.00"']
         try:
-            amount = Decimal(str(value))
-        except InvalidOperation:
-            return [f"conclusion: {value!r} is not a money amount"]
-        if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
+            amount = bounded_decimal(value, "conclusion")
+        except ValueError as exc:
+            return [str(exc)]
+        if amount != amount.quantize(CENT):
             return ["conclusion: must be exact to the cent"]
         return []
     declared = bundle.actions[required.action].effect_names

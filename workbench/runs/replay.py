@@ -12,8 +12,9 @@ from sim.engine import Engine, Snapshot
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
+    Finish,
+    PlayerCommand,
     Schedule,
-    SubmitAssessment,
     command_from_entry,
 )
 
@@ -34,7 +35,7 @@ class ReplayResult:
 
 def apply_command(
     engine: Engine,
-    command: Schedule | Advance | SubmitAssessment,
+    command: PlayerCommand,
     seq: int,
     submissions: list[SubmissionRecord],
     snapshot_days: frozenset[int] = frozenset(),
@@ -54,6 +55,12 @@ def apply_command(
             if snapshots is not None and engine.day in snapshot_days:
                 snapshots[engine.day] = engine.snapshot()
         return {"day": engine.day}
+    if isinstance(command, Finish):
+        for day in range(engine.day + 1, engine.horizon + 1):
+            engine.advance(1)
+            if snapshots is not None and day in snapshot_days:
+                snapshots[day] = engine.snapshot()
+        return {"day": engine.day, "finished": True}
     submissions.append(SubmissionRecord(seq, engine.day, command.assessment))
     return {"recorded": True}
 
@@ -76,6 +83,11 @@ def replay(
     for entry in entries:
         if entry.kind == HEADER_KIND:
             continue
+        if engine.finished:
+            raise ReplayError(
+                f"seq {entry.seq} ({entry.kind}): the run finished on day {engine.day}; "
+                "no command may follow"
+            )
         if entry.day != engine.day:
             raise ReplayError(
                 f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
