@@ -196,7 +196,9 @@ def test_invalid_submission_changes_nothing(tmp_path: Path) -> None:
     for bad in (
         {"question": "nope", "value": "1"},
         {"question": "q_bank_loan", "value": "x"},
-        {"question": "q_bank_loan", "value": "1"},
+        {"question": "q_bank_loan", "value": "1", "conclusion": ["loan"]},
+        {"question": "q_bank_loan", "value": "1", "conclusion": "1e30"},
+        {"question": "q_bank_loan", "value": "1e1000000", "conclusion": "-300.00"},
         {"question": "q_pick_a_lever", "value": "1", "choice": "bank_loan"},
     ):
         result = session.submit(bad)

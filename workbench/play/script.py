@@ -42,7 +42,8 @@ def script_commands(script: Path) -> Iterator[tuple[int, PlayerCommand]]:
 
 
 def play_script(session: PlayerSession, script: Path) -> list[str]:
-    """Apply a script's commands to a session; return notes on rejected actions."""
+    """Apply a script's commands to a session; return notes (rejected actions, missing
+    conclusions)."""
     notes: list[str] = []
     for number, command in script_commands(script):
         try:
@@ -58,6 +59,7 @@ def play_script(session: PlayerSession, script: Path) -> list[str]:
                 result = session.submit(command.assessment, command.id)
                 if result.errors:
                     raise UserError("invalid submission: " + "; ".join(result.errors))
+                notes.extend(f"{script}:{number}: {note}" for note in result.notes)
         except UserError as exc:
             raise UserError(f"{script}:{number}: {exc.message}") from None
     return notes

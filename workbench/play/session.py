@@ -25,7 +25,12 @@ from sim.scheduling import ScheduleOutcome
 from sim.state import DayStats
 from workbench.errors import IntegrityError, UserError
 from workbench.play import public_view
-from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
+from workbench.runs.assessment import (
+    SubmissionRecord,
+    eligible,
+    missing_conclusion,
+    validate_assessment,
+)
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
     Advance,
@@ -60,6 +65,7 @@ class SubmitResult:
     errors: tuple[str, ...]
     seq: int | None = None
     eligible: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def accepted(self) -> bool:
@@ -244,9 +250,11 @@ class PlayerSession:
         if errors:
             return SubmitResult(tuple(errors))
         question = self.bundle.questions[parsed.question]
+        note = missing_conclusion(self.bundle, parsed)
+        notes = () if note is None else (note,)
         known = self._journal.get(command_id) if command_id else None
         if known is not None:
-            return SubmitResult((), known.seq, eligible(question, known.day))
+            return SubmitResult((), known.seq, eligible(question, known.day), notes)
         self._refuse_when_finished()
         command = SubmitAssessment(assessment=parsed)
         entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
@@ -254,7 +262,7 @@ class PlayerSession:
         apply_command(self._engine, command, entry.seq, self._submissions)
         self._outcomes[entry.seq] = {"recorded": True}
         self._after_command()
-        return SubmitResult((), entry.seq, eligible(question, entry.day))
+        return SubmitResult((), entry.seq, eligible(question, entry.day), notes)
 
     def finish(self, command_id: str | None = None) -> int:
         """End the run: the remaining days run with no decisions; returns the horizon.

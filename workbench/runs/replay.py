@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
@@ -98,6 +100,11 @@ def replay(
             outcome = apply_command(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome
