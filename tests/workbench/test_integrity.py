@@ -36,7 +36,7 @@ from ledger.seal import seal_bytes
 from sim.campaign_load import load_campaign
 from sim.engine import Engine
 from workbench.cli import main
-from workbench.errors import UserError
+from workbench.errors import IntegrityError, UserError
 from workbench.evaluation.branches import run_branch
 from workbench.evaluation.evaluator import PairTask, evaluate_pair, run_evaluation
 from workbench.play.session import PlayerSession
@@ -354,6 +354,18 @@ def test_a_resealed_edit_of_a_private_run_exits_3(
     )
     assert result.exit_code == 3 and expected in result.output
     assert not (out / "report.json").exists()
+
+
+def test_a_session_will_not_reseal_an_edited_private_run(
+    private: Private, private_run: Path
+) -> None:
+    """Resuming is no way to launder an edit: the stored seal must sign this journal."""
+    _edit_submission(private_run)
+    with pytest.raises(IntegrityError, match="an entry was changed after it was sealed"):
+        PlayerSession.open(private_run, control=private.control, agent_id="agent-7")
+    (private_run / "seal.json").unlink()
+    with pytest.raises(IntegrityError, match="is missing"):
+        PlayerSession.open(private_run, control=private.control, agent_id="agent-7")
 
 
 def _sign(seal: dict[str, Any], key: bytes) -> dict[str, Any]:

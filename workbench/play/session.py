@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
+from ledger.seal import seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
@@ -45,6 +46,7 @@ from workbench.runs.files import (
     build_seal,
     header_payload,
     read_registration,
+    read_seal,
     write_registration,
     write_seal,
 )
@@ -71,6 +73,26 @@ class SubmitResult:
     def accepted(self) -> bool:
         """True when the submission was journaled."""
         return not self.errors
+
+
+def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
+    """Resume a private run only under a seal its key signed over this very journal.
+
+    The seal may lag the journal by the commands of an interrupted session (they are
+    re-sealed now), but an edit of any sealed entry changes every later hash, so the
+    sealed head is no longer on the chain: the session refuses to re-seal (launder) it.
+    """
+    stored = read_seal(paths)
+    if stored is None:
+        raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
+    if not seal_signature_ok(stored, key):
+        raise IntegrityError(
+            f"{paths.seal} is not signed with the control file's key (re-sealed or edited)"
+        )
+    if stored.get("journal_head") not in {entry.hash for entry in journal.entries}:
+        raise IntegrityError(
+            f"{paths.seal} does not seal this journal: an entry was changed after it was sealed"
+        )
 
 
 class PlayerSession:
@@ -119,6 +141,8 @@ class PlayerSession:
                 journal = Journal.open(paths.journal)
             except JournalError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
+            if identity.seal_key is not None:
+                _check_signed_seal(paths, journal, identity.seal_key)
             try:
                 result = replay(bundle, identity.seed, journal.entries)
             except ReplayError as exc:
