@@ -329,6 +329,11 @@ def evaluate_pair(task: PairTask) -> PairResult:
         return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
 
 
+def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
+    """Evaluate several pairs in one worker call (one pickled campaign per chunk)."""
+    return [evaluate_pair(task) for task in tasks]
+
+
 def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
     if (runs_dir / RUN_FILE).exists():
         return runs_dir
@@ -527,16 +532,20 @@ def _run_pairs(
         for task in tasks:
             finish(evaluate_pair(task))
         return entries
+    size = max(1, len(tasks) // (4 * workers))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures: list[Future[PairResult]] = [pool.submit(evaluate_pair, t) for t in tasks]
-        for task, future in zip(tasks, futures, strict=True):
+        futures: list[Future[list[PairResult]]] = [
+            pool.submit(evaluate_chunk, chunk) for chunk in chunks
+        ]
+        for chunk, future in zip(chunks, futures, strict=True):
             try:
-                result = future.result()
-            except Exception as exc:  # a lost worker fails its question, not the report
-                result = PairResult(
-                    _failed_entry(task, f"worker failed: {type(exc).__name__}: {exc}")
-                )
-            finish(result)
+                results = future.result()
+            except Exception as exc:  # a lost worker fails its questions, not the report
+                reason = f"worker failed: {type(exc).__name__}: {exc}"
+                results = [PairResult(_failed_entry(task, reason)) for task in chunk]
+            for result in results:
+                finish(result)
     return entries
 
 
