@@ -128,11 +128,11 @@ def test_validate_refuses_an_unfinished_run_and_writes_nothing(tmp_path: Path) -
 
 
 def test_a_finished_run_accepts_no_command(tmp_path: Path) -> None:
-    session = PlayerSession.open(tmp_path / "run")
+    session = PlayerSession.create(tmp_path / "run")
     session.advance(3)
-    assert not session.view()["finished"]
+    assert not session.view().finished
     assert session.finish("end") == session.horizon
-    assert session.view()["finished"] and session.finished
+    assert session.view().finished and session.finished
     head = session.journal_head
     assert session.journal_entries[-1].kind == "finish"
     assert session.finish("end") == session.horizon  # a retry of the same command is a no-op
@@ -146,7 +146,7 @@ def test_a_finished_run_accepts_no_command(tmp_path: Path) -> None:
         with pytest.raises(UserError, match=r"is finished \(day 180 of 180\)"):
             command()
     assert session.journal_head == head
-    resumed = PlayerSession.open(tmp_path / "run")
+    resumed = PlayerSession.resume(tmp_path / "run")
     assert resumed.finished
     with pytest.raises(UserError, match="accepts no further command"):
         resumed.advance(1)
@@ -241,7 +241,7 @@ def test_a_private_run_directory_gives_nothing_to_search_the_seed_with(
     seed = 4242
     weak = private.control.model_copy(update={"seed": f"{seed:064x}"})
     run = tmp_path / "run"
-    session = PlayerSession.open(run, private.campaign, control=weak, agent_id="agent-7")
+    session = PlayerSession.create(run, private.campaign, control=weak, agent_id="agent-7")
     session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
     session.advance(3)
     session.write_store()
@@ -362,10 +362,10 @@ def test_a_session_will_not_reseal_an_edited_private_run(
     """Resuming is no way to launder an edit: the stored seal must sign this journal."""
     _edit_submission(private_run)
     with pytest.raises(IntegrityError, match="an entry was changed after it was sealed"):
-        PlayerSession.open(private_run, control=private.control, agent_id="agent-7")
+        PlayerSession.resume(private_run, control=private.control, agent_id="agent-7")
     (private_run / "seal.json").unlink()
     with pytest.raises(IntegrityError, match="is missing"):
-        PlayerSession.open(private_run, control=private.control, agent_id="agent-7")
+        PlayerSession.resume(private_run, control=private.control, agent_id="agent-7")
 
 
 def _sign(seal: dict[str, Any], key: bytes) -> dict[str, Any]:
@@ -455,7 +455,7 @@ def test_a_private_run_relabelled_development_is_refused(
 def test_a_wrong_or_missing_conclusion_fails_validate_but_the_forecast_is_scored(
     tmp_path: Path, question: str, conclusion: Any, verdict: str
 ) -> None:
-    session = PlayerSession.open(tmp_path / "run")
+    session = PlayerSession.create(tmp_path / "run")
     submitted = {"question": question, "value": "-500"}
     if conclusion is not None:
         submitted["conclusion"] = conclusion

@@ -75,7 +75,7 @@ from workbench.runs.assessment import (
     validate_assessment,
 )
 from workbench.runs.commands import bounded_decimal
-from workbench.runs.files import RUN_FILE, RunPaths, atomic_write, read_registration
+from workbench.runs.files import RunPaths, atomic_write, read_registration
 from workbench.runs.registration import ControlFile
 from workbench.runs.verify import Verification, verify_run
 
@@ -273,7 +273,7 @@ def _judge(task: PairTask) -> PairResult:
     entry = QuestionEntry(
         id=q.id,
         contract=contract,
-        contract_digest=hashlib.sha256(dumps(contract)).hexdigest(),
+        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
         submission=_submission_used(sub),
         branches=Branches(
             baseline=None if base is None else base.record(),
@@ -297,7 +297,7 @@ def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
     return QuestionEntry(
         id=task.question.id,
         contract=contract,
-        contract_digest=hashlib.sha256(dumps(contract)).hexdigest(),
+        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
         submission=_submission_used(task.submission),
         branches=Branches(),
         effect=None,
@@ -335,11 +335,11 @@ def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
 
 
 def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
-    if (runs_dir / RUN_FILE).exists():
+    if RunPaths(runs_dir).exists():
         return runs_dir
     matches = []
     for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if (child / RUN_FILE).exists():
+        if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
                 matches.append(child)

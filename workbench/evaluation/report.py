@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger.canonical import dumps
+from workbench.play.models import QuestionContract
 
 REPORT_SCHEMA: Final = "cfwb.counterfactual-report/2"
 DISCLAIMER: Final = (
@@ -158,7 +159,7 @@ class QuestionEntry(_Model):
     """One question: contract, submission used, both branches, effect, score, verdict, status."""
 
     id: str
-    contract: dict[str, Any]
+    contract: QuestionContract
     contract_digest: str
     submission: SubmissionUsed | None
     branches: Branches

@@ -52,6 +52,7 @@ from workbench.runs.files import (
 )
 from workbench.runs.registration import (
     ControlFile,
+    Registration,
     RunIdentity,
     check_registration,
     make_registration,
@@ -102,6 +103,7 @@ class PlayerSession:
         self,
         paths: RunPaths,
         bundle: CampaignBundle,
+        registration: Registration,
         identity: RunIdentity,
         journal: Journal,
         engine: Engine,
@@ -111,7 +113,7 @@ class PlayerSession:
     ) -> None:
         self.paths = paths
         self.bundle = bundle
-        self.registration = read_registration(paths)
+        self.registration = registration
         self._identity = identity
         self._journal = journal
         self._engine = engine
@@ -121,7 +123,7 @@ class PlayerSession:
 
     # -- opening --------------------------------------------------------------------
     @classmethod
-    def open(
+    def create(
         cls,
         run_dir: str | Path,
         campaign: str | Path | None = None,
@@ -130,33 +132,10 @@ class PlayerSession:
         agent_id: str | None = None,
         autoseal: bool = True,
     ) -> PlayerSession:
-        """Create a run in `run_dir` (made when missing) or resume the run it holds."""
+        """Register a new run of `campaign` (the default one when None) in an empty `run_dir`."""
         paths = RunPaths(Path(run_dir))
         if paths.exists():
-            registration = read_registration(paths)
-            bundle = load_bundle(campaign or registration.campaign_path)
-            identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
-            check_registration(str(paths.root), registration, bundle, identity)
-            try:
-                journal = Journal.open(paths.journal)
-            except JournalError as exc:
-                raise IntegrityError(f"{paths.journal}: {exc}") from None
-            if identity.seal_key is not None:
-                _check_signed_seal(paths, journal, identity.seal_key)
-            try:
-                result = replay(bundle, identity.seed, journal.entries)
-            except ReplayError as exc:
-                raise IntegrityError(f"{paths.journal}: {exc}") from None
-            return cls(
-                paths,
-                bundle,
-                identity,
-                journal,
-                result.engine,
-                result.submissions,
-                result.outcomes,
-                autoseal,
-            )
+            raise UserError(f"{paths.root} already holds a run: resume it instead")
         if paths.root.exists() and any(paths.root.iterdir()):
             raise UserError(f"{paths.root} exists and is not an empty run directory")
         from campaigns import DEFAULT_CAMPAIGN
@@ -168,11 +147,48 @@ class PlayerSession:
         write_registration(paths, registration)
         journal = Journal.open(paths.journal)
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
-        session = cls(
-            paths, bundle, identity, journal, Engine(bundle, identity.seed), [], {}, autoseal
-        )
+        engine = Engine(bundle, identity.seed)
+        session = cls(paths, bundle, registration, identity, journal, engine, [], {}, autoseal)
         session.seal()
         return session
+
+    @classmethod
+    def resume(
+        cls,
+        run_dir: str | Path,
+        campaign: str | Path | None = None,
+        *,
+        control: ControlFile | None = None,
+        agent_id: str | None = None,
+        autoseal: bool = True,
+    ) -> PlayerSession:
+        """Resume the run `run_dir` holds by replaying its journal (a UserError when none)."""
+        paths = RunPaths(Path(run_dir))
+        registration = read_registration(paths)
+        bundle = load_bundle(campaign or registration.campaign_path)
+        identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
+        check_registration(str(paths.root), registration, bundle, identity)
+        try:
+            journal = Journal.open(paths.journal)
+        except JournalError as exc:
+            raise IntegrityError(f"{paths.journal}: {exc}") from None
+        if identity.seal_key is not None:
+            _check_signed_seal(paths, journal, identity.seal_key)
+        try:
+            result = replay(bundle, identity.seed, journal.entries)
+        except ReplayError as exc:
+            raise IntegrityError(f"{paths.journal}: {exc}") from None
+        return cls(
+            paths,
+            bundle,
+            registration,
+            identity,
+            journal,
+            result.engine,
+            result.submissions,
+            result.outcomes,
+            autoseal,
+        )
 
     # -- commands -------------------------------------------------------------------
     def _command_id(self, command_id: str | None) -> str:
