@@ -655,7 +655,8 @@ def test_the_branch_verifier_rechecks_terms_digests(
         "c" * 64,
         registered_terms(other, ["bank_loan"]),
     )
-    assert evaluate_pair(honest).entry.branches.intervention.status == "ok"  # type: ignore[union-attr]
+    honest_branch = evaluate_pair(honest).entry.branches.intervention
+    assert honest_branch is not None and honest_branch.status == "ok"
 
 
 def test_the_branch_verifier_rechecks_the_order(bundle: Any) -> None:

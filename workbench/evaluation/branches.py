@@ -25,7 +25,7 @@ from sim.campaign_model import Action, Metric
 from sim.engine import Engine, Snapshot
 from sim.metrics import metric_value, to_display
 from sim.version import ENGINE_VERSION
-from workbench.evaluation.report import BranchRecord, ScheduleStep
+from workbench.evaluation.report import BranchRecord, BranchStatus, ScheduleStep
 
 
 @dataclass
@@ -36,7 +36,7 @@ class BranchRun:
     choice_name: str
     actions: tuple[str, ...]
     episode_id: str
-    status: str
+    status: BranchStatus
     reason: str | None = None
     outcome: str | None = None
     schedule: list[dict[str, Any]] = field(default_factory=list)
@@ -50,7 +50,7 @@ class BranchRun:
             choice=self.choice_name,
             actions=list(self.actions),
             episode_id=self.episode_id,
-            status=self.status,  # type: ignore[arg-type]
+            status=self.status,
             reason=self.reason,
             outcome=self.outcome,
             schedule=[ScheduleStep(**step) for step in self.schedule],
@@ -192,7 +192,7 @@ def flow_net_assets(book: Book, action_id: str, flow: str, day: int) -> int:
 
 def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
     """Each declared effect's gauge balance at the close of `day`."""
-    gauges = {}
+    gauges: dict[str, int] = {}
     for effect in action.effects:
         role = getattr(effect, "role", None)
         gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)

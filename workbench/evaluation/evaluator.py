@@ -62,9 +62,11 @@ from workbench.evaluation.report import (
     Execution,
     Factual,
     QuestionEntry,
+    QuestionStatus,
     RegistrationInfo,
     SubmissionUsed,
     Summary,
+    Verdict,
     VerificationInfo,
 )
 from workbench.play.public_view import question_contract
@@ -132,7 +134,7 @@ def _submission_used(sub: SubmissionRecord | None) -> SubmissionUsed | None:
     )
 
 
-def _verdict_of(correct: bool) -> str:
+def _verdict_of(correct: bool) -> Verdict:
     return "met" if correct else "wrong"
 
 
@@ -252,7 +254,7 @@ def _judge(task: PairTask) -> PairResult:
     if base is not None and inter is not None and base.status == inter.status == "ok":
         effect = cf.effect(Decimal(base.outcome or "0"), Decimal(inter.outcome or "0"))
     loss = None
-    status: str
+    status: QuestionStatus
     if task.snapshot is None:
         status = "failed"
     elif sub is None:
@@ -283,7 +285,7 @@ def _judge(task: PairTask) -> PairResult:
         conclusion=_conclusion(task, base, inter),
         loss=None if loss is None else str(loss),
         score=None if loss is None else str(-loss),
-        status=status,  # type: ignore[arg-type]
+        status=status,
         reason=reason,
     )
     seals = {r.name: r.seal for r in (base, inter) if r is not None and r.seal}
@@ -452,7 +454,7 @@ def run_evaluation(
         update={
             "questions": entries,
             "summary": _summary(entries),
-            "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
+            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
         }
     )
     report_path = out / "report.json"
