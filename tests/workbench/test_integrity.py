@@ -124,7 +124,10 @@ def test_validate_refuses_an_unfinished_run_and_writes_nothing(tmp_path: Path) -
     assert finished.exit_code == 0, finished.output
     assert "finished on day 180 (from day 5)" in finished.output
     result = cli("validate", "counterfactual", "--results", run, "--out", tmp_path / "after")
-    assert (tmp_path / "after" / "report.json").exists(), result.output
+    report = json.loads((tmp_path / "after" / "report.json").read_text())
+    statuses = {q["id"]: q["status"] for q in report["questions"]}
+    assert statuses.pop("q_bank_loan") == "scored" and set(statuses.values()) == {"unsubmitted"}
+    assert result.exit_code == 1
 
 
 def test_a_finished_run_accepts_no_command(tmp_path: Path) -> None:
