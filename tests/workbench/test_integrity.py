@@ -14,8 +14,10 @@ import gzip
 import hashlib
 import hmac
 import json
+import multiprocessing
 import os
 import shutil
+import signal
 import stat
 import subprocess
 from collections.abc import Callable
@@ -582,6 +584,30 @@ def test_one_failed_question_does_not_lose_the_others(demo_run: Path, tmp_path: 
     assert outcome.report.summary is not None and outcome.report.summary.failed == 1
     sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out, capture_output=True)
     assert sums.returncode == 0, sums.stdout
+
+
+def test_a_worker_killed_halfway_loses_no_other_question(demo_run: Path, tmp_path: Path) -> None:
+    """kill -9 every pool worker after the first pair: the report is still written."""
+    killed: list[int] = []
+
+    def progress(done: int, total: int, question: str) -> None:
+        if done == 1:
+            for child in multiprocessing.active_children():
+                if child.pid is not None:
+                    os.kill(child.pid, signal.SIGKILL)
+                    killed.append(child.pid)
+
+    outcome = run_evaluation(demo_run, tmp_path / "o", workers=2, progress=progress)
+    assert killed and outcome.report_path is not None and outcome.report_path.exists()
+    report = outcome.report
+    assert len(report.questions) == 6
+    for entry in report.questions:
+        assert entry.status in ("scored", "failed")
+        if entry.status == "failed":
+            assert entry.reason and entry.reason.startswith("worker failed: BrokenProcessPool")
+            assert entry.score is None
+    failed = sum(1 for e in report.questions if e.status == "failed")
+    assert outcome.exit_code == (1 if failed else 0)
 
 
 # -- finding 7: branch seals had no commitment; terms digests were not checked --------------
