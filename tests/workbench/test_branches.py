@@ -32,7 +32,9 @@ def _run(
     snapshot: Snapshot, actions: tuple[str, ...], episode: str = "ep-test", day: int = 60
 ) -> BranchRun:
     metric = snapshot.bundle.metrics["net_assets"]
-    return run_branch(snapshot, "intervention", "choice", actions, day, metric, episode)
+    return run_branch(
+        snapshot, "intervention", "choice", actions, day, metric, episode, seed_commitment="sc"
+    )
 
 
 def test_episode_ids_are_distinct_per_run_question_and_branch() -> None:
@@ -61,6 +63,7 @@ def test_a_branch_without_actions_is_the_engine_run_on(day20: Snapshot) -> None:
     metric = day20.bundle.metrics["net_assets"]
     assert run.outcome == str(to_display(metric, metric_value(engine.book, metric, 60)))
     assert run.seal is not None and run.seal["final_day"] == 60
+    assert run.seal["seed_commitment"] == "sc"
 
 
 def test_the_episode_id_changes_the_seal_but_never_the_outcome(day20: Snapshot) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
@@ -12,8 +14,9 @@ from sim.scheduling import ScheduleOutcome
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
+    Finish,
+    PlayerCommand,
     Schedule,
-    SubmitAssessment,
     command_from_entry,
 )
 
@@ -24,9 +27,10 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class Advanced:
-    """What an advance command did: the day the run reached."""
+    """What an advance or finish command did: the day the run reached, and whether it ended."""
 
     day: int
+    finished: bool = False
 
 
 CommandOutcome = ScheduleOutcome | Advanced | SubmissionRecord
@@ -45,7 +49,7 @@ class ReplayResult:
 
 def apply_command(
     engine: Engine,
-    command: Schedule | Advance | SubmitAssessment,
+    command: PlayerCommand,
     seq: int,
     submissions: list[SubmissionRecord],
     snapshot_days: frozenset[int] = frozenset(),
@@ -60,6 +64,12 @@ def apply_command(
             if snapshots is not None and engine.day in snapshot_days:
                 snapshots[engine.day] = engine.snapshot()
         return Advanced(engine.day)
+    if isinstance(command, Finish):
+        for day in range(engine.day + 1, engine.horizon + 1):
+            engine.advance(1)
+            if snapshots is not None and day in snapshot_days:
+                snapshots[day] = engine.snapshot()
+        return Advanced(engine.day, finished=True)
     record = SubmissionRecord(seq, engine.day, command.assessment)
     submissions.append(record)
     return record
@@ -83,6 +93,11 @@ def replay(
     for entry in entries:
         if entry.kind == HEADER_KIND:
             continue
+        if engine.finished:
+            raise ReplayError(
+                f"seq {entry.seq} ({entry.kind}): the run finished on day {engine.day}; "
+                "no command may follow"
+            )
         if entry.day != engine.day:
             raise ReplayError(
                 f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
@@ -93,6 +108,11 @@ def replay(
             outcome = apply_command(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome
