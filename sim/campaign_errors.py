@@ -1,8 +1,9 @@
-"""Campaign problems: each names the file, the field path and what is wrong."""
+"""Campaign problems: each names the file, the field path and what is wrong, on one line."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -15,13 +16,19 @@ class Problem:
 
     def __str__(self) -> str:
         where = f"{self.file}: {self.path}" if self.path else self.file
-        return f"{where}: {self.message}"
+        return " ".join(f"{where}: {self.message}".split())
 
 
 class CampaignError(ValueError):
-    """A campaign that cannot be used; holds every problem found."""
+    """A campaign that cannot be used; holds every problem found, one line each."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], folder: str | Path | None = None) -> None:
         self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"campaign has {len(problems)} problem(s):\n{lines}")
+        self.folder = folder
+        where = f"campaign {folder}" if folder is not None else "campaign"
+        if len(problems) == 1:
+            text = f"{where}: {problems[0]}"
+        else:
+            lines = "\n".join(f"  - {p}" for p in problems)
+            text = f"{where} has {len(problems)} problems:\n{lines}"
+        super().__init__(text)
