@@ -216,9 +216,13 @@ def test_money_over_the_horizon_is_bounded(campaign_copy: Path) -> None:
 def test_schema_directive_is_not_part_of_the_digest(campaign_copy: Path) -> None:
     before = load_campaign(campaign_copy).digest
     path = campaign_copy / "campaign.toml"
-    path.write_text("#:schema ../schema/campaign.json\n" + path.read_text())
+    directive, _, body = path.read_text().partition("\n")
+    assert directive == "#:schema ../schema/campaign.json"
+    path.write_text(body)
     assert load_campaign(campaign_copy).digest == before
-    path.write_text("# another comment\n" + path.read_text())
+    path.write_text("#:schema /elsewhere/campaign.json\n" + body)
+    assert load_campaign(campaign_copy).digest == before
+    path.write_text("# another comment\n" + body)
     assert load_campaign(campaign_copy).digest != before
 
 

@@ -1,4 +1,4 @@
-"""CLI commands for assessments: snapshot, validate counterfactual, check, demo."""
+"""CLI commands for assessments: snapshot, validate counterfactual, demo."""
 
 from __future__ import annotations
 
@@ -146,40 +146,6 @@ def validate_counterfactual(
     if not outcome.report["questions"]:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
-
-
-@click.command()
-@click.argument("campaign", required=False, type=_dir)
-@click.option("--control", type=_file, help="Control file of a private campaign.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable findings.")
-def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
-    """Validate CAMPAIGN and run every question's branches from its reference play."""
-    from campaigns import DEFAULT_CAMPAIGN
-    from workbench.authoring.check import check_campaign
-    from workbench.runs.registration import load_control
-
-    bar = _StderrBar("checking")
-    try:
-        report = check_campaign(
-            campaign or DEFAULT_CAMPAIGN, load_control(control) if control else None, bar
-        )
-    finally:
-        bar.close()
-    if as_json:
-        click.echo(
-            json.dumps(
-                {"campaign": report.campaign, "ok": report.ok, "findings": report.findings},
-                indent=2,
-            )
-        )
-    else:
-        for f in report.findings:
-            click.echo(f"{f['level']:7} {f['where']} [{f['branch']}]: {f['message']}")
-    if not report.ok:
-        errors = sum(1 for f in report.findings if f["level"] == "error")
-        click.echo(f"{report.campaign}: {errors} problem(s)", err=True)
-        sys.exit(exit_codes.UNSCORED)
-    click.echo(f"{report.campaign}: every question's branches execute", err=True)
 
 
 @click.command()
