@@ -349,7 +349,7 @@ def _write(folder: Path, data: dict[str, dict[str, Any]]) -> None:
 
 
 def _play_everything(run: Path, folder: Path) -> None:
-    session = PlayerSession.open(run, folder, autoseal=False)
+    session = PlayerSession.create(run, folder, autoseal=False)
     for day in (0, session.horizon // 2):
         if session.day < day:
             session.advance(day - session.day)

@@ -170,7 +170,7 @@ def _reference_entries(bundle: CampaignBundle, control: ControlFile | None) -> l
     from workbench.play.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
-        session = PlayerSession.open(
+        session = PlayerSession.create(
             Path(tmp) / "ref",
             bundle.path,
             control=control,

@@ -14,14 +14,12 @@ import click
 
 from workbench import exit_codes
 from workbench.cli.assess import _StderrBar
-
-_dir = click.Path(file_okay=False, path_type=Path)
-_file = click.Path(dir_okay=False, path_type=Path)
+from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
 
 
 @click.command()
-@click.argument("campaign", required=False, type=_dir)
-@click.option("--control", type=_file, help="Control file of a private campaign.")
+@campaign_arg
+@control_opt
 @click.option(
     "--seeds",
     default=10,
@@ -30,7 +28,7 @@ _file = click.Path(dir_okay=False, path_type=Path)
     help="Other seeds to run every question on (the effect's spread).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable findings.")
+@json_opt
 def check(
     campaign: Path | None, control: Path | None, seeds: int, strict: bool, as_json: bool
 ) -> None:
@@ -41,15 +39,11 @@ def check(
     """
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.authoring.check import check_campaign
-    from workbench.runs.registration import load_control
 
     bar = _StderrBar("checking")
     try:
         report = check_campaign(
-            campaign or DEFAULT_CAMPAIGN,
-            load_control(control) if control else None,
-            bar,
-            seeds=seeds,
+            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds
         )
     finally:
         bar.close()
@@ -74,7 +68,7 @@ def check(
 
 
 @click.command()
-@click.argument("directory", type=_dir)
+@click.argument("directory", type=DIR)
 @click.option(
     "--from",
     "source",
