@@ -15,8 +15,15 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}: {self.path}" if self.path else self.file
-        return " ".join(f"{where}: {self.message}".split())
+        where = f"{self.file}: {_printable(self.path, 120)}" if self.path else self.file
+        return " ".join(f"{where}: {_printable(self.message, 1000)}".split())
+
+
+def _printable(text: str, limit: int) -> str:
+    """`text` with every non-printable character escaped and cut to `limit` characters, so a
+    key or value from a campaign file can never act on a terminal or flood it."""
+    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 class CampaignError(ValueError):

@@ -6,6 +6,7 @@ Every problem is reported with the file, the field path and what is wrong, all a
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -81,6 +82,10 @@ class CampaignBundle:
         )
 
 
+_INTERNAL = re.compile(r"^[a-z-]+\[")
+"""pydantic's own location parts (`function-after[_range()]`), not a field of the file."""
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
     """A pydantic location as a field path; an effect's union tag (`effects[0].loan`) is dropped."""
     out = ""
@@ -152,7 +157,7 @@ def _validate(model: type[BaseModel], data: dict | None, name: str, problems: li
         return model.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _INTERNAL.match(p)))
             problems.append(Problem(name, _loc(loc), _message(err)))
     except RecursionError:
         problems.append(Problem(name, "", "is nested too deeply"))

@@ -427,3 +427,12 @@ def test_the_longest_horizon_runs_with_every_action(tmp_path: Path) -> None:
     engine.run_to(bundle.horizon)
     assert engine.day == 36_500
     assert all(abs(v) < 2**62 for v in engine.book.balances().values())
+
+
+def test_a_hostile_key_is_escaped_and_cut_in_the_message(campaign_copy: Path) -> None:
+    path = campaign_copy / "campaign.toml"
+    path.write_text(path.read_text() + '\n"\\u001b[2J' + "k" * 500 + '" = 1\n')
+    with pytest.raises(CampaignError) as info:
+        load_campaign(campaign_copy)
+    (line,) = [str(p) for p in info.value.problems]
+    assert "\x1b" not in line and "\\x1b[2J" in line and len(line) < 250
