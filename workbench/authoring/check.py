@@ -52,7 +52,7 @@ from workbench.evaluation.branches import (
 )
 from workbench.play.session import PlayerSession
 from workbench.runs.bundle import load_bundle
-from workbench.runs.registration import ControlFile, resolve_seed
+from workbench.runs.registration import ControlFile, resolve_identity
 from workbench.runs.replay import reach_branch_points, replay
 
 Severity = Literal["info", "warning", "error"]
@@ -202,9 +202,11 @@ class _Pair:
 
 
 def _run_seed(
-    bundle: CampaignBundle, seed: int, entries: Sequence[Entry]
+    bundle: CampaignBundle, seed: int, entries: Sequence[Entry], commitment: str
 ) -> dict[str, dict[str, _Pair]]:
-    """Every question's branch pairs on one seed, keyed by question id and branch label."""
+    """Every question's branch pairs on one seed, keyed by question id and branch label.
+
+    `commitment` labels the branch seals (which the check never writes out)."""
     questions = list(bundle.questions.values())
     days = {q.intervene_on_day for q in questions}
     snapshots = reach_branch_points(replay(bundle, seed, entries, days), days)
@@ -220,6 +222,7 @@ def _run_seed(
             q.outcome_day,
             metric,
             episode_id("check", q.id, "baseline"),
+            seed_commitment=commitment,
         )
         pairs[q.id] = {}
         for label, actions in _picks(q):
@@ -231,6 +234,7 @@ def _run_seed(
                 q.outcome_day,
                 metric,
                 episode_id("check", q.id, label),
+                seed_commitment=commitment,
             )
             pairs[q.id][label] = _Pair(base, inter)
     return pairs
@@ -246,7 +250,8 @@ def check_campaign(
     if not 0 <= seeds <= MAX_SEEDS:
         raise UserError(f"--seeds {seeds} is out of range: allowed 0 to {MAX_SEEDS}")
     bundle = load_bundle(campaign)
-    seed, _, _ = resolve_seed(bundle, control, control.agents[0] if control else None)
+    identity = resolve_identity(bundle, control, control.agents[0] if control else None)
+    seed = identity.seed
     questions = list(bundle.questions.values())
     if not questions:
         finding = Finding(
@@ -262,7 +267,8 @@ def check_campaign(
     everyone = [seed, *other_seeds(bundle, seeds, seed)]
     runs = []
     for done, each in enumerate(everyone, start=1):
-        runs.append(_run_seed(bundle, each, entries))
+        commitment = identity.seed_commitment if each == seed else ""
+        runs.append(_run_seed(bundle, each, entries, commitment))
         if progress is not None:
             progress(done, len(everyone), f"seed {done} of {len(everyone)}")
     findings: list[Finding] = []
