@@ -23,8 +23,8 @@ STUDY_PRECISION = 28
 
 _STUDY = Context(prec=STUDY_PRECISION, rounding=ROUND_HALF_UP)
 
-_FLOAT_SAFE_DIGITS = 12
-"""Below 10**12 a float is within 0.0002 of the number, so its cents differ by at most 0.01."""
+_FLOAT_SAFE_GOLD = Decimal(10**11)
+"""Golds below this have loose windows whose verdicts floats cannot blur (see `judge`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +65,11 @@ def float_cents(value: Decimal) -> Decimal | None:
 
 @dataclass(frozen=True, slots=True)
 class GoldWindow:
-    """A gold at cents, its inclusive loose window, and that window narrowed and widened a cent."""
+    """A gold at cents, its inclusive loose window, and that window narrowed and widened a cent.
+
+    `float_safe` is set for a gold under 10**11, where the whole window has at most 15
+    digits, so a float reproduces its bounds exactly.
+    """
 
     gold: Decimal
     low: Decimal
@@ -74,6 +78,7 @@ class GoldWindow:
     surely_in_high: Decimal
     surely_out_low: Decimal
     surely_out_high: Decimal
+    float_safe: bool
 
     def holds(self, cents: Decimal | None) -> bool:
         """Whether rounded cents lie in the loose window (never for a failed rounding)."""
@@ -96,6 +101,7 @@ def _window(answer: Amount) -> GoldWindow:
         EXACT.subtract(high, CENT),
         EXACT.subtract(low, CENT),
         EXACT.add(high, CENT),
+        abs(gold) < _FLOAT_SAFE_GOLD,
     )
 
 
@@ -113,17 +119,26 @@ def gold_window(answer: Amount) -> GoldWindow:
 def judge(value: Decimal | None, answer: Amount) -> Verdicts:
     """Verdicts for an already extracted number against the gold answer.
 
-    The float trip of the loose side is taken only where it can change the verdict: for a
-    number below 10**12 whose exact cents are more than a cent away from the window's edges,
-    the float's cents fall on the same side.
+    The loose side's float trip is taken only where it can change the verdict. For a
+    float-safe gold, a number whose exact cents are inside the window by more than a cent
+    stays inside as a float (below 10**12 a float is within 0.0002 of the number), and one
+    outside by more than a cent stays outside (the float conversion and its shortest repr
+    are monotonic, and the window's bounds are exact floats).
     """
     window = gold_window(answer)
     if value is None:
         return NO_NUMBER
-    got = study_cents(value)
-    if got is not None and value.adjusted() < _FLOAT_SAFE_DIGITS:
+    try:
+        got: Decimal | None = value.quantize(CENT, None, _STUDY)
+    except InvalidOperation:
+        got = None
+    if window.float_safe:
+        if got is None:
+            return _WRONG_NUMBER
+        if got == window.gold:
+            return _EXACT_MATCH
         if window.surely_in_low <= got <= window.surely_in_high:
-            return _EXACT_MATCH if got == window.gold else _WITHIN_TOLERANCE
+            return _WITHIN_TOLERANCE
         if got < window.surely_out_low or got > window.surely_out_high:
             return _WRONG_NUMBER
     strict = got is not None and got == window.gold

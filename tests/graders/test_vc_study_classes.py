@@ -291,3 +291,45 @@ def test_every_text_grades_as_the_study_grades_it(text: str, offset: str) -> Non
 @given(st.text(), st.decimals(min_value=-1000, max_value=1000, places=2, allow_nan=False))
 def test_arbitrary_unicode_grades_as_the_study_grades_it(text: str, gold: Decimal) -> None:
     _same(text, str(gold))
+
+
+LONG_NUMBERS = st.from_regex(r"-?[1-9]\d{0,24}(\.\d{1,24})?|-?0\.\d{1,24}", fullmatch=True)
+EDGES = st.sampled_from(["0", "0.01", "-0.01", "0.49", "-0.49", "0.5", "-0.5", "0.51", "-0.51"])
+
+
+@settings(max_examples=300)
+@given(LONG_NUMBERS, EDGES)
+def test_verdicts_at_the_window_edges_match_the_study(number: str, offset: str) -> None:
+    cents = _study_cents(number)
+    assert cents is not None
+    _same(f"The answer is {number}", str(cents + Decimal(offset)))
+
+
+@given(
+    st.sampled_from(["", "-"]),
+    st.integers(0, 10**6),
+    st.integers(0, 99),
+    st.integers(14, 22),
+    st.sampled_from(["0.5", "-0.5", "0.49", "-0.49", "0.51", "-0.51", "0"]),
+)
+def test_just_below_a_half_cent_the_float_rounds_away_from_zero(
+    sign: str, whole: int, cents: int, nines: int, offset: str
+) -> None:
+    number = f"{sign}{whole}.{cents:02d}4{'9' * nines}"
+    exact = _study_cents(number)
+    assert exact is not None
+    _same(f"The answer is {number}", str(exact + Decimal(offset)))
+
+
+@pytest.mark.parametrize(
+    ("number", "gold", "loose"),
+    [
+        ("16.634999999999999999", "16.13", 0.0),
+        ("16.634999999999999999", "17.13", 1.0),
+        ("-15.634999999999999999", "-15.13", 0.0),
+        ("-15.634999999999999999", "-16.13", 1.0),
+    ],
+)
+def test_the_float_step_at_both_window_edges(number: str, gold: str, loose: float) -> None:
+    assert metrics(f"The answer is {number}", gold)["loose_correct"] == loose
+    _same(f"The answer is {number}", gold)
