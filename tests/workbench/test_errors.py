@@ -65,8 +65,16 @@ def test_bad_campaign_is_one_line_naming_folder_and_field(campaign_copy: Path) -
     result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
     assert result.exit_code == exit_codes.USAGE
     assert result.output.count("\n") == 1
-    assert result.output.startswith(f"Error: {campaign_copy}: campaign has 1 problem(s): ")
-    assert "campaign.toml: horizon_days" in result.output
+    assert result.output.startswith(f"Error: campaign {campaign_copy}: campaign.toml: horizon_days")
+
+
+def test_several_campaign_problems_stay_on_one_line(campaign_copy: Path) -> None:
+    toml = campaign_copy / "campaign.toml"
+    text = toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"')
+    toml.write_text(text.replace('visibility = "development"', 'visibility = "secret"'))
+    result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
+    assert result.exit_code == exit_codes.USAGE
+    assert result.output.count("\n") == 1 and "problems: " in result.output
 
 
 def test_the_cli_adds_the_flag_of_the_subject(demo_run: Path, tmp_path: Path) -> None:
@@ -74,7 +82,7 @@ def test_the_cli_adds_the_flag_of_the_subject(demo_run: Path, tmp_path: Path) ->
     result = CliRunner().invoke(main, [*args, "--workers", "0"])
     assert result.exit_code == exit_codes.USAGE
     assert result.output == "Error: workers must be at least 1, not 0 (--workers)\n"
-    assert set(FLAGS.values()) <= {"--out", "--control", "--agent", "--workers"}
+    assert all(flag == f"--{subject}" for subject, flag in FLAGS.items())
 
 
 async def test_the_tui_shows_workbench_errors_and_lets_bugs_crash() -> None:

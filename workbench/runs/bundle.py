@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from campaigns import resolve_campaign
 from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
 from workbench.errors import UserError, reraised
 
 
 def load_bundle(campaign: str | Path) -> CampaignBundle:
-    """Load a campaign, turning its problems into a UserError naming the folder and each."""
-    with reraised(UserError, CampaignError, where=str(campaign)):
-        return load_campaign(campaign)
+    """Load a campaign folder (or a bundled campaign by name); problems become one UserError."""
+    with reraised(UserError, CampaignError):
+        return load_campaign(resolve_campaign(campaign))
