@@ -79,7 +79,7 @@ def difference_in_means(frame: pd.DataFrame, treatment: str, outcome: str) -> Es
 
 
 def honest_reference(
-    frame: pd.DataFrame, treatment: str, outcome: str, pre_treatment: Sequence[str]
+    frame: pd.DataFrame, treatment: str, outcome: str, covariates: Sequence[str]
 ) -> Estimate:
-    """The reference every task must support: clean, then adjust for all pre-treatment columns."""
-    return ols_effect(clean(frame, outcome), treatment, outcome, pre_treatment)
+    """The reference every task must support: clean, then adjust for the certified covariates."""
+    return ols_effect(clean(frame, outcome), treatment, outcome, covariates)

@@ -15,8 +15,6 @@ from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
 from workbench.tui.errors import EXPECTED, message_of
 from workbench.tui.screens.base import WorkbenchScreen
 
-SPLITS = ("train", "eval-v1")
-
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
     """A nested score breakdown as indented "key: value" lines."""
@@ -50,6 +48,7 @@ class CausalScreen(WorkbenchScreen):
     def compose(self) -> ComposeResult:
         """Task picker, dictionary, preview, helpers, answer and result."""
         from graders.causal_gym.families import FAMILIES
+        from graders.causal_gym.keys import NAMESPACES
 
         yield from self.compose_frame()
         with VerticalScroll(id="causal-body"):
@@ -61,7 +60,10 @@ class CausalScreen(WorkbenchScreen):
                     id="causal-family",
                 )
                 yield Select(
-                    [(s, s) for s in SPLITS], value="train", allow_blank=False, id="causal-split"
+                    [(s, s) for s in NAMESPACES],
+                    value="train",
+                    allow_blank=False,
+                    id="causal-split",
                 )
                 yield Input("0", placeholder="task id", id="causal-task", type="integer")
                 yield Button("Load (ctrl+l)", id="causal-load", variant="primary")
