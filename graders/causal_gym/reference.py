@@ -51,7 +51,8 @@ def clean(frame: pd.DataFrame, outcome: str) -> pd.DataFrame:
     y = unique[outcome].to_numpy(dtype=float)
     median, scale = robust_scale(y)
     keep = np.isnan(y) | (np.abs(y - median) <= OUTLIER_CUTOFF * max(scale, 1e-12))
-    return unique[keep]
+    kept: pd.DataFrame = unique[keep]
+    return kept
 
 
 def ols_effect(

@@ -32,7 +32,7 @@ KEY_HELP = (
 )
 
 
-class TaskId(click.ParamType):
+class TaskId(click.ParamType[int]):
     """A task id in [0, 2**64 - 1]; a bad value is quoted clipped, never in full."""
 
     name = "integer"
@@ -45,7 +45,7 @@ class TaskId(click.ParamType):
             try:
                 number = int(str(value).strip())
             except ValueError:
-                self.fail(f"{clip(str(value))!r} is not a whole number", param, ctx)
+                self.fail(f"'{clip(str(value))}' is not a whole number", param, ctx)
         if not 0 <= number <= MAX_TASK_ID:
             self.fail(f"{clip(str(value))} is not in the range 0 to 2**64 - 1", param, ctx)
         return number
@@ -61,7 +61,7 @@ def _key(option: str | None) -> bytes:
     try:
         return resolve_key(option)
     except DerivationError as exc:
-        raise UserError(str(exc)) from exc
+        raise UserError(str(exc)) from None
 
 
 def _task(key_option: str | None, split: str, family: str, task_id: int) -> HostTask:
@@ -81,10 +81,14 @@ def _write_text(path: Path, text: str, what: str) -> None:
         raise UserError(f"{path}: the folder for the {what} does not exist")
     try:
         handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
+    try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temp, path)
     except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
         raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
 
 

@@ -141,7 +141,11 @@ def test_ate_rejects(text: str) -> None:
     assert info.value.errors
 
 
-SUBMITTED = {"ate": {}, "adjustment": {"adjustment_set": []}, "null_detect": {}}
+SUBMITTED: dict[str, dict[str, Any]] = {
+    "ate": {},
+    "adjustment": {"adjustment_set": []},
+    "null_detect": {},
+}
 any_float = st.floats(allow_nan=False, allow_infinity=False)
 big_or_small = st.one_of(
     any_float,
