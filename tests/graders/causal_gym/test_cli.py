@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,13 @@ def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     return CliRunner()
 
 
+def _default_mode() -> int:
+    """What a plain new file gets here: 0o666 less the umask (not mkstemp's 0o600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 def _generate(runner: CliRunner, out: Path, *extra: str) -> str:
     args = ["causal", "generate", "--family", "ate", "--task-id", "3", "--out", str(out), *extra]
     result = runner.invoke(main, args)
@@ -38,6 +46,7 @@ def test_generate_is_byte_identical_and_holds_two_files(runner: CliRunner, tmp_p
     for name in ("data.csv", "README.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["README.md", "data.csv"]
+    assert (tmp_path / "a" / "data.csv").stat().st_mode & 0o777 == _default_mode()
     task = materialise(KEY, "train", "ate", 3)
     assert (tmp_path / "a" / "data.csv").read_text() == task.staged.csv_text
     assert str(round(task.truth, 4)) not in output
@@ -215,6 +224,7 @@ def test_audit_small(runner: CliRunner, tmp_path: Path) -> None:
     assert data["families"][0]["null_check"]["n"] == 7
     assert data["generator_version"] == GENERATOR_VERSION and len(data["tasks"]) == 20
     assert render_report(load_report(report.read_bytes())) == report.read_text()
+    assert report.stat().st_mode & 0o777 == _default_mode()
 
 
 def test_audit_and_manifest_never_replace_a_non_file(runner: CliRunner, tmp_path: Path) -> None:
