@@ -24,26 +24,31 @@ T_CUTOFF: Final[float] = 2.0
 FLAGGED_PROBABILITY: Final[float] = 0.05
 
 
-def t_statistic(frame: pd.DataFrame, outcome: str, columns: list[str], target: str) -> float:
-    """Classical OLS t statistic of `target` in outcome ~ 1 + columns (complete rows)."""
-    used = frame[[outcome, *columns]].dropna()
-    design = np.column_stack([np.ones(len(used)), used[columns].to_numpy(dtype=float)])
-    y = used[outcome].to_numpy(dtype=float)
-    beta, _, _, _ = np.linalg.lstsq(design, y, rcond=None)
-    resid = y - design @ beta
-    dof = len(y) - design.shape[1]
-    sigma2 = float(resid @ resid) / dof
-    cov = sigma2 * np.linalg.inv(design.T @ design)
-    index = 1 + columns.index(target)
-    return float(beta[index] / np.sqrt(cov[index, index]))
+def t_statistic(y: np.ndarray, design: np.ndarray) -> float:
+    """Classical OLS t statistic of the last column in y ~ 1 + design (complete rows only).
+
+    Centring replaces the intercept, and the normal equations of the centred design are
+    small and well conditioned, so no SVD is needed (the probe runs 500 tasks).
+    """
+    complete = ~(np.isnan(y) | np.isnan(design).any(axis=1))
+    x, target = design[complete], y[complete]
+    x = x - x.mean(axis=0)
+    target = target - target.mean()
+    gram = x.T @ x
+    beta = np.linalg.solve(gram, x.T @ target)
+    resid = target - x @ beta
+    sigma2 = float(resid @ resid) / (len(target) - x.shape[1] - 1)
+    last = np.linalg.solve(gram, np.eye(len(gram))[:, -1])[-1]
+    return float(beta[-1] / np.sqrt(sigma2 * last))
 
 
 def flags(frame: pd.DataFrame, names: Dictionary) -> bool:
     """True when some post-treatment column has |t| < 2 given the treatment and pre-treatment."""
-    frame = clean(frame, names.outcome)
-    base = [names.treatment, *names.pre_treatment]
+    cleaned = clean(frame, names.outcome)
+    y = cleaned[names.outcome].to_numpy(dtype=float)
+    base = cleaned[[names.treatment, *names.pre_treatment]].to_numpy(dtype=float)
     return any(
-        abs(t_statistic(frame, names.outcome, [*base, post], post)) < T_CUTOFF
+        abs(t_statistic(y, np.column_stack([base, cleaned[post].to_numpy(dtype=float)]))) < T_CUTOFF
         for post in names.post_treatment
     )
 

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from importlib import resources
 
+import numpy as np
+import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from graders.causal_gym.families import BLOCK_SIZE, effect_kind
 from graders.causal_gym.keys import DEFAULT_KEY_HEX
@@ -19,6 +23,7 @@ from graders.causal_gym.manifest import (
     render,
 )
 from graders.causal_gym.sizes import JITTER, TIERS
+from graders.causal_gym.staging import pandas_csv, to_csv
 from graders.causal_gym.tasks import materialise, task_size
 from graders.causal_gym.version import GENERATOR_VERSION
 
@@ -109,3 +114,27 @@ def test_manifest_rows_are_exact(family: str, task_id: int) -> None:
     assert task.size.n_units == entry.n_units
     assert len(task.staged.frame) == entry.rows
     assert task.staged.csv_text.count("\n") == entry.rows + 1
+
+
+column_values = st.one_of(
+    st.floats(-9.9e10, 9.9e10, allow_nan=False),
+    st.floats(-50, 50),
+    st.sampled_from([0.0, -0.0, -0.00004, 0.00005, 1e-9, 123456.78905, float("nan")]),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(column_values, min_size=3, max_size=3), min_size=0, max_size=30),
+    st.lists(st.integers(-5, 5), min_size=30, max_size=30),
+)
+def test_the_fast_csv_writer_gives_pandas_bytes(rows: list[list[float]], ints: list[int]) -> None:
+    frame = pd.DataFrame(rows, columns=["a", "b_c", "d"], dtype=float)
+    frame["t"] = np.array(ints[: len(rows)], dtype=np.int64)
+    assert to_csv(frame) == pandas_csv(frame)
+
+
+@pytest.mark.parametrize("value", [1e11, -3e15, 1e300])
+def test_the_csv_writer_hands_huge_values_to_pandas(value: float) -> None:
+    frame = pd.DataFrame({"a": [value, 1.5, np.nan], "t": np.array([0, 1, 1])})
+    assert to_csv(frame) == pandas_csv(frame)

@@ -184,7 +184,7 @@ def test_every_accepted_submission_gets_a_finite_reward(
 json_scalars = st.one_of(st.integers(-5, 5), st.floats(-10, 10), st.text(max_size=3), st.none())
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     st.sampled_from(sorted(MODELS)),
     st.lists(st.sampled_from(FIELDS), min_size=1, max_size=6),
