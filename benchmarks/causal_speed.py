@@ -11,6 +11,7 @@ whole-file check that the test suite does only for a sample of ids.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 from dataclasses import astuple
@@ -53,6 +54,7 @@ def main(n: int) -> int:
     """Time generation and scoring per family; return 1 when over target or not matching."""
     key = bytes.fromhex(DEFAULT_KEY_HEX)
     generate_total = score_total = 0.0
+    cpu_started = time.process_time()
     audits: dict[str, list[TaskAudit]] = {}
     print(f"causal-gym audit benchmark: {n} tasks per family, public key")
     for family in FAMILIES:
@@ -70,12 +72,18 @@ def main(n: int) -> int:
             f"honest reward {report_part.honest_reward:.4f}, coverage {report_part.coverage:.4f}"
         )
     total = generate_total + score_total
+    cpu = time.process_time() - cpu_started
     count = n * len(FAMILIES)
     met = total < TARGET_SECONDS
     print(
         f"total {total:.2f} s for {count} tasks ({count / total:.1f} tasks/s, "
         f"{1000 * total / count:.1f} ms/task); generate {generate_total:.2f} s, "
         f"score {score_total:.2f} s; target {TARGET_SECONDS:.0f} s: {'met' if met else 'MISSED'}"
+    )
+    load = os.getloadavg()[0]
+    print(
+        f"CPU time {cpu:.2f} s ({1000 * cpu / count:.1f} ms/task; wall/CPU {total / cpu:.2f} "
+        f"at a load average of {load:.1f} on {os.cpu_count()} cores)"
     )
     if n != COMMITTED_N:
         return 0 if met else 1

@@ -24,31 +24,51 @@ from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 
-FAMILY = click.Choice(sorted(FAMILIES))
-SPLIT = click.Choice([*NAMESPACES, *RETIRED_SPLITS])
 KEY_HELP = (
     "Hex key (at least 32 hex digits); the CAUSAL_GYM_KEY environment variable overrides it; "
     "default: the public key. A blank key is an error."
 )
 
 
-class TaskId(click.ParamType[int]):
-    """A task id in [0, 2**64 - 1]; a bad value is quoted clipped, never in full."""
+class Whole(click.ParamType[int]):
+    """A whole number in [low, high]; a bad value is quoted clipped, never in full."""
 
     name = "integer"
 
+    def __init__(self, low: int, high: int, high_text: str | None = None) -> None:
+        self.low, self.high = low, high
+        self.high_text = high_text or str(high)
+
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
         """Parse and range-check without echoing a huge value."""
-        if isinstance(value, int) and not isinstance(value, bool):
-            number = value
-        else:
-            try:
-                number = int(str(value).strip())
-            except ValueError:
-                self.fail(f"'{clip(str(value))}' is not a whole number", param, ctx)
-        if not 0 <= number <= MAX_TASK_ID:
-            self.fail(f"{clip(str(value))} is not in the range 0 to 2**64 - 1", param, ctx)
+        text = str(value).strip()
+        span = f"is not in the range {self.low} to {self.high_text}"
+        try:
+            number = value if isinstance(value, int) and not isinstance(value, bool) else int(text)
+        except ValueError:
+            if text.lstrip("+-").isdigit():
+                self.fail(f"{clip(text)} {span}", param, ctx)
+            self.fail(f"'{clip(text)}' is not a whole number", param, ctx)
+        if not self.low <= number <= self.high:
+            self.fail(f"{clip(text)} {span}", param, ctx)
         return number
+
+
+class Named(click.Choice[str]):
+    """A choice whose error quotes the bad value clipped, never in full."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """Accept one of the choices or fail with a short message."""
+        try:
+            return str(super().convert(value, param, ctx))
+        except click.BadParameter:
+            choices = ", ".join(map(str, self.choices))
+            self.fail(f"'{clip(str(value))}' is not one of {choices}", param, ctx)
+
+
+FAMILY = Named(sorted(FAMILIES))
+SPLIT = Named([*NAMESPACES, *RETIRED_SPLITS])
+TASK_ID = Whole(0, MAX_TASK_ID, "2**64 - 1")
 
 
 def _json(data: Any) -> str:
@@ -125,7 +145,7 @@ task_options = [
         show_default=True,
         help=f"Namespace: train (any id) or the frozen {EVAL_NAMESPACE} manifest.",
     ),
-    click.option("--task-id", type=TaskId(), required=True, help="Public task id."),
+    click.option("--task-id", type=TASK_ID, required=True, help="Public task id."),
     click.option("--key", "key_option", default=None, help=KEY_HELP),
 ]
 
@@ -243,7 +263,7 @@ def _table(report: AuditReport) -> str:
 @click.option(
     "-n",
     "n",
-    type=click.IntRange(1, 100_000),
+    type=Whole(1, 100_000),
     default=300,
     show_default=True,
     help="Tasks per family (train ids 0..n-1).",

@@ -87,7 +87,10 @@ def test_generate_refuses_a_folder_with_other_files(runner: CliRunner, tmp_path:
         (["--family", "ate", "--task-id", "1", "--key", ""], "--key is blank"),
         (["--family", "cate", "--task-id", "1"], "cate"),
         (["--family", "ate", "--task-id", "-1"], "task-id"),
-        (["--family", "ate", "--task-id", "9" * 5000], "…"),
+        (["--family", "ate", "--task-id", "9" * 5000], "not in the range"),
+        (["--family", "ate", "--task-id", "x" * 5000], "not a whole number"),
+        (["--family", "c" * 5000, "--task-id", "1"], "is not one of"),
+        (["--family", "ate", "--split", "s" * 5000, "--task-id", "1"], "is not one of"),
     ],
 )
 def test_generate_user_errors(
@@ -204,6 +207,16 @@ def test_a_malformed_key_is_named_not_echoed(
     )
     assert result.exit_code == 2 and f"{KEY_ENV} is blank" in result.output
     assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["audit", "-n", "9" * 5000], ["audit", "-n", "0"], ["schema", "f" * 5000]],
+)
+def test_huge_or_bad_values_are_quoted_clipped(runner: CliRunner, args: list[str]) -> None:
+    result = runner.invoke(main, ["causal", *args])
+    assert result.exit_code == 2
+    assert len(result.output) < 500 and "Traceback" not in result.output
 
 
 def test_schema(runner: CliRunner) -> None:
