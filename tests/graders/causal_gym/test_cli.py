@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from graders.causal_gym import manifest_builder
+from graders.causal_gym import manifest_builder, tasks
 from graders.causal_gym.audit import honest_submission, load_report, render_report
 from graders.causal_gym.keys import DEFAULT_KEY_HEX, KEY_ENV
 from graders.causal_gym.manifest import EVAL_COUNTS, MANIFEST_FILE
@@ -267,3 +267,16 @@ def test_manifest_command_reproduces_the_committed_prefix(
     wanted = [t for t in committed if t["task_id"] < 2 and t["family"] in ("ate", "null_detect")]
     assert produced == wanted
     assert sum(EVAL_COUNTS.values()) == 500
+
+
+def test_a_task_that_cannot_be_generated_is_a_user_error(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tasks, "MAX_ATTEMPTS", 0)
+    with pytest.raises(tasks.CausalGenerationError) as info:
+        materialise(KEY, "train", "ate", 1)
+    assert isinstance(info.value, ValueError)
+    args = ["causal", "generate", "--family", "ate", "--task-id", "1", "--out", str(tmp_path / "t")]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2 and "no valid task in 0 attempts" in result.output
+    assert not (tmp_path / "t").exists()
