@@ -19,12 +19,9 @@ from workbench.tui.screens.base import WorkbenchScreen
 def panel_errors() -> tuple[type[Exception], ...]:
     """What CausalPanel raises for a request it cannot serve (imported when first needed)."""
     from graders.causal_gym.panel import PanelError
-    from graders.causal_gym.tasks import GenerationError
+    from graders.causal_gym.tasks import CausalGenerationError
 
-    return (PanelError, GenerationError)
-
-
-SPLITS = ("train", "eval-v1")
+    return (PanelError, CausalGenerationError)
 
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
@@ -59,6 +56,7 @@ class CausalScreen(WorkbenchScreen):
     def compose(self) -> ComposeResult:
         """Task picker, dictionary, preview, helpers, answer and result."""
         from graders.causal_gym.families import FAMILIES
+        from graders.causal_gym.keys import NAMESPACES
 
         yield from self.compose_frame()
         with VerticalScroll(id="causal-body"):
@@ -70,7 +68,10 @@ class CausalScreen(WorkbenchScreen):
                     id="causal-family",
                 )
                 yield Select(
-                    [(s, s) for s in SPLITS], value="train", allow_blank=False, id="causal-split"
+                    [(s, s) for s in NAMESPACES],
+                    value="train",
+                    allow_blank=False,
+                    id="causal-split",
                 )
                 yield Input("0", placeholder="task id", id="causal-task", type="integer")
                 yield Button("Load (ctrl+l)", id="causal-load", variant="primary")
