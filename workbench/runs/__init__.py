@@ -1,1 +1,1 @@
-"""Run directories: registration, files, bundle loading, commands, replay, verification."""
+"""Run directories: registration, files, bundle loading, command records, replay, verification."""

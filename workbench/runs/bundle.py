@@ -1,4 +1,4 @@
-"""Loading a campaign bundle with its problems turned into one UserError."""
+"""Loading a campaign for a run: its problems become one UserError listing each."""
 
 from __future__ import annotations
 
