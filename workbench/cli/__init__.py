@@ -12,13 +12,18 @@ import click
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
+from workbench.messages import bound_message
 
 
 class _CliError(click.ClickException):
-    """A WorkbenchError shown the click way: `Error: message` and the error's exit code."""
+    """A WorkbenchError shown the click way: `Error: message` and the error's exit code.
+
+    Each line is made printable and bounded, the last guard against echoing a huge or
+    hostile value that a message quoted in full.
+    """
 
     def __init__(self, error: WorkbenchError) -> None:
-        super().__init__(error.message)
+        super().__init__(bound_message(error.message))
         self.exit_code = error.exit_code
 
 
@@ -33,6 +38,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("workbench.cli.sim", "schema"),
     "snapshot": ("workbench.cli.assess", "snapshot"),
     "validate": ("workbench.cli.assess", "validate"),
+    "verify-report": ("workbench.cli.assess", "verify_report"),
     "check": ("workbench.cli.assess", "check"),
     "demo": ("workbench.cli.assess", "demo"),
     "vc": ("workbench.cli.vc", "vc"),
@@ -50,6 +56,7 @@ _HELP: dict[str, str] = {
     "schema": "Print a JSON Schema (campaign, submission).",
     "snapshot": "The player's public view of a run, as JSON.",
     "validate": "Offline evaluation of finished runs.",
+    "verify-report": "Check an evaluation's report, checksums and seals (and its run).",
     "check": "Author checks: run every question's branches.",
     "demo": "Play, validate and summarise the default campaign.",
     "vc": "VC deal math: generate items and grade answers.",

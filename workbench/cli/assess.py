@@ -10,6 +10,7 @@ import click
 
 from workbench import exit_codes
 from workbench.errors import UserError
+from workbench.messages import bound_line
 
 _dir = click.Path(file_okay=False, path_type=Path)
 _file = click.Path(dir_okay=False, path_type=Path)
@@ -24,13 +25,12 @@ def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     from workbench.play.session import PlayerSession
     from workbench.runs.registration import load_control
 
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
     session = PlayerSession.open(
         run_dir,
         control=load_control(control) if control else None,
         agent_id=agent_id,
         autoseal=False,
+        read_only=True,
     )
     click.echo(json.dumps(session.view(), indent=2))
 
@@ -146,6 +146,34 @@ def validate_counterfactual(
     if not outcome.report["questions"]:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
+
+
+@click.command("verify-report")
+@click.argument("out", type=_dir)
+@click.option("--results", type=_dir, help="The run the report evaluated: evaluate it again.")
+@click.option("--control", type=_file, help="Control file of a private campaign.")
+@click.option("--agent", "agent_id", help="Registered agent id (with --control).")
+def verify_report(
+    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+) -> None:
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    from workbench.evaluation.report_check import check_report
+    from workbench.runs.registration import load_control
+
+    result = check_report(
+        out, results, control=load_control(control) if control else None, agent=agent_id
+    )
+    if not result.ok:
+        for problem in result.problems:
+            click.echo(f"Error: {bound_line(problem)}", err=True)
+        click.echo(
+            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
+        )
+        sys.exit(exit_codes.INTEGRITY)
+    against = f", and matches evaluating {results} again" if results is not None else ""
+    click.echo(
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+    )
 
 
 @click.command()

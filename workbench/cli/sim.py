@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from workbench import exit_codes
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError
 
 campaign_arg = click.argument(
     "campaign", required=False, type=click.Path(file_okay=False, path_type=Path)
@@ -51,22 +51,25 @@ def run(
     control: Path | None,
     agent_id: str | None,
 ) -> None:
-    """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
+    """Play CAMPAIGN (the default one when omitted) headless to its horizon.
+
+    The script is parsed whole and played in memory; the run is written only when every
+    line has applied, so a failing run leaves RUN_DIR as it was (or absent).
+    """
+    from workbench.play.script import apply_commands, script_commands
     from workbench.play.session import PlayerSession
 
-    session = PlayerSession.open(
-        out, campaign, control=_control(control), agent_id=agent_id, autoseal=False
-    )
-    try:
-        if script is not None:
-            from workbench.play.script import play_script
-
-            for note in play_script(session, script):
-                click.echo(note, err=True)
+    commands = script_commands(script) if script is not None else []
+    control_file = _control(control)
+    with PlayerSession.open(
+        out, campaign, control=control_file, agent_id=agent_id, autoseal=False
+    ) as session:
+        notes = apply_commands(session, script, commands) if script is not None else []
         session.run_to_horizon()
-    finally:
         session.seal()
         session.write_store()
+    for note in notes:
+        click.echo(note, err=True)
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
     for row in view["metrics"]:
@@ -115,10 +118,8 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
 
     from workbench.play.session import PlayerSession
 
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
     session = PlayerSession.open(
-        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
+        run_dir, control=_control(control), agent_id=agent_id, autoseal=False, read_only=True
     )
     series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
@@ -150,27 +151,35 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
 @click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to FILE instead of standard output.",
+    help="Write to FILE (a new file; never inside a run directory) instead of standard output.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing regular file at --out (never a link, device or directory).",
 )
 @control_opt
 @agent_opt
 def ledger_cmd(
-    run_dir: Path, fmt: str, out: Path | None, control: Path | None, agent_id: str | None
+    run_dir: Path,
+    fmt: str,
+    out: Path | None,
+    force: bool,
+    control: Path | None,
+    agent_id: str | None,
 ) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
+    from workbench.outputs import write_new_file
     from workbench.play.session import PlayerSession
-    from workbench.runs.files import atomic_write
 
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
     session = PlayerSession.open(
-        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
+        run_dir, control=_control(control), agent_id=agent_id, autoseal=False, read_only=True
     )
     text = session.ledger().export(fmt)
     if out is None:
         sys.stdout.write(text)
     else:
-        atomic_write(out, text.encode())
+        write_new_file(out, text.encode(), force=force)
         click.echo(f"wrote {out}", err=True)
 
 

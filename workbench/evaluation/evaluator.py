@@ -16,7 +16,6 @@ import hashlib
 import platform
 import sys
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -42,6 +41,8 @@ from workbench.evaluation.branches import (
     run_branch,
     supported_effects,
 )
+from workbench.evaluation.pool import worker_pool
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -55,6 +56,8 @@ from workbench.runs.replay import reach_branch_points
 from workbench.runs.verify import Verification, verify_run
 
 REPORT_SCHEMA = "cfwb.counterfactual-report/1"
+SEALS_DIR = "seals"
+"""The output subdirectory of branch seals; creating it claims the output directory."""
 Progress = Callable[[int, int, str], None]
 
 
@@ -225,17 +228,6 @@ def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
     return matches[0]
 
 
-def _prepare_out(out: Path, results: Path) -> None:
-    out_r, res_r = out.resolve(), results.resolve()
-    if out_r == res_r or res_r in out_r.parents:
-        raise UserError(
-            f"--out {out} is inside the results directory; the results directory is never written"
-        )
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
-    (out / "seals").mkdir(parents=True, exist_ok=True)
-
-
 def _write_gz(path: Path, data: bytes) -> str:
     compressed = gzip.compress(data, mtime=0)
     atomic_write(path, compressed)
@@ -274,8 +266,9 @@ def run_evaluation(
             raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
     if workers < 1:
         raise UserError("--workers must be at least 1")
-    _prepare_out(out, results)
-    days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
+    wanted = _campaign_questions(results, questions)
+    check_output_dir(out, never_inside=results)
+    days = {q.intervene_on_day for q in wanted}
     verification = verify_run(results, control, agent, snapshot_days=days)
     report = _report_head(verification)
     if not verification.ok:
@@ -301,14 +294,15 @@ def run_evaluation(
                 sub,
             )
         )
-    entries = _run_pairs(tasks, out, workers, progress)
+    claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+    try:
+        entries = _run_pairs(tasks, out, workers, progress)
+    except BaseException:
+        claim.abandon()
+        raise
     report["questions"] = entries
     report["summary"] = _summary(entries)
-    sums = sorted(
-        (p.relative_to(out).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
-        for p in (out / "seals").glob("*.gz")
-    )
-    sums_text = "".join(f"{digest}  {name}\n" for name, digest in sums).encode()
+    sums_text = _checksums(entries)
     atomic_write(out / "SHA256SUMS", sums_text)
     report["artifacts"] = {"SHA256SUMS": hashlib.sha256(sums_text).hexdigest()}
     report_path = out / "report.json"
@@ -319,6 +313,20 @@ def run_evaluation(
         else exit_codes.UNSCORED
     )
     return EvaluationOutcome(code, report, report_path)
+
+
+def _checksums(entries: list[dict[str, Any]]) -> bytes:
+    """SHA256SUMS of this evaluation's own seals, from the hashes of the bytes it wrote.
+
+    Never re-read from disk: whatever else sits in the directory is not covered.
+    """
+    sums = sorted(
+        (record["seal_file"], record["seal_sha256"])
+        for entry in entries
+        for record in (entry["branches"] or {}).values()
+        if record is not None and record["seal_file"] is not None
+    )
+    return "".join(f"{digest}  {name}\n" for name, digest in sums).encode()
 
 
 def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
@@ -365,7 +373,7 @@ def _run_pairs(
         for task in tasks:
             finish(evaluate_pair(task))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:
             chunk = max(1, len(tasks) // (4 * workers))
             for entry in pool.map(evaluate_pair, tasks, chunksize=chunk):
                 finish(entry)

@@ -7,6 +7,9 @@ counterfactual oracle: branches exist only in the offline evaluator and author c
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import stat
 import uuid
 from dataclasses import dataclass
 from decimal import Decimal
@@ -15,13 +18,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
+from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
 from sim.state import DayStats
 from workbench.errors import IntegrityError, UserError
+from workbench.messages import clip, problems
 from workbench.play import public_view
 from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
 from workbench.runs.bundle import load_bundle
@@ -33,15 +37,21 @@ from workbench.runs.commands import (
     command_payload,
 )
 from workbench.runs.files import (
+    RUN_FILE,
     RunPaths,
+    append_journal,
+    atomic_write,
     build_seal,
     header_payload,
+    read_journal,
     read_registration,
     write_registration,
     write_seal,
 )
+from workbench.runs.lock import LOCK_FILE, RunLock
 from workbench.runs.registration import (
     ControlFile,
+    Registration,
     make_registration,
     resolve_seed,
 )
@@ -63,28 +73,45 @@ class SubmitResult:
 
 
 class PlayerSession:
-    """Play one run: schedule actions, advance days, submit assessments, read public views."""
+    """Play one run: schedule actions, advance days, submit assessments, read public views.
+
+    A writing session holds the run's writer lock (`workbench.runs.lock`) until `close()`
+    or the end of its process. With `autoseal` every command is journaled (fsynced) before
+    it is applied and the seal follows it; without, the session plays in memory and
+    writes nothing until `seal()`, so a command that fails leaves the run as it was.
+    A `read_only` session takes no lock and refuses every command.
+    """
 
     def __init__(
         self,
         paths: RunPaths,
         bundle: CampaignBundle,
+        registration: Registration,
         seed: int,
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
         outcomes: dict[int, dict[str, Any]],
         autoseal: bool,
+        *,
+        lock: RunLock | None = None,
+        persisted: int | None = None,
+        read_only: bool = False,
+        command: str | None = None,
     ) -> None:
         self.paths = paths
         self.bundle = bundle
-        self.registration = read_registration(paths)
+        self.registration = registration
         self._seed = seed
         self._journal = journal
         self._engine = engine
         self._submissions = submissions
         self._outcomes = outcomes
         self._autoseal = autoseal
+        self._lock = lock
+        self._persisted = persisted
+        self._read_only = read_only
+        self._command = command
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -96,10 +123,58 @@ class PlayerSession:
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
+        read_only: bool = False,
+        command: str | None = None,
     ) -> PlayerSession:
-        """Create a run in `run_dir` (made when missing) or resume the run it holds."""
+        """Create a run in `run_dir` or resume the run it holds (locked unless read-only).
+
+        `command` names this writer in the lock (the process's command line by default).
+        A new run is written at once with `autoseal`, and at the first `seal()` without.
+        """
         paths = RunPaths(Path(run_dir))
         if paths.exists():
+            return cls._resume(paths, campaign, control, agent_id, autoseal, read_only, command)
+        if read_only:
+            raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+        _require_empty(paths.root)
+        from campaigns import DEFAULT_CAMPAIGN
+
+        bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
+        seed, salt, agent = resolve_seed(bundle, control, agent_id)
+        registration = make_registration(bundle, seed, salt, agent)
+        journal = Journal.in_memory()
+        journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
+        session = cls(
+            paths,
+            bundle,
+            registration,
+            seed,
+            journal,
+            Engine(bundle, seed),
+            [],
+            {},
+            autoseal,
+            persisted=None,
+            command=command,
+        )
+        if autoseal:
+            session.seal()
+        return session
+
+    @classmethod
+    def _resume(
+        cls,
+        paths: RunPaths,
+        campaign: str | Path | None,
+        control: ControlFile | None,
+        agent_id: str | None,
+        autoseal: bool,
+        read_only: bool,
+        command: str | None,
+    ) -> PlayerSession:
+        """Replay the run `paths` holds, under its writer lock unless read-only."""
+        lock = None if read_only else RunLock.acquire(paths.root, command)
+        try:
             registration = read_registration(paths)
             bundle = load_bundle(campaign or registration.campaign_path)
             if bundle.digest != registration.campaign_digest:
@@ -110,47 +185,120 @@ class PlayerSession:
                 )
             seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
             try:
-                journal = Journal.open(paths.journal)
+                journal = read_journal(paths)
             except JournalError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
+            if journal.header is None:
+                _unfinished_creation(paths, read_only)
             try:
                 result = replay(bundle, seed, journal.entries)
             except ReplayError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
-            return cls(
+            persisted = len(journal)
+            if not autoseal:
+                journal = Journal(None, list(journal.entries))
+            if journal.header is None:
+                journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
+            session = cls(
                 paths,
                 bundle,
+                registration,
                 seed,
                 journal,
                 result.engine,
                 result.submissions,
                 result.outcomes,
                 autoseal,
+                lock=lock,
+                persisted=persisted,
+                read_only=read_only,
+                command=command,
             )
-        if paths.root.exists() and any(paths.root.iterdir()):
-            raise UserError(f"{paths.root} exists and is not an empty run directory")
-        from campaigns import DEFAULT_CAMPAIGN
+            if autoseal and persisted == 0:
+                session.seal()
+            return session
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
 
-        bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
-        seed, salt, agent = resolve_seed(bundle, control, agent_id)
-        registration = make_registration(bundle, seed, salt, agent)
-        paths.root.mkdir(parents=True, exist_ok=True)
-        write_registration(paths, registration)
-        journal = Journal.open(paths.journal)
-        journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
-        session = cls(paths, bundle, seed, journal, Engine(bundle, seed), [], {}, autoseal)
-        session.seal()
-        return session
+    # -- writing --------------------------------------------------------------------
+    def _require_writable(self) -> None:
+        if self._read_only:
+            raise UserError(f"{self.paths.root} is open read-only: it takes no commands")
+
+    def _persist(self) -> None:
+        """Write what the journal holds beyond the run directory's copy (creating the run).
+
+        An autosealing session journals straight to the file from then on (write-ahead).
+        """
+        if self._persisted is None:
+            self._materialize()
+            self._persisted = 0
+        if self._journal.path is None and self._persisted < len(self._journal):
+            data = self._journal.to_bytes(self._persisted)
+            if self._persisted == 0:
+                atomic_write(self.paths.journal, data)
+            else:
+                append_journal(self.paths.journal, data)
+            self._persisted = len(self._journal)
+        if self._autoseal and self._journal.path is None:
+            self._journal = Journal(self.paths.journal, list(self._journal.entries))
+
+    def _materialize(self) -> None:
+        """Create the run directory, lock it and write run.json (a new run's first write)."""
+        root = self.paths.root
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UserError(f"{root} exists and is not a directory") from None
+        except OSError as exc:
+            raise UserError(f"{root}: cannot create the run directory ({exc.strerror})") from None
+        lock = RunLock.acquire(root, self._command)
+        try:
+            if self.paths.exists():
+                raise UserError(
+                    f"{root} now holds a run created by another process meanwhile; "
+                    "run into it again to resume that run"
+                )
+            _require_empty(root)
+            write_registration(self.paths, self.registration)
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
+
+    def close(self) -> None:
+        """Release the run's writer lock (idempotent); the session stays readable."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        self._read_only = True
+
+    def __enter__(self) -> PlayerSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # -- commands -------------------------------------------------------------------
     def _command_id(self, command_id: str | None) -> str:
         return command_id or f"cmd-{uuid.uuid4().hex}"
 
-    def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry | None:
-        """Append a command; return None when its id is already journaled (a retry)."""
-        known = self._journal.get(command_id)
-        if known is not None:
+    def _known(self, kind: str, command_id: str | None, payload: dict[str, Any]) -> Entry | None:
+        """The journaled entry this command retries, if any; a clashing id is refused."""
+        if command_id is None:
             return None
+        try:
+            return self._journal.known(command_id, kind, payload)
+        except CommandIdConflict as exc:
+            raise UserError(
+                f"command id {clip(command_id)} is already used by a {exc.known.kind} "
+                f"(seq {exc.known.seq}); this {kind} is refused"
+            ) from None
+
+    def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry:
+        """Journal a new command (write-ahead when autosealing)."""
         return self._journal.append(self._engine.day, kind, command_id, payload)
 
     def preview(self, action_id: str) -> ScheduleOutcome:
@@ -162,25 +310,20 @@ class PlayerSession:
 
     def schedule(self, action_id: str, command_id: str | None = None) -> ScheduleOutcome:
         """Schedule an action at today's decisions (journaled even when rejected)."""
-        known = self._journal.get(command_id) if command_id else None
-        if known is not None:
-            recorded = self._outcomes.get(known.seq, {})
-            return ScheduleOutcome(
-                action_id,
-                known.day,
-                bool(recorded.get("accepted")),
-                recorded.get("reason"),
-                None,
-                recorded.get("start_day"),
+        self._require_writable()
+        try:
+            command = Schedule(action=action_id)
+        except ValidationError as exc:
+            raise UserError("schedule: " + "; ".join(problems(exc))) from None
+        payload = command_payload(command)
+        entry = self._known(command.kind, command_id, payload)
+        if entry is None:
+            self.preview(action_id)
+            entry = self._append(command.kind, self._command_id(command_id), payload)
+            self._outcomes[entry.seq] = apply_command(
+                self._engine, command, entry.seq, self._submissions
             )
-        self.preview(action_id)
-        command = Schedule(action=action_id)
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        assert entry is not None
-        self._outcomes[entry.seq] = apply_command(
-            self._engine, command, entry.seq, self._submissions
-        )
-        self._after_command()
+            self._after_command()
         recorded = self._outcomes[entry.seq]
         return ScheduleOutcome(
             action_id,
@@ -193,28 +336,33 @@ class PlayerSession:
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
         """Run `days` days with no further decisions; returns the new day."""
-        if command_id and self._journal.get(command_id) is not None:
+        self._require_writable()
+        if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+            raise UserError(f"advance needs a whole number of days, at least 1 (got {clip(days)})")
+        payload = {"days": days}
+        if self._known("advance", command_id, payload) is not None:
             return self._engine.day
-        if days < 1:
-            raise UserError("advance needs at least one day")
         if self._engine.day + days > self.horizon:
             raise UserError(
                 f"cannot advance {days} day(s) from day {self._engine.day}: the "
                 f"campaign ends on day {self.horizon}"
             )
-        command = Advance(days=days)
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        if entry is not None:
-            self._outcomes[entry.seq] = apply_command(
-                self._engine, command, entry.seq, self._submissions
-            )
-            self._after_command()
+        try:
+            command = Advance(days=days)
+        except ValidationError as exc:
+            raise UserError("advance: " + "; ".join(problems(exc))) from None
+        entry = self._append(command.kind, self._command_id(command_id), payload)
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
+        self._after_command()
         return self._engine.day
 
     def submit(
         self, assessment: dict[str, Any] | CounterfactualAssessment, command_id: str | None = None
     ) -> SubmitResult:
         """Submit an assessment: schema and contract errors change nothing."""
+        self._require_writable()
         try:
             parsed = (
                 assessment
@@ -222,27 +370,20 @@ class PlayerSession:
                 else CounterfactualAssessment.model_validate(assessment)
             )
         except ValidationError as exc:
-            return SubmitResult(
-                tuple(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: {e['msg']}"
-                    for e in exc.errors()
-                )
-            )
+            return SubmitResult(tuple(problems(exc, "assessment")))
         errors = validate_assessment(self.bundle, parsed)
         if errors:
             return SubmitResult(tuple(errors))
         command = SubmitAssessment(assessment=parsed)
-        command_id = self._command_id(command_id)
-        entry = self._append(command.kind, command_id, command_payload(command))
-        if entry is None:
-            known = self._journal.get(command_id)
-            assert known is not None
-            question = self.bundle.questions[parsed.question]
+        payload = command_payload(command)
+        question = self.bundle.questions[parsed.question]
+        known = self._known(command.kind, command_id, payload)
+        if known is not None:
             return SubmitResult((), known.seq, eligible(question, known.day))
+        entry = self._append(command.kind, self._command_id(command_id), payload)
         apply_command(self._engine, command, entry.seq, self._submissions)
         self._outcomes[entry.seq] = {"recorded": True}
         self._after_command()
-        question = self.bundle.questions[parsed.question]
         return SubmitResult((), entry.seq, eligible(question, entry.day))
 
     def _after_command(self) -> None:
@@ -250,7 +391,9 @@ class PlayerSession:
             self.seal()
 
     def seal(self) -> dict[str, Any]:
-        """Write seal.json for the run as it stands."""
+        """Write the journal (when held back) and then seal.json for the run as it stands."""
+        self._require_writable()
+        self._persist()
         seal = build_seal(
             self.bundle, self.registration, self._journal, self._engine.book, self._engine.day
         )
@@ -259,14 +402,25 @@ class PlayerSession:
 
     def write_store(self) -> None:
         """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
-        from ledger.store import write_store
+        from ledger.store import StoreError, write_store
 
+        self._require_writable()
+        self._persist()
+        store = self.paths.store
+        if os.path.lexists(store) and not stat.S_ISREG(os.lstat(store).st_mode):
+            raise UserError(
+                f"{store} is not a regular file; remove it and the store is rebuilt "
+                "(it is derived from the journal)"
+            )
         rows = [
             (day, metric_id, value, self.bundle.metrics[metric_id].units)
             for metric_id, values in self.metric_series().items()
             for day, value in enumerate(values)
         ]
-        write_store(self.paths.store, self._engine.book, rows)
+        try:
+            write_store(store, self._engine.book, rows)
+        except (StoreError, OSError, sqlite3.Error) as exc:
+            raise UserError(f"{store}: cannot write the store ({exc})") from None
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""
@@ -331,3 +485,35 @@ class PlayerSession:
             evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
             for task in self.bundle.tasks
         ]
+
+
+def _require_empty(root: Path) -> None:
+    """Refuse a path that is not a new or empty directory (its own lock file aside)."""
+    if not os.path.lexists(root):
+        return
+    if not root.is_dir() or root.is_symlink():
+        raise UserError(f"{root} exists and is not a directory")
+    try:
+        others = [p.name for p in root.iterdir() if p.name != LOCK_FILE]
+    except OSError as exc:
+        raise UserError(f"{root}: cannot list ({exc.strerror})") from None
+    if others:
+        raise UserError(f"{root} exists and is not an empty run directory")
+
+
+def _unfinished_creation(paths: RunPaths, read_only: bool) -> None:
+    """Accept a run whose creation stopped before its journal header, or explain why not.
+
+    run.json is written first, so an interrupted creation leaves no journal and no seal;
+    a writer finishes creating it. A seal without a journal means the journal was lost.
+    """
+    if os.path.lexists(paths.seal):
+        raise IntegrityError(
+            f"{paths.journal} has no header entry but {paths.seal} exists: "
+            "the journal was lost or emptied"
+        )
+    if read_only:
+        raise IntegrityError(
+            f"{paths.journal} has no header entry: the run's creation was interrupted; "
+            f"run into {paths.root} again to finish creating it"
+        )

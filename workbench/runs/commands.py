@@ -7,9 +7,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from workbench.messages import clip
+
 
 class _Command(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Fields shared by every command; strict, so `"3"` or `true` is never a number of days."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str | None = Field(
         default=None,
@@ -36,7 +40,7 @@ class Advance(_Command):
 class CounterfactualAssessment(BaseModel):
     """A counterfactual prediction: intervention − baseline in the metric's units."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     kind: Literal["counterfactual"] = "counterfactual"
     question: str = Field(min_length=1)
@@ -52,7 +56,7 @@ class CounterfactualAssessment(BaseModel):
         try:
             number = Decimal(str(value))
         except InvalidOperation:
-            raise ValueError(f"value {value!r} is not a number") from None
+            raise ValueError(f"value {clip(value)} is not a number") from None
         if not number.is_finite():
             raise ValueError("value must be finite")
         return str(number)

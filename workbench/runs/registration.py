@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ledger.seal import seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
+from workbench.messages import clip, validation_message
 
 
 class ControlFile(BaseModel):
@@ -46,18 +48,15 @@ class Registration(BaseModel):
 def load_control(path: str | Path) -> ControlFile:
     """Read and validate a control file, or raise a UserError naming the file and field."""
     path = Path(path)
+    raw = read_bounded(path, "control file")
     try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise UserError(f"control file {path} does not exist") from None
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise UserError(f"control file {path} is not valid JSON: {exc}") from None
     try:
         return ControlFile.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"control file {path}: {field}: {first['msg']}") from None
+        raise UserError(validation_message(exc, f"control file {path}")) from None
 
 
 def resolve_seed(
@@ -85,7 +84,7 @@ def resolve_seed(
     if agent_id is None:
         raise UserError("a private campaign needs --agent AGENT_ID")
     if agent_id not in control.agents:
-        raise UserError(f"agent {agent_id!r} is not registered in the control file")
+        raise UserError(f"agent {clip(agent_id)} is not registered in the control file")
     return control.seed, control.salt, agent_id
 
 
