@@ -37,7 +37,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
             continue
         except OSError as exc:
             raise UserError(
-                f"{candidate}: cannot create the run directory ({exc.strerror})"
+                f"{candidate}: cannot create a run directory ({exc.strerror})"
             ) from None
         return candidate
 
@@ -53,14 +53,14 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 def play(campaign: Path | None, run_dir: Path | None) -> None:
     """Open the Textual dashboard on a campaign run (holding the run's writer lock)."""
     from campaigns import DEFAULT_CAMPAIGN
-    from workbench.play.session import PlayerSession
+    from workbench.cli.options import play_session
     from workbench.runs.bundle import load_bundle
     from workbench.tui.app import WorkbenchApp
 
     if run_dir is None:
         load_bundle(campaign or DEFAULT_CAMPAIGN)
         run_dir = next_run_dir()
-    with PlayerSession.open(run_dir, campaign) as session:
+    with play_session(run_dir, campaign) as session:
         WorkbenchApp(session).run()
 
 

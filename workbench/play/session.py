@@ -115,7 +115,7 @@ class PlayerSession:
 
     # -- opening --------------------------------------------------------------------
     @classmethod
-    def open(
+    def create(
         cls,
         run_dir: str | Path,
         campaign: str | Path | None = None,
@@ -123,19 +123,17 @@ class PlayerSession:
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
-        read_only: bool = False,
         command: str | None = None,
     ) -> PlayerSession:
-        """Create a run in `run_dir` or resume the run it holds (locked unless read-only).
+        """Register a new run of `campaign` (the default one when None) in an empty `run_dir`.
 
-        `command` names this writer in the lock (the process's command line by default).
-        A new run is written at once with `autoseal`, and at the first `seal()` without.
+        With `autoseal` the run is written (and locked) at once; without, at the first
+        `seal()`, so a session that fails before it leaves nothing behind. `command` names
+        this writer in the lock (the process's command line by default).
         """
         paths = RunPaths(Path(run_dir))
         if paths.exists():
-            return cls._resume(paths, campaign, control, agent_id, autoseal, read_only, command)
-        if read_only:
-            raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+            raise UserError(f"{paths.root} already holds a run: resume it instead")
         _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 
@@ -144,13 +142,14 @@ class PlayerSession:
         registration = make_registration(bundle, seed, salt, agent)
         journal = Journal.in_memory()
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
+        engine = Engine(bundle, seed)
         session = cls(
             paths,
             bundle,
             registration,
             seed,
             journal,
-            Engine(bundle, seed),
+            engine,
             [],
             {},
             autoseal,
@@ -162,17 +161,25 @@ class PlayerSession:
         return session
 
     @classmethod
-    def _resume(
+    def resume(
         cls,
-        paths: RunPaths,
-        campaign: str | Path | None,
-        control: ControlFile | None,
-        agent_id: str | None,
-        autoseal: bool,
-        read_only: bool,
-        command: str | None,
+        run_dir: str | Path,
+        campaign: str | Path | None = None,
+        *,
+        control: ControlFile | None = None,
+        agent_id: str | None = None,
+        autoseal: bool = True,
+        read_only: bool = False,
+        command: str | None = None,
     ) -> PlayerSession:
-        """Replay the run `paths` holds, under its writer lock unless read-only."""
+        """Resume the run `run_dir` holds by replaying its journal (a UserError when none).
+
+        A writing session holds the run's lock from here on (refused at once when another
+        process holds it); a `read_only` one takes no lock and accepts no command.
+        """
+        paths = RunPaths(Path(run_dir))
+        if not paths.exists():
+            raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
         lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
             registration = read_registration(paths)
