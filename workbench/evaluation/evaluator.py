@@ -42,6 +42,7 @@ from workbench.evaluation.branches import (
     supported_effects,
 )
 from workbench.evaluation.pool import worker_pool
+from workbench.messages import clip
 from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
@@ -218,11 +219,11 @@ def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
                 matches.append(child)
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}"
         )
     if len(matches) > 1:
         raise UserError(
-            f"several runs for agent {agent!r} under {runs_dir}: "
+            f"several runs for agent {clip(agent)} under {runs_dir}: "
             + ", ".join(str(m) for m in matches)
         )
     return matches[0]
@@ -263,7 +264,9 @@ def run_evaluation(
         if registration.seed_commitment != seed_commitment(control.seed, control.salt):
             raise UserError(f"{results}: seed commitment does not match the control file")
         if registration.agent_id != agent:
-            raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
+            raise UserError(
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}"
+            )
     if workers < 1:
         raise UserError("--workers must be at least 1")
     wanted = _campaign_questions(results, questions)
@@ -342,7 +345,8 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
         raise UserError(
-            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+            f"unknown question(s): {', '.join(clip(q) for q in unknown[:5])}"
+            f"{' …' if len(unknown) > 5 else ''} (known: {', '.join(bundle.questions)})"
         )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 

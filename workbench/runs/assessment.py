@@ -13,6 +13,7 @@ from typing import Any
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
+from workbench.messages import clip
 from workbench.runs.commands import CounterfactualAssessment
 
 
@@ -42,7 +43,7 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
     question = bundle.questions.get(assessment.question)
     if question is None:
         return [
-            f"question: unknown question {assessment.question!r} "
+            f"question: unknown question {clip(assessment.question)} "
             f"(known: {', '.join(sorted(bundle.questions))})"
         ]
     errors: list[str] = []
@@ -51,7 +52,9 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
         if assessment.choice is None:
             errors.append(f"choice: required, one of {', '.join(selectable)}")
         elif assessment.choice not in selectable:
-            errors.append(f"choice: {assessment.choice!r} is not one of {', '.join(selectable)}")
+            errors.append(
+                f"choice: {clip(assessment.choice)} is not one of {', '.join(selectable)}"
+            )
     elif assessment.choice is not None:
         errors.append("choice: this question's intervention is fixed; omit choice")
     required = question.conclusion
@@ -74,7 +77,7 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
         try:
             amount = Decimal(str(value))
         except InvalidOperation:
-            return [f"conclusion: {value!r} is not a money amount"]
+            return [f"conclusion: {clip(value)} is not a money amount"]
         if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
             return ["conclusion: must be exact to the cent"]
         return []

@@ -14,6 +14,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import seal_differences
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
+from workbench.messages import clip
 from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     RunPaths,
@@ -67,7 +68,9 @@ def verify_run(
     seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
     result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
     if agent != registration.agent_id:
-        result.divergence = f"run.json is for agent {registration.agent_id!r}, not {agent!r}"
+        result.divergence = (
+            f"run.json is for agent {clip(registration.agent_id)}, not {clip(agent)}"
+        )
         return result
     if bundle.digest != registration.campaign_digest:
         result.divergence = (
@@ -90,7 +93,7 @@ def verify_run(
         if header.payload.get(key) != value:
             result.divergence = (
                 f"journal line 1 (seq 0): header field {key} is "
-                f"{header.payload.get(key)!r}, expected {value!r}"
+                f"{clip(header.payload.get(key))}, expected {clip(value)}"
             )
             return result
     try:
