@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, settings
 
 from workbench.cli import main
 
@@ -49,6 +50,18 @@ def total_cases() -> int:
 def cases(target: str) -> int:
     """How many cases `target` gets this session (at least one)."""
     return max(1, round(total_cases() * SHARES[target]))
+
+
+def fuzz_settings(target: str) -> settings:
+    """Hypothesis settings for `target`: its share of the cases, no deadline (whole runs are
+    slow on a busy machine); the quick profile is derandomized so `make test` is repeatable,
+    while `make fuzz` explores afresh each time."""
+    return settings(
+        max_examples=cases(target),
+        deadline=None,
+        derandomize=os.environ.get("CFWB_FUZZ") != "full",
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,12 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from campaigns import DEFAULT_CAMPAIGN
 from tests.fuzz import strategies as S
-from tests.fuzz.harness import cases, invoke
+from tests.fuzz.harness import fuzz_settings, invoke
 
 FILES = ("campaign.toml", "actions.toml", "metrics.toml", "questions.toml")
 _ASSIGNMENT = re.compile(r"^(\s*[A-Za-z0-9_]+\s*=\s*)(.+)$")
@@ -82,11 +82,7 @@ def edited_campaign(draw: st.DrawFn) -> dict[str, str]:
     return files
 
 
-@settings(
-    max_examples=cases("campaigns"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("campaigns")
 @given(files=edited_campaign(), command=st.sampled_from(["actions", "run", "run", "check"]))
 def test_fuzz_campaigns(files: dict[str, str], command: str) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.fuzz import strategies as S
-from tests.fuzz.harness import cases, invoke
+from tests.fuzz.harness import fuzz_settings, invoke
 
 ANSWERS = st.sampled_from([16.13, 8.9, 0.0, 100.0]) | S.numbers | S.text
 
@@ -35,11 +35,7 @@ def vc_lines(draw: st.DrawFn) -> bytes:
     return b"\n".join(lines) + b"\n"
 
 
-@settings(
-    max_examples=cases("vc grade"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("vc grade")
 @given(content=vc_lines(), loose=st.booleans())
 def test_fuzz_vc_grade(content: bytes, loose: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,11 +62,7 @@ def causal_submissions(draw: st.DrawFn) -> bytes:
     return draw(st.binary(max_size=64) | st.builds(S.encode, S.json_values))
 
 
-@settings(
-    max_examples=cases("causal score"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("causal score")
 @given(
     content=causal_submissions(),
     family=st.sampled_from(["ate", "adjustment", "null_detect"]),

@@ -12,13 +12,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from campaigns import DEFAULT_CAMPAIGN
 from sim.campaign_load import load_campaign
 from tests.fuzz import strategies as S
-from tests.fuzz.harness import cases, invoke
+from tests.fuzz.harness import fuzz_settings, invoke
 
 _BUNDLE = load_campaign(DEFAULT_CAMPAIGN)
 ACTIONS = sorted(_BUNDLE.actions)
@@ -97,31 +97,19 @@ def _play(target: str, script: bytes, resume_from: Path | None) -> None:
             assert not out.exists()
 
 
-@settings(
-    max_examples=cases("scripts"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("scripts")
 @given(script=script_lines(), resume=st.booleans())
 def test_fuzz_scripts(script: bytes, resume: bool, fresh_run: Path) -> None:
     _play("scripts", script, fresh_run if resume else None)
 
 
-@settings(
-    max_examples=cases("submissions"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("submissions")
 @given(script=script_lines(submissions_only=True), resume=st.booleans())
 def test_fuzz_submissions(script: bytes, resume: bool, fresh_run: Path) -> None:
     _play("submissions", script, fresh_run if resume else None)
 
 
-@settings(
-    max_examples=cases("control files"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("control files")
 @given(data=st.data())
 def test_fuzz_control_files(data: st.DataObject, private_campaign: tuple[Path, dict]) -> None:
     campaign, control = private_campaign

@@ -9,11 +9,11 @@ import tempfile
 from pathlib import Path
 
 import orjson
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.fuzz import strategies as S
-from tests.fuzz.harness import cases, invoke
+from tests.fuzz.harness import fuzz_settings, invoke
 
 
 @st.composite
@@ -32,11 +32,7 @@ def seal_bytes(draw: st.DrawFn, seal: dict) -> bytes:
     return S.canonical(seal)
 
 
-@settings(
-    max_examples=cases("seals"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("seals")
 @given(data=st.data())
 def test_fuzz_seals(data: st.DataObject, finished_run: Path) -> None:
     original = (finished_run / "seal.json").read_bytes()
@@ -59,11 +55,7 @@ def test_fuzz_seals(data: st.DataObject, finished_run: Path) -> None:
             assert outcome.exit_code == 3, outcome.output
 
 
-@settings(
-    max_examples=cases("run files"),
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+@fuzz_settings("run files")
 @given(data=st.data())
 def test_fuzz_run_files(data: st.DataObject, finished_run: Path) -> None:
     name = data.draw(st.sampled_from(["journal.jsonl", "run.json"]), label="file")
