@@ -66,7 +66,7 @@ def problems(exc: ValidationError, root: str = "") -> list[str]:
     lines = []
     for error in exc.errors(include_input=False, include_url=False):
         field = location(tuple(error["loc"])) or root
-        message = bound_line(str(error["msg"]))
+        message = bound_line(str(error["msg"]).removeprefix("Value error, "))
         lines.append(f"{field}: {message}" if field else message)
     return lines or ["invalid"]
 

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 from _pytest.terminal import TerminalReporter
-from click.testing import CliRunner
 
 from campaigns import DEFAULT_CAMPAIGN
 from tests.fuzz.harness import summary_lines
-from workbench.cli import main
 
 
 def pytest_terminal_summary(terminalreporter: TerminalReporter) -> None:
@@ -37,9 +35,10 @@ def finished_run(demo_run: Path, fuzz_root: Path) -> Path:
 @pytest.fixture(scope="session")
 def fresh_run(fuzz_root: Path) -> Path:
     """A development run created and not yet played (copy it before changing it)."""
+    from workbench.play.session import PlayerSession
+
     target = fuzz_root / "fresh"
-    result = CliRunner().invoke(main, ["run", "--script", "/dev/null", "--out", str(target)])
-    assert result.exit_code == 0, result.output
+    PlayerSession.create(target).close()
     return target
 
 
@@ -47,6 +46,7 @@ def fresh_run(fuzz_root: Path) -> Path:
 def private_campaign(fuzz_root: Path) -> tuple[Path, dict[str, object]]:
     """A private copy of the default campaign and a valid control document for it."""
     from sim.campaign_load import load_campaign
+    from workbench.runs.registration import new_control
 
     folder = fuzz_root / "private-campaign"
     shutil.copytree(DEFAULT_CAMPAIGN, folder)
@@ -54,11 +54,6 @@ def private_campaign(fuzz_root: Path) -> tuple[Path, dict[str, object]]:
     text = text.replace('visibility = "development"', 'visibility = "private"')
     (folder / "campaign.toml").write_text(text.replace("development_seed = 20261130\n", ""))
     bundle = load_campaign(folder)
-    control = {
-        "campaign_id": bundle.id,
-        "campaign_digest": bundle.digest,
-        "seed": 4242,
-        "salt": "a-private-salt",
-        "agents": ["agent-7", "agent-8"],
-    }
-    return folder, control
+    control, _ = new_control(bundle, ("agent-7", "agent-8"))
+    document = control.model_dump(mode="json", by_alias=True)
+    return folder, document

@@ -83,9 +83,9 @@ def test_a_control_file_with_several_problems_names_each(tmp_path: Path) -> None
     control = tmp_path / "control.json"
     control.write_text(json.dumps({"campaign_id": 1, "seed": -1, "salt": "x"}))
     lines = _refused(_cli("check", "--control", str(control)))
-    assert len(lines) == 5
-    assert all(f"control file {control}: " in line for line in lines)
-    assert any("seed: Input should be greater than or equal to 0" in line for line in lines)
+    fields = [line.split(f"control file {control}: ", 1)[1].split(":")[0] for line in lines]
+    assert {"campaign_id", "campaign_digest", "seed", "salt", "agents"} <= set(fields)
+    assert len(fields) == len(set(fields))
 
 
 @pytest.mark.parametrize(
@@ -157,18 +157,14 @@ def test_a_huge_value_is_not_echoed_in_full(tmp_path: Path) -> None:
     assert "x" * (LINE + 1) not in lines[0]
 
 
-def test_a_huge_submission_value_is_clipped_with_its_length(tmp_path: Path) -> None:
-    value = "9" * 50_000 + "z"
-    script = tmp_path / "s.jsonl"
-    script.write_text(
-        json.dumps(
-            {"kind": "submit_assessment", "assessment": {"question": "q_bank_loan", "value": value}}
-        )
-        + "\n"
-    )
-    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
-    assert len(lines) == 1 and f"({len(value)} chars)" in lines[0]
+def test_a_huge_question_id_is_clipped_with_its_length(demo_run: Path, tmp_path: Path) -> None:
+    question = "q" * 50_000
+    out = tmp_path / "out"
+    args = ["validate", "counterfactual", "--results", str(demo_run), "--out", str(out)]
+    lines = _refused(_cli(*args, "--question", question))
+    assert len(lines) == 1 and f"({len(question)} chars)" in lines[0]
     assert len(lines[0]) < LINE + 100
+    assert not out.exists()
 
 
 def test_control_characters_never_reach_the_terminal(tmp_path: Path) -> None:

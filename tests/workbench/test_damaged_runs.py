@@ -156,7 +156,7 @@ def test_a_journal_that_is_a_directory_is_an_integrity_failure(run: Path) -> Non
 def test_a_run_json_that_is_not_valid_is_one_line_per_problem(run: Path) -> None:
     (run / "run.json").write_bytes(b'{"schema": "cfwb.run/1", "campaign_id": 7}')
     result = _cli("verify", str(run))
-    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.exit_code == 3 and "Traceback" not in result.output  # an altered run.json
     lines = result.output.strip().splitlines()
     assert len(lines) > 2 and all(f"{run / 'run.json'}: " in line for line in lines)
     assert any("campaign_id: Input should be a valid string" in line for line in lines)

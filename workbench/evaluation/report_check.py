@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
 from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
-from workbench.evaluation.evaluator import REPORT_SCHEMA, SEALS_DIR, run_evaluation
+from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
+from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport
 from workbench.inputs import LIMITS, read_bounded
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
@@ -35,55 +36,6 @@ REPORT_FILE = "report.json"
 SUMS_FILE = "SHA256SUMS"
 _SUM_LINE = re.compile(rb"([0-9a-f]{64})  (seals/[A-Za-z0-9_.\-]+)")
 _MAX_DIFFERENCES = 20
-
-
-class _Loose(BaseModel):
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class _Branch(_Loose):
-    name: str
-    episode_id: str
-    status: str
-    outcome: str | None = None
-    seal_file: str | None = None
-    seal_sha256: str | None = None
-    seal_digest: str | None = None
-
-
-class _Submission(_Loose):
-    value: str
-
-
-class _Contract(_Loose):
-    scale: str
-
-
-class _Question(_Loose):
-    id: str
-    status: str
-    contract: _Contract
-    submission: _Submission | None = None
-    branches: dict[str, _Branch | None] | None = None
-    effect: str | None = None
-    loss: str | None = None
-    score: str | None = None
-
-
-class _Registration(_Loose):
-    campaign_digest: str
-
-
-class _Artifacts(_Loose):
-    sums: str = Field(alias="SHA256SUMS")
-
-
-class _Report(_Loose):
-    schema_: str = Field(alias="schema")
-    registration: _Registration
-    questions: list[_Question]
-    summary: dict[str, Any]
-    artifacts: _Artifacts
 
 
 @dataclass
@@ -131,14 +83,10 @@ def check_report(
     if dumps(document) + b"\n" != raw:
         check.problems.append(f"{report_path}: not in canonical encoding (changed file)")
     try:
-        report = _Report.model_validate(document)
+        report = CounterfactualReport.model_validate(document)
     except ValidationError as exc:
         check.problems.extend(f"{report_path}: {line}" for line in problems(exc))
         return check
-    if report.schema_ != REPORT_SCHEMA:
-        check.problems.append(
-            f"{report_path}: schema {clip(report.schema_)} is not {REPORT_SCHEMA}"
-        )
     check.questions = len(report.questions)
     listed = _check_sums(out, report, check)
     _check_branches(out, report, listed, check)
@@ -157,7 +105,7 @@ def _read(path: Path, what: str, check: ReportCheck) -> bytes | None:
         return None
 
 
-def _check_sums(out: Path, report: _Report, check: ReportCheck) -> dict[str, str]:
+def _check_sums(out: Path, report: CounterfactualReport, check: ReportCheck) -> dict[str, str]:
     """SHA256SUMS against report.json and the seal files; returns {file: sha256} listed."""
     sums_path = out / SUMS_FILE
     if not sums_path.exists():
@@ -166,7 +114,7 @@ def _check_sums(out: Path, report: _Report, check: ReportCheck) -> dict[str, str
     data = _read(sums_path, "checksums", check)
     if data is None:
         return {}
-    if hashlib.sha256(data).hexdigest() != report.artifacts.sums:
+    if report.artifacts is None or hashlib.sha256(data).hexdigest() != report.artifacts.sha256sums:
         check.problems.append(f"{sums_path}: its SHA-256 differs from the one report.json names")
     listed: dict[str, str] = {}
     for number, line in enumerate(data.splitlines(), start=1):
@@ -231,11 +179,17 @@ def _open_seal(path: Path, check: ReportCheck) -> dict[str, Any] | None:
     return seal
 
 
-def _check_branches(out: Path, report: _Report, listed: dict[str, str], check: ReportCheck) -> None:
+def _check_branches(
+    out: Path, report: CounterfactualReport, listed: dict[str, str], check: ReportCheck
+) -> None:
     """Each branch record against its seal file; every listed file belongs to one record."""
     referenced: set[str] = set()
     for question in report.questions:
-        for name, branch in (question.branches or {}).items():
+        branches = question.branches
+        for name, branch in (
+            ("baseline", branches.baseline),
+            ("intervention", branches.intervention),
+        ):
             if branch is None:
                 continue
             where = f"report.json: {clip(question.id)} {clip(name)}"
@@ -277,7 +231,7 @@ def _decimal(text: str | None) -> Decimal | None:
         return None
 
 
-def _check_arithmetic(report: _Report, check: ReportCheck) -> None:
+def _check_arithmetic(report: CounterfactualReport, check: ReportCheck) -> None:
     """Effects, losses, scores and the summary counts follow from the report's own numbers."""
     counts: dict[str, int] = {}
     for question in report.questions:
@@ -285,8 +239,7 @@ def _check_arithmetic(report: _Report, check: ReportCheck) -> None:
         if question.status != "scored":
             continue
         where = f"report.json: {clip(question.id)}"
-        branches = question.branches or {}
-        base, inter = branches.get("baseline"), branches.get("intervention")
+        base, inter = question.branches.baseline, question.branches.intervention
         outcomes = [_decimal(b.outcome) if b else None for b in (base, inter)]
         effect, loss, score = (
             _decimal(v) for v in (question.effect, question.loss, question.score)
@@ -302,8 +255,11 @@ def _check_arithmetic(report: _Report, check: ReportCheck) -> None:
             check.problems.append(f"{where}: loss does not follow from value, effect and scale")
         if score != -loss:
             check.problems.append(f"{where}: score is not -loss")
-    summary = report.summary
-    expected = {s: counts.get(s, 0) for s in ("scored", "unsubmitted", "unresolved", "invalid")}
+    if report.summary is None:
+        check.problems.append("report.json: has no summary")
+        return
+    summary = report.summary.model_dump()
+    expected = {s: counts.get(s, 0) for s in QUESTION_STATUSES}
     expected["questions"] = len(report.questions)
     for key, value in expected.items():
         if summary.get(key) != value:
@@ -312,7 +268,7 @@ def _check_arithmetic(report: _Report, check: ReportCheck) -> None:
 
 def _compare_with_results(
     document: dict[str, Any],
-    report: _Report,
+    report: CounterfactualReport,
     results: Path,
     control: ControlFile | None,
     agent: str | None,
@@ -334,7 +290,8 @@ def _compare_with_results(
     if fresh.report_path is None:
         check.problems.append(f"{results}: {fresh.message}")
         return
-    differences = list(_differences(_comparable(document), _comparable(fresh.report), ""))
+    again = fresh.report.to_json()
+    differences = list(_differences(_comparable(document), _comparable(again), ""))
     for path in differences[:_MAX_DIFFERENCES]:
         check.problems.append(f"report.json: {path} differs from evaluating {results} again")
     if len(differences) > _MAX_DIFFERENCES:

@@ -1,4 +1,4 @@
-"""Play scripts: JSONL commands applied to a session, stopping at the first bad line."""
+"""Play scripts: JSONL commands parsed whole, then applied to a session in order."""
 
 from __future__ import annotations
 
@@ -12,10 +12,10 @@ from workbench.errors import UserError
 from workbench.inputs import read_bounded
 from workbench.messages import validation_message
 from workbench.play.session import PlayerSession
-from workbench.runs.commands import COMMAND_ADAPTER, Advance, Schedule, SubmitAssessment
+from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
 
-def script_commands(script: Path) -> list[tuple[int, Schedule | Advance | SubmitAssessment]]:
+def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
     """(line number, command) for every line, all parsed before any is applied.
 
     A bad line raises a UserError naming it (one line per problem), so a malformed script
@@ -42,14 +42,13 @@ def script_commands(script: Path) -> list[tuple[int, Schedule | Advance | Submit
 
 
 def play_script(session: PlayerSession, script: Path) -> list[str]:
-    """Parse a script whole, then apply its commands; return notes on rejected actions."""
+    """Parse a script whole, then apply its commands; return notes (rejected actions,
+    missing conclusions)."""
     return apply_commands(session, script, script_commands(script))
 
 
 def apply_commands(
-    session: PlayerSession,
-    script: Path,
-    commands: list[tuple[int, Schedule | Advance | SubmitAssessment]],
+    session: PlayerSession, script: Path, commands: list[tuple[int, PlayerCommand]]
 ) -> list[str]:
     """Apply parsed script commands in order; a failing one raises naming its line."""
     notes: list[str] = []
@@ -61,10 +60,13 @@ def apply_commands(
                     notes.append(f"{script}:{number}: rejected: {outcome.reason}")
             elif isinstance(command, Advance):
                 session.advance(command.days, command.id)
+            elif isinstance(command, Finish):
+                session.finish(command.id)
             else:
                 result = session.submit(command.assessment, command.id)
                 if result.errors:
                     raise UserError("invalid submission: " + "; ".join(result.errors))
+                notes.extend(f"{script}:{number}: {note}" for note in result.notes)
         except UserError as exc:
             raise UserError(f"{script}:{number}: {exc.message}") from None
     return notes

@@ -1,8 +1,11 @@
 """The player session: the one object the CLI and the dashboard play through.
 
-It creates or resumes a run directory, journals every command before applying it
-(write-ahead), and offers public views only. It has no fork, rewind or
-counterfactual oracle: branches exist only in the offline evaluator and author checks.
+It creates or resumes a run directory under the run's writer lock, journals every
+command before applying it (write-ahead) or, for headless runs, holds the commands back
+until they have all applied, and offers public views only. It has no fork, rewind or
+counterfactual oracle: branches exist only in the offline evaluator and author checks,
+and the evaluator takes only finished runs. A run is finished at its horizon or after
+a journaled `finish`; a finished run accepts no further command.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
+from ledger.seal import seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
@@ -27,11 +31,17 @@ from sim.state import DayStats
 from workbench.errors import IntegrityError, UserError
 from workbench.messages import clip, problems
 from workbench.play import public_view
-from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
+from workbench.runs.assessment import (
+    SubmissionRecord,
+    eligible,
+    missing_conclusion,
+    validate_assessment,
+)
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
     Advance,
     CounterfactualAssessment,
+    Finish,
     Schedule,
     SubmitAssessment,
     command_payload,
@@ -39,12 +49,14 @@ from workbench.runs.commands import (
 from workbench.runs.files import (
     RUN_FILE,
     RunPaths,
+    SealError,
     append_journal,
     atomic_write,
     build_seal,
     header_payload,
     read_journal,
     read_registration,
+    read_seal,
     write_registration,
     write_seal,
 )
@@ -52,8 +64,10 @@ from workbench.runs.lock import LOCK_FILE, RunLock
 from workbench.runs.registration import (
     ControlFile,
     Registration,
+    RunIdentity,
+    check_registration,
     make_registration,
-    resolve_seed,
+    resolve_identity,
 )
 from workbench.runs.replay import ReplayError, apply_command, replay
 
@@ -65,11 +79,35 @@ class SubmitResult:
     errors: tuple[str, ...]
     seq: int | None = None
     eligible: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def accepted(self) -> bool:
         """True when the submission was journaled."""
         return not self.errors
+
+
+def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
+    """Resume a private run only under a seal its key signed over this very journal.
+
+    The seal may lag the journal by the commands of an interrupted session (they are
+    re-sealed now), but an edit of any sealed entry changes every later hash, so the
+    sealed head is no longer on the chain: the session refuses to re-seal (launder) it.
+    """
+    try:
+        stored = read_seal(paths)
+    except SealError as exc:
+        raise IntegrityError(str(exc)) from None
+    if stored is None:
+        raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
+    if not seal_signature_ok(stored, key):
+        raise IntegrityError(
+            f"{paths.seal} is not signed with the control file's key (re-sealed or edited)"
+        )
+    if stored.get("journal_head") not in {entry.hash for entry in journal.entries}:
+        raise IntegrityError(
+            f"{paths.seal} does not seal this journal: an entry was changed after it was sealed"
+        )
 
 
 class PlayerSession:
@@ -87,7 +125,7 @@ class PlayerSession:
         paths: RunPaths,
         bundle: CampaignBundle,
         registration: Registration,
-        seed: int,
+        identity: RunIdentity,
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
@@ -102,7 +140,7 @@ class PlayerSession:
         self.paths = paths
         self.bundle = bundle
         self.registration = registration
-        self._seed = seed
+        self._identity = identity
         self._journal = journal
         self._engine = engine
         self._submissions = submissions
@@ -138,16 +176,16 @@ class PlayerSession:
         from campaigns import DEFAULT_CAMPAIGN
 
         bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
-        seed, salt, agent = resolve_seed(bundle, control, agent_id)
-        registration = make_registration(bundle, seed, salt, agent)
+        identity = resolve_identity(bundle, control, agent_id)
+        registration = make_registration(bundle, identity)
         journal = Journal.in_memory()
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
-        engine = Engine(bundle, seed)
+        engine = Engine(bundle, identity.seed)
         session = cls(
             paths,
             bundle,
             registration,
-            seed,
+            identity,
             journal,
             engine,
             [],
@@ -184,21 +222,18 @@ class PlayerSession:
         try:
             registration = read_registration(paths)
             bundle = load_bundle(campaign or registration.campaign_path)
-            if bundle.digest != registration.campaign_digest:
-                raise UserError(
-                    f"{paths.root} was played on campaign digest "
-                    f"{registration.campaign_digest[:12]}, but "
-                    f"{bundle.path} now has {bundle.digest[:12]}"
-                )
-            seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
+            identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
+            check_registration(str(paths.root), registration, bundle, identity)
             try:
                 journal = read_journal(paths)
             except JournalError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
             if journal.header is None:
                 _unfinished_creation(paths, read_only)
+            elif identity.seal_key is not None:
+                _check_signed_seal(paths, journal, identity.seal_key)
             try:
-                result = replay(bundle, seed, journal.entries)
+                result = replay(bundle, identity.seed, journal.entries)
             except ReplayError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
             persisted = len(journal)
@@ -210,7 +245,7 @@ class PlayerSession:
                 paths,
                 bundle,
                 registration,
-                seed,
+                identity,
                 journal,
                 result.engine,
                 result.submissions,
@@ -292,6 +327,14 @@ class PlayerSession:
     def _command_id(self, command_id: str | None) -> str:
         return command_id or f"cmd-{uuid.uuid4().hex}"
 
+    def _refuse_when_finished(self) -> None:
+        """A finished run accepts no command: say so in one line."""
+        if self.finished:
+            raise UserError(
+                f"{self.paths.root} is finished (day {self.day} of {self.horizon}): "
+                "it accepts no further command"
+            )
+
     def _known(self, kind: str, command_id: str | None, payload: dict[str, Any]) -> Entry | None:
         """The journaled entry this command retries, if any; a clashing id is refused."""
         if command_id is None:
@@ -325,6 +368,7 @@ class PlayerSession:
         payload = command_payload(command)
         entry = self._known(command.kind, command_id, payload)
         if entry is None:
+            self._refuse_when_finished()
             self.preview(action_id)
             entry = self._append(command.kind, self._command_id(command_id), payload)
             self._outcomes[entry.seq] = apply_command(
@@ -349,6 +393,7 @@ class PlayerSession:
         payload = {"days": days}
         if self._known("advance", command_id, payload) is not None:
             return self._engine.day
+        self._refuse_when_finished()
         if self._engine.day + days > self.horizon:
             raise UserError(
                 f"cannot advance {days} day(s) from day {self._engine.day}: the "
@@ -381,17 +426,38 @@ class PlayerSession:
         errors = validate_assessment(self.bundle, parsed)
         if errors:
             return SubmitResult(tuple(errors))
+        question = self.bundle.questions[parsed.question]
+        note = missing_conclusion(self.bundle, parsed)
+        notes = () if note is None else (note,)
         command = SubmitAssessment(assessment=parsed)
         payload = command_payload(command)
-        question = self.bundle.questions[parsed.question]
         known = self._known(command.kind, command_id, payload)
         if known is not None:
-            return SubmitResult((), known.seq, eligible(question, known.day))
+            return SubmitResult((), known.seq, eligible(question, known.day), notes)
+        self._refuse_when_finished()
         entry = self._append(command.kind, self._command_id(command_id), payload)
         apply_command(self._engine, command, entry.seq, self._submissions)
         self._outcomes[entry.seq] = {"recorded": True}
         self._after_command()
-        return SubmitResult((), entry.seq, eligible(question, entry.day))
+        return SubmitResult((), entry.seq, eligible(question, entry.day), notes)
+
+    def finish(self, command_id: str | None = None) -> int:
+        """End the run: the remaining days run with no decisions; returns the horizon.
+
+        Afterwards the run accepts no command; only a finished run can be evaluated.
+        """
+        self._require_writable()
+        command = Finish()
+        payload = command_payload(command)
+        if self._known(command.kind, command_id, payload) is not None:
+            return self._engine.day
+        self._refuse_when_finished()
+        entry = self._append(command.kind, self._command_id(command_id), payload)
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
+        self._after_command()
+        return self._engine.day
 
     def _after_command(self) -> None:
         if self._autoseal:
@@ -402,7 +468,12 @@ class PlayerSession:
         self._require_writable()
         self._persist()
         seal = build_seal(
-            self.bundle, self.registration, self._journal, self._engine.book, self._engine.day
+            self.bundle,
+            self.registration,
+            self._journal,
+            self._engine.book,
+            self._engine.day,
+            self._identity.seal_key,
         )
         write_seal(self.paths, seal)
         return seal
@@ -448,7 +519,7 @@ class PlayerSession:
 
     @property
     def finished(self) -> bool:
-        """True once the horizon has closed."""
+        """True once the horizon has closed (reached by play or by `finish`)."""
         return self._engine.finished
 
     @property

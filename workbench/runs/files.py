@@ -9,19 +9,17 @@ from typing import Any
 
 import numpy as np
 import orjson
-from pydantic import ValidationError
 
 from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.journal import Journal, JournalError
-from ledger.seal import make_seal, seal_bytes
+from ledger.seal import make_seal, seal_bytes, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench.errors import UserError, WorkbenchError
 from workbench.inputs import read_bounded
-from workbench.messages import validation_message
 from workbench.outputs import atomic_write as _atomic_write
-from workbench.runs.registration import Registration
+from workbench.runs.registration import Registration, parse_registration
 
 RUN_FILE = "run.json"
 JOURNAL_FILE = "journal.jsonl"
@@ -82,16 +80,12 @@ def write_registration(paths: RunPaths, registration: Registration) -> None:
 
 
 def read_registration(paths: RunPaths) -> Registration:
-    """Read run.json, or explain what is wrong with it (one line per problem)."""
+    """Read run.json strictly, or say in one line what is wrong with it."""
     if not paths.registration.exists():
         raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
-    data = read_bounded(paths.registration, "registration")
-    try:
-        return Registration.model_validate(orjson.loads(data))
-    except orjson.JSONDecodeError as exc:
-        raise UserError(f"{paths.registration}: not valid JSON ({exc})") from None
-    except ValidationError as exc:
-        raise UserError(validation_message(exc, str(paths.registration))) from None
+    return parse_registration(
+        str(paths.registration), read_bounded(paths.registration, "registration")
+    )
 
 
 def read_journal(paths: RunPaths) -> Journal:
@@ -142,10 +136,15 @@ def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[s
 
 
 def build_seal(
-    bundle: CampaignBundle, registration: Registration, journal: Journal, book: Book, day: int
+    bundle: CampaignBundle,
+    registration: Registration,
+    journal: Journal,
+    book: Book,
+    day: int,
+    seal_key: bytes | None = None,
 ) -> dict[str, Any]:
-    """The seal binding this run's identity, journal head and ledger."""
-    return make_seal(
+    """The seal binding this run's identity, journal head and ledger; signed when keyed."""
+    seal = make_seal(
         campaign_id=bundle.id,
         campaign_digest=bundle.digest,
         identities={
@@ -160,6 +159,7 @@ def build_seal(
         final_day=day,
         engine_version=ENGINE_VERSION,
     )
+    return seal if seal_key is None else sign_seal(seal, seal_key)
 
 
 def write_seal(paths: RunPaths, seal: dict[str, Any]) -> None:
