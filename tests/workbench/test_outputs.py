@@ -187,3 +187,22 @@ def test_ledger_out_into_an_unwritable_place_is_one_line(demo_run: Path) -> None
     result = _cli("ledger", str(demo_run), "--out", "/proc/cfwb-ledger.csv")
     assert "cannot write" in _one_line_error(result)
     assert not os.path.lexists("/proc/cfwb-ledger.csv")
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "unwritable"])
+def test_a_bad_run_out_is_one_line_and_creates_nothing(kind: str, tmp_path: Path) -> None:
+    if kind == "dangling link":
+        out = tmp_path / "link"
+        out.symlink_to(tmp_path / "nowhere" / "x")
+    elif kind == "file":
+        out = tmp_path / "file"
+        out.write_text("mine")
+    elif kind == "under a file":
+        (tmp_path / "file").write_text("mine")
+        out = tmp_path / "file" / "run"
+    else:
+        out = Path("/proc/cfwb-run")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    _one_line_error(_cli("run", "--out", str(out)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / "file").read_text() == "mine" if kind in ("file", "under a file") else True
