@@ -27,7 +27,7 @@ from ledger.canonical import dumps
 from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
-from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport
+from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport, QuestionEntry
 from workbench.inputs import LIMITS, read_bounded
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
@@ -236,34 +236,46 @@ def _check_arithmetic(report: CounterfactualReport, check: ReportCheck) -> None:
     counts: dict[str, int] = {}
     for question in report.questions:
         counts[question.status] = counts.get(question.status, 0) + 1
-        if question.status != "scored":
-            continue
-        where = f"report.json: {clip(question.id)}"
-        base, inter = question.branches.baseline, question.branches.intervention
-        outcomes = [_decimal(b.outcome) if b else None for b in (base, inter)]
-        effect, loss, score = (
-            _decimal(v) for v in (question.effect, question.loss, question.score)
-        )
-        value = _decimal(question.submission.value) if question.submission else None
-        scale = _decimal(question.contract.scale)
-        if None in (*outcomes, effect, loss, score, value, scale) or not scale or scale <= 0:
-            check.problems.append(f"{where}: a scored question with missing or bad numbers")
-            continue
-        if effect != cf.effect(outcomes[0], outcomes[1]):
-            check.problems.append(f"{where}: effect is not intervention - baseline")
-        if loss != cf.loss(value, effect, scale):
-            check.problems.append(f"{where}: loss does not follow from value, effect and scale")
-        if score != -loss:
-            check.problems.append(f"{where}: score is not -loss")
+        if question.status == "scored":
+            _check_score(question, check)
     if report.summary is None:
         check.problems.append("report.json: has no summary")
         return
     summary = report.summary.model_dump()
-    expected = {s: counts.get(s, 0) for s in QUESTION_STATUSES}
+    expected: dict[str, int] = {s: counts.get(s, 0) for s in QUESTION_STATUSES}
     expected["questions"] = len(report.questions)
-    for key, value in expected.items():
-        if summary.get(key) != value:
-            check.problems.append(f"report.json: summary.{key} is not {value}")
+    for key, count in expected.items():
+        if summary.get(key) != count:
+            check.problems.append(f"report.json: summary.{key} is not {count}")
+
+
+def _check_score(question: QuestionEntry, check: ReportCheck) -> None:
+    """A scored question's effect, loss and score follow from its outcomes and submission."""
+    where = f"report.json: {clip(question.id)}"
+    base, inter = question.branches.baseline, question.branches.intervention
+    baseline = _decimal(base.outcome) if base else None
+    intervention = _decimal(inter.outcome) if inter else None
+    effect, loss, score = (_decimal(v) for v in (question.effect, question.loss, question.score))
+    value = _decimal(question.submission.value) if question.submission else None
+    scale = _decimal(question.contract.scale)
+    if (
+        baseline is None
+        or intervention is None
+        or effect is None
+        or loss is None
+        or score is None
+        or value is None
+        or scale is None
+        or scale <= 0
+    ):
+        check.problems.append(f"{where}: a scored question with missing or bad numbers")
+        return
+    if effect != cf.effect(baseline, intervention):
+        check.problems.append(f"{where}: effect is not intervention - baseline")
+    if loss != cf.loss(value, effect, scale):
+        check.problems.append(f"{where}: loss does not follow from value, effect and scale")
+    if score != -loss:
+        check.problems.append(f"{where}: score is not -loss")
 
 
 def _compare_with_results(
