@@ -17,7 +17,7 @@ from campaigns import DEFAULT_CAMPAIGN
 from workbench.cli import main
 from workbench.evaluation.pool import worker_pool
 
-QUESTIONS = 240
+QUESTIONS = 200
 
 
 @pytest.fixture(scope="module")
