@@ -15,6 +15,7 @@ from workbench.play.session import PlayerSession
 def test_create_then_resume_gives_the_same_run(tmp_path: Path) -> None:
     created = PlayerSession.create(tmp_path / "run")
     created.advance(3)
+    created.close()
     resumed = PlayerSession.resume(tmp_path / "run")
     assert resumed.day == 3
     assert resumed.journal_head == created.journal_head

@@ -13,6 +13,7 @@ import click
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
+from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
     "out": "--out",
@@ -25,9 +26,13 @@ FLAGS: dict[str, str] = {
 
 
 def cli_message(error: WorkbenchError) -> str:
-    """The error's one line with the flag of its subject, if it names one."""
+    """The error's one line, printable and bounded, with the flag of its subject if it names one.
+
+    Bounding is the last guard against echoing a huge or hostile value a message quoted in full.
+    """
     flag = FLAGS.get(error.subject or "")
-    return f"{error.message} ({flag})" if flag else error.message
+    message = bound_message(error.message)
+    return f"{message} ({flag})" if flag else message
 
 
 class CommandEntry(NamedTuple):
@@ -76,6 +81,11 @@ _COMMANDS: dict[str, CommandEntry] = {
     ),
     "validate": CommandEntry(
         "workbench.cli.assess", "validate", "Offline evaluation of finished runs."
+    ),
+    "verify-report": CommandEntry(
+        "workbench.cli.assess",
+        "verify_report",
+        "Check an evaluation's report, checksums and seals (and its run).",
     ),
     "check": CommandEntry(
         "workbench.cli.author",

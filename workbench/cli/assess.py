@@ -19,6 +19,7 @@ from workbench.cli.options import (
     run_dir_arg,
 )
 from workbench.errors import UserError
+from workbench.messages import bound_line
 
 if TYPE_CHECKING:
     from workbench.evaluation.report import CounterfactualReport
@@ -143,6 +144,30 @@ def validate_counterfactual(
     if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
+
+
+@click.command("verify-report")
+@click.argument("out", type=DIR)
+@click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
+@private_options
+def verify_report(
+    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+) -> None:
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    from workbench.evaluation.report_check import check_report
+
+    result = check_report(out, results, control=control_file(control), agent=agent_id)
+    if not result.ok:
+        for problem in result.problems:
+            click.echo(f"Error: {bound_line(problem)}", err=True)
+        click.echo(
+            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
+        )
+        sys.exit(exit_codes.INTEGRITY)
+    against = f", and matches evaluating {results} again" if results is not None else ""
+    click.echo(
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+    )
 
 
 @click.command()

@@ -20,7 +20,7 @@ import hashlib
 import platform
 import sys
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -48,6 +48,7 @@ from workbench.evaluation.branches import (
     schedule_problem,
     supported_effects,
 )
+from workbench.evaluation.pool import worker_pool
 from workbench.evaluation.report import (
     QUESTION_STATUSES,
     REPORT_SCHEMA,
@@ -69,6 +70,8 @@ from workbench.evaluation.report import (
     Verdict,
     VerificationInfo,
 )
+from workbench.messages import clip
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -82,7 +85,17 @@ from workbench.runs.files import RunPaths, atomic_write, read_registration
 from workbench.runs.registration import ControlFile, Registration
 from workbench.runs.verify import Verification, verify_loaded
 
-__all__ = ["REPORT_SCHEMA", "EvaluationOutcome", "PairTask", "evaluate_pair", "run_evaluation"]
+__all__ = [
+    "REPORT_SCHEMA",
+    "SEALS_DIR",
+    "EvaluationOutcome",
+    "PairTask",
+    "evaluate_pair",
+    "run_evaluation",
+]
+
+SEALS_DIR = "seals"
+"""The output subdirectory of branch seals; creating it claims the output directory."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -357,32 +370,15 @@ def _find_private_run(
                 matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}",
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
             subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
-            f"several runs for agent {agent!r} under {runs_dir}: "
+            f"several runs for agent {clip(agent)} under {runs_dir}: "
             + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
-
-
-def _check_out(out: Path, results: Path) -> None:
-    """Refuse an output directory inside the results or not empty (nothing is written)."""
-    out_r, res_r = out.resolve(), results.resolve()
-    if out_r == res_r or res_r in out_r.parents:
-        raise UserError(
-            f"output directory {out} is inside the results directory; "
-            "the results directory is never written",
-            subject="out",
-        )
-    with reraised(UserError, OSError, where=f"output directory {out}"):
-        if out.exists() and (not out.is_dir() or any(out.iterdir())):
-            raise UserError(
-                f"output directory {out} exists and is not empty: evaluate into a new directory",
-                subject="out",
-            )
 
 
 def _write_gz(path: Path, data: bytes) -> str:
@@ -423,12 +419,12 @@ def run_evaluation(
             )
         if registration.agent_id != agent:
             raise UserError(
-                f"{results} was played by {registration.agent_id!r}, not {agent!r}",
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}",
                 subject="agent",
             )
     if workers < 1:
         raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
-    _check_out(out, results)
+    check_output_dir(out, never_inside=results)
     bundle = load_bundle(registration.campaign_path)
     chosen = _select_questions(bundle, questions)
     days = {q.intervene_on_day for q in chosen}
@@ -466,9 +462,12 @@ def run_evaluation(
                 registered_terms(bundle, actions),
             )
         )
-    with reraised(UserError, OSError, where=f"output directory {out}"):
-        (out / "seals").mkdir(parents=True, exist_ok=True)
-    entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+    try:
+        entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    except BaseException:
+        claim.abandon()
+        raise
     seal_files = sorted(
         (record.seal_file, record.seal_sha256)
         for e in entries
@@ -496,7 +495,8 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
         raise UserError(
-            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+            f"unknown question(s): {', '.join(clip(q) for q in unknown[:5])}"
+            f"{' …' if len(unknown) > 5 else ''} (known: {', '.join(bundle.questions)})"
         )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
@@ -515,7 +515,7 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                 continue
             if seal_key is not None:
                 seal = sign_seal(seal, seal_key)
-            rel = f"seals/{entry.id}.{name}.seal.json.gz"
+            rel = f"{SEALS_DIR}/{entry.id}.{name}.seal.json.gz"
             records[name] = record.model_copy(
                 update={
                     "seal_file": rel,
@@ -523,14 +523,15 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                     "seal_digest": seal_digest(seal),
                 }
             )
-    except UserError as exc:  # atomic_write reports an unwritable path as a UserError
+    except (OSError, UserError) as exc:
+        why = exc.message if isinstance(exc, UserError) else exc.strerror or str(exc)
         return entry.model_copy(
             update={
                 "branches": Branches(**records),
                 "loss": None,
                 "score": None,
                 "status": "failed",
-                "reason": f"writing its branch seal failed: {exc.message}",
+                "reason": f"writing its branch seal failed: {why}",
             }
         )
     return entry.model_copy(update={"branches": Branches(**records)})
@@ -556,7 +557,7 @@ def _run_pairs(
         return entries
     size = max(1, len(tasks) // (4 * workers))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         futures: list[Future[list[PairResult]]] = [
             pool.submit(evaluate_chunk, chunk) for chunk in chunks
         ]

@@ -11,6 +11,7 @@ from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
 from sim.scheduling import ScheduleOutcome
+from workbench.messages import problems
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
@@ -109,10 +110,8 @@ def replay(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
+            detail = "; ".join(problems(exc, "payload"))
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {detail}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome
