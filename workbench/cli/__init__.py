@@ -21,6 +21,7 @@ FLAGS: dict[str, str] = {
     "agent": "--agent",
     "workers": "--workers",
     "seeds": "--seeds",
+    "force": "--force",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 
