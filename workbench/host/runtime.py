@@ -291,7 +291,9 @@ class HostRuntime:
         """The agent's runs, oldest first."""
         with self._index_lock:
             ids = list(self._by_agent.get(agent, ()))
-        return RunList(runs=tuple(self._with_session(agent, i, self._info) for i in ids))
+        return RunList(
+            agent=agent, runs=tuple(self._with_session(agent, i, self._info) for i in ids)
+        )
 
     def run_info(self, agent: str, run_id: str) -> RunInfo:
         """One of the agent's runs."""

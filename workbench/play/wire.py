@@ -102,8 +102,9 @@ class RunInfo(WireModel):
 
 
 class RunList(WireModel):
-    """The caller's runs, oldest first."""
+    """The caller's runs, oldest first, and who the caller is."""
 
+    agent: str
     runs: tuple[RunInfo, ...]
 
 
