@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 from collections.abc import Callable
+from types import FrameType
 from typing import Final
 
 import anyio
@@ -17,6 +19,7 @@ from workbench.host.runtime import HostRuntime
 
 LOOPBACK: Final = "127.0.0.1"
 BACKLOG: Final = 512
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -52,11 +55,24 @@ def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvic
 
 
 def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str], None]) -> None:
-    """Serve until SIGINT or SIGTERM; `ready` gets the base URL once the socket listens."""
+    """Serve until SIGINT or SIGTERM, then return; `ready` gets the URL once the socket listens.
+
+    uvicorn shuts down gracefully on those signals and then raises them again for the
+    handlers it found; ours take them quietly, so a stop is a normal return (exit 0).
+    """
     sock = bind(host, port)
     server = uvicorn_server(runtime, host, sock)
-    ready(base_url(host, sock))
-    server.run(sockets=[sock])
+    previous = {sig: signal.signal(sig, _stopped) for sig in STOP_SIGNALS}
+    try:
+        ready(base_url(host, sock))
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    """A stop signal raised again after uvicorn's graceful shutdown: nothing left to do."""
 
 
 def serve_stdio(runtime: HostRuntime, agent: str) -> None:
