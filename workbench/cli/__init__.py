@@ -76,7 +76,12 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.assess", "validate", "Offline evaluation of finished runs."
     ),
     "check": CommandEntry(
-        "workbench.cli.assess", "check", "Author checks: run every question's branches."
+        "workbench.cli.author",
+        "check",
+        "Author checks: what each question measures (--strict: the gate).",
+    ),
+    "new": CommandEntry(
+        "workbench.cli.author", "new", "Create a campaign folder that passes check --strict."
     ),
     "demo": CommandEntry(
         "workbench.cli.assess", "demo", "Play, validate and summarise the default campaign."

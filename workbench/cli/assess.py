@@ -1,4 +1,4 @@
-"""CLI commands for assessments: snapshot, validate counterfactual, check, demo."""
+"""CLI commands for assessments: snapshot, validate counterfactual, demo."""
 
 from __future__ import annotations
 
@@ -12,10 +12,7 @@ import click
 from workbench import exit_codes
 from workbench.cli.options import (
     DIR,
-    campaign_arg,
     control_file,
-    control_opt,
-    json_opt,
     open_run,
     private_options,
     run_dir_arg,
@@ -144,37 +141,6 @@ def validate_counterfactual(
     if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
-
-
-@click.command()
-@campaign_arg
-@control_opt
-@json_opt
-def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
-    """Validate CAMPAIGN and run every question's branches from its reference play."""
-    from campaigns import DEFAULT_CAMPAIGN
-    from workbench.authoring.check import check_campaign
-
-    bar = _StderrBar("checking")
-    try:
-        report = check_campaign(campaign or DEFAULT_CAMPAIGN, control_file(control), bar)
-    finally:
-        bar.close()
-    if as_json:
-        click.echo(
-            json.dumps(
-                {"campaign": report.campaign, "ok": report.ok, "findings": report.findings},
-                indent=2,
-            )
-        )
-    else:
-        for f in report.findings:
-            click.echo(f"{f['level']:7} {f['where']} [{f['branch']}]: {f['message']}")
-    if not report.ok:
-        errors = sum(1 for f in report.findings if f["level"] == "error")
-        click.echo(f"{report.campaign}: {errors} problem(s)", err=True)
-        sys.exit(exit_codes.UNSCORED)
-    click.echo(f"{report.campaign}: every question's branches execute", err=True)
 
 
 @click.command()

@@ -29,7 +29,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
+@click.argument("campaign", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--run",
     "run_dir",
@@ -77,7 +77,7 @@ def play(
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
+@click.argument("campaign", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--run",
     "run_dir",

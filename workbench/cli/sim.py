@@ -198,18 +198,13 @@ def schema(what: str) -> None:
     """Print a JSON Schema (campaign files, script commands, submissions)."""
     from pydantic import TypeAdapter
 
-    from sim import campaign_model as m
+    from workbench.authoring.reference import file_schema
     from workbench.runs.commands import COMMAND_ADAPTER, CounterfactualAssessment
 
-    models = {
-        "campaign": m.Campaign,
-        "actions": m.ActionCatalog,
-        "metrics": m.MetricsFile,
-        "questions": m.QuestionsFile,
-        "submission": CounterfactualAssessment,
-    }
     if what == "command":
         document = COMMAND_ADAPTER.json_schema()
+    elif what == "submission":
+        document = TypeAdapter(CounterfactualAssessment).json_schema()
     else:
-        document = TypeAdapter(models[what]).json_schema()
+        document = file_schema(f"{what}.toml")
     click.echo(json.dumps(document, indent=2))

@@ -14,6 +14,8 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, field_validator
 
+from sim.campaign_model import MAX_HORIZON_DAYS
+
 MAX_MAGNITUDE: Final = Decimal(10) ** 15
 """Largest absolute value of a submitted number (a prediction or a money conclusion)."""
 MAX_FRACTION_DIGITS: Final = 6
@@ -98,7 +100,7 @@ class Advance(_Command):
     """Run whole days (operations and close) with no further decisions."""
 
     kind: Literal["advance"] = "advance"
-    days: int = Field(default=1, ge=1, le=3650)
+    days: int = Field(default=1, ge=1, le=MAX_HORIZON_DAYS)
 
 
 class Finish(_Command):

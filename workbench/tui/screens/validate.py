@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -13,6 +13,9 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from workbench.tui.errors import EXPECTED, message_of
 from workbench.tui.screens.base import WorkbenchScreen
+
+if TYPE_CHECKING:
+    from workbench.authoring.check import Finding
 
 
 def branch_text(name: str, record: dict[str, Any] | None) -> str:
@@ -56,7 +59,7 @@ class ValidateScreen(WorkbenchScreen):
     def __init__(self) -> None:
         super().__init__()
         self.report: dict[str, Any] | None = None
-        self.findings: list[dict[str, Any]] = []
+        self.findings: tuple[Finding, ...] = ()
 
     def compose(self) -> ComposeResult:
         """Run form, progress, report table and detail; campaign form and findings."""
@@ -214,7 +217,7 @@ class ValidateScreen(WorkbenchScreen):
             return
         self.app.call_from_thread(self._show_findings, report.ok, report.findings)
 
-    def _show_findings(self, ok: bool, findings: list[dict[str, Any]]) -> None:
+    def _show_findings(self, ok: bool, findings: tuple[Finding, ...]) -> None:
         self.findings = findings
         verdict = "OK" if ok else "errors found"
         self.query_one("#check-summary", Static).update(
@@ -223,5 +226,5 @@ class ValidateScreen(WorkbenchScreen):
         table = self.query_one("#findings", DataTable)
         table.clear()
         for f in findings:
-            table.add_row(f["question"], f["branch"], f["level"], f["message"])
+            table.add_row(f.question, f.branch, f.severity, f.message)
         self.notify(f"Check finished: {verdict}")
