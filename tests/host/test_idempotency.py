@@ -174,3 +174,26 @@ def test_a_lost_reply_is_retried_by_the_remote_session(live: Live) -> None:
     assert session.advance(5) == 5
     assert [kind for kind, _ in entries(live, session.run_id)] == ["advance"]
     session.close()
+
+
+def test_an_evicted_session_resumes_with_its_command_ids(hosted: Hosted) -> None:
+    """With room for one open session, runs are dropped and resumed; retries still replay."""
+    from workbench.host.runtime import Limits
+
+    runtime = hosted.runtime(Limits(open_sessions=1))
+    with ServerThread(runtime) as server:
+        live = Live(hosted, runtime, server.url)
+        first, second = HttpAgent(live.client(ALPHA), "f"), HttpAgent(live.client(ALPHA), "s")
+        first.start("first")
+        second.start("second")
+        replies = {}
+        for step in range(3):
+            for agent in (first, second):
+                body = {"command_id": f"{agent.prefix}{step}", "days": 1}
+                replies[body["command_id"]] = agent.command("/advance", body)
+        for agent in (first, second):
+            body = {"command_id": f"{agent.prefix}0", "days": 1}
+            assert agent.command("/advance", body) == {**replies[f"{agent.prefix}0"], "retry": True}
+            assert agent.call("GET", agent.run(""))["day"] == 3
+        assert runtime.sessions_open == 1
+    runtime.close()

@@ -279,6 +279,12 @@ class HostRuntime:
                 "(its seed commitment differs)"
             )
 
+    @property
+    def sessions_open(self) -> int:
+        """Sessions held in memory now (at most `limits.open_sessions` when idle)."""
+        with self._index_lock:
+            return len(self._open)
+
     # -- authentication -------------------------------------------------------------
     def agent_of(self, token: str) -> str | None:
         """The registered agent holding this bearer token, or None."""

@@ -19,6 +19,8 @@ from workbench.host.runtime import HostRuntime
 
 LOOPBACK: Final = "127.0.0.1"
 BACKLOG: Final = 512
+MAX_CONNECTIONS: Final = 1024
+"""Connections served at once; more get 503 (every input, connections too, is bounded)."""
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -49,6 +51,8 @@ def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvic
         access_log=False,
         lifespan="on",
         timeout_keep_alive=30,
+        timeout_graceful_shutdown=10,
+        limit_concurrency=MAX_CONNECTIONS,
         h11_max_incomplete_event_size=16 * 1024,
     )
     return uvicorn.Server(config)
