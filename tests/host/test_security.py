@@ -382,3 +382,18 @@ def test_limits_bound_runs_and_commands(hosted: Hosted) -> None:
         fourth = agent.client.post(agent.run("/advance"), json={"command_id": "4", "days": 1})
         one_error(fourth, 403, "limit_reached")
     runtime.close()
+
+
+def test_replies_on_a_kept_alive_connection_are_not_held_back() -> None:
+    """The host's sockets say they are TCP, so asyncio sets TCP_NODELAY on each connection
+    and a small reply does not wait ~40 ms for the client's delayed ACK."""
+    import socket
+
+    from workbench.host.server import bind
+
+    with bind("127.0.0.1", 0) as listener:
+        client = socket.create_connection(listener.getsockname())
+        accepted, _ = listener.accept()
+        with client, accepted:
+            assert listener.proto == socket.IPPROTO_TCP
+            assert accepted.proto == socket.IPPROTO_TCP
