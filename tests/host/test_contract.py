@@ -127,7 +127,8 @@ async def walk_mcp(live: Live, run_id: str) -> tuple[list[bytes], set[str], set[
             except MCPError as exc:  # an unknown question is an MCP error reply
                 seen.append(str(exc).encode())
         started = await mcp.call_tool("start_episode", {"command_id": "alpha-mcp-start"})
-        second = started.structured_content["run"]["run_id"]  # type: ignore[index]
+        assert started.structured_content is not None
+        second = started.structured_content["run"]["run_id"]
         calls: list[tuple[str, dict[str, object]]] = [
             ("briefing", {}),
             ("action_catalog", {}),
@@ -201,6 +202,7 @@ def branch_needles(live: Live, run_dir: Path, out: Path) -> set[str]:
     with an amount in its ledger) distinguishes nothing and is left out.
     """
     outcome = run_evaluation(run_dir, out, control=live.hosted.control, agent=ALPHA)
+    assert outcome.report_path is not None
     report = json.loads(outcome.report_path.read_text())
     public = public_corpus(live, ALPHA)
     needles: set[str] = set()

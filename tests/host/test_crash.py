@@ -56,6 +56,7 @@ def drive(url: str, token: str, load: Load, stop: threading.Event, seed: int) ->
             if stop.is_set():
                 return
             command_id = f"{load.name}-{step}"
+            body: dict[str, object]
             pick = rng.random()
             if pick < 0.2:
                 tail, body = "schedule", {"action": rng.choice(ACTIONS)}
@@ -67,7 +68,7 @@ def drive(url: str, token: str, load: Load, stop: threading.Event, seed: int) ->
                 )
             else:
                 tail, body = "advance", {"days": 1}
-            body = {"command_id": command_id, **body}
+            body["command_id"] = command_id
             try:
                 response = client.post(f"{API_PREFIX}/runs/{load.run_id}/{tail}", json=body)
             except httpx2.TransportError:

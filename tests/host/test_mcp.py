@@ -16,6 +16,7 @@ import httpx2
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextResourceContents
 
 from ledger.journal import Journal
 from workbench.cli import main
@@ -25,11 +26,18 @@ from workbench.runs.verify import verify_run
 from .conftest import ALPHA, Hosted, Live
 
 
+async def resource_text(mcp: Client, uri: str) -> str:
+    """The text of a resource (all of the host's are JSON text)."""
+    content = (await mcp.read_resource(uri)).contents[0]
+    assert isinstance(content, TextResourceContents)
+    return content.text
+
+
 async def play_over(mcp: Client) -> tuple[str, list[dict[str, Any]]]:
     """A short episode: read the contracts, start, schedule, advance, submit, finish."""
-    contracts = json.loads((await mcp.read_resource("cfwb://questions")).contents[0].text)  # type: ignore[union-attr]
+    contracts = json.loads(await resource_text(mcp, "cfwb://questions"))
     question = next(q for q in contracts["questions"] if q["id"] == "q_bank_loan")
-    briefing = json.loads((await mcp.read_resource("cfwb://briefing")).contents[0].text)  # type: ignore[union-attr]
+    briefing = json.loads(await resource_text(mcp, "cfwb://briefing"))
     assert briefing["horizon"] == 180 and "q_bank_loan" in briefing["questions"]
     replies: list[dict[str, Any]] = []
 

@@ -21,8 +21,11 @@ from workbench.play.session import PlayerSession
 from .conftest import ALPHA, BRAVO, Live
 
 
-def remote(live: Live, agent: str = ALPHA, **kwargs: object) -> RemoteSession:
-    return RemoteSession.connect(live.url, agent, live.hosted.tokens[agent], **kwargs)  # type: ignore[arg-type]
+def remote(
+    live: Live, agent: str = ALPHA, run_id: str | None = None, *, new: bool = False
+) -> RemoteSession:
+    """A remote session on the live host as `agent`."""
+    return RemoteSession.connect(live.url, agent, live.hosted.tokens[agent], run_id, new=new)
 
 
 def local(live: Live, session: RemoteSession) -> PlayerSession:

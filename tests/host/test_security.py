@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextContent
 
 from ledger.journal import Journal
 from workbench.errors import UserError
@@ -146,8 +147,8 @@ def test_another_agents_run_is_not_found_like_no_run_at_all(
         url = f"{shared_live.url}{MCP_PATH}"
         async with Client(streamable_http_client(url, http_client=http)) as mcp:
             result = await mcp.call_tool("snapshot", {"run_id": alpha_run})
-            assert result.is_error
-            return str(result.content[0].text)  # type: ignore[union-attr]
+            assert result.is_error and isinstance(result.content[0], TextContent)
+            return result.content[0].text
 
     assert "not_found" in anyio.run(over_mcp)
 

@@ -19,7 +19,7 @@ from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from pydantic import Field
+from pydantic import AnyHttpUrl, Field
 
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.runtime import HostRuntime
@@ -116,7 +116,7 @@ def build_mcp(
     auth middleware with `HostTokens`); without, it serves one fixed agent (stdio).
     """
     auth = (
-        AuthSettings(issuer_url=base_url, resource_server_url=None)  # type: ignore[arg-type]
+        AuthSettings(issuer_url=AnyHttpUrl(base_url), resource_server_url=None)
         if base_url is not None
         else None
     )
