@@ -62,6 +62,11 @@ _COMMANDS: dict[str, CommandEntry] = {
         "control",
         "Private campaigns: make a control file (seed, salt, agent tokens).",
     ),
+    "host": CommandEntry(
+        "workbench.cli.host",
+        "host",
+        "Serve a private campaign to registered agents over HTTP and MCP.",
+    ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."
     ),

@@ -11,6 +11,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
+from workbench.play.protocol import SessionProtocol
 from workbench.play.session import PlayerSession, SubmitResult
 from workbench.runs.files import atomic_write
 from workbench.tui.commands import WorkbenchCommands
@@ -67,19 +68,19 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme"),
     ]
 
-    def __init__(self, session: PlayerSession, **kwargs: Any) -> None:
+    def __init__(self, session: SessionProtocol, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.theme = DARK
 
     @property
-    def run_dir(self) -> Path:
-        """The run directory being played."""
-        return self.session.paths.root
+    def run_dir(self) -> Path | None:
+        """The local run directory being played; None for a run a host keeps."""
+        return self.session.paths.root if isinstance(self.session, PlayerSession) else None
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
-        self.sub_title = self.session.bundle.campaign.title
+        self.sub_title = self.session.view().campaign.title
         self.switch_mode("dashboard")
 
     def action_view(self, mode: str) -> None:
@@ -141,9 +142,9 @@ class WorkbenchApp(App[None]):
             refresh()
 
     def export_ledger(self, fmt: str) -> Path | None:
-        """Write the ledger as beancount or CSV into the run directory."""
+        """Write the ledger as beancount or CSV into the run directory (a hosted run's: here)."""
         suffix = {"beancount": "beancount", "csv": "csv"}[fmt]
-        target = self.run_dir / f"ledger.{suffix}"
+        target = (self.run_dir or Path.cwd()) / f"ledger.{suffix}"
 
         def write() -> Path:
             atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))
