@@ -53,13 +53,18 @@ class RunPaths:
         return self.registration.exists()
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file whole or not at all (temp file, fsync, rename)."""
+def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Write a file whole or not at all (temp file, rename); `durable` fsyncs it first.
+
+    Without `durable` a killed process still leaves the old file or the new one, never a
+    torn one; only a power loss can lose the new content.
+    """
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as handle:
         handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            handle.flush()
+            os.fsync(handle.fileno())
     os.replace(tmp, path)
 
 

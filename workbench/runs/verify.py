@@ -14,8 +14,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import seal_differences
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
-from workbench.runs.registration import ControlFile, Registration, resolve_seed
-from workbench.runs.replay import ReplayError, ReplayResult, replay
+from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     RunPaths,
     build_seal,
@@ -23,7 +22,8 @@ from workbench.runs.files import (
     read_registration,
     read_seal,
 )
-from workbench.runs.bundle import load_bundle
+from workbench.runs.registration import ControlFile, Registration, resolve_seed
+from workbench.runs.replay import ReplayError, ReplayResult, replay
 
 
 @dataclass
@@ -54,14 +54,17 @@ def verify_run(
     agent_id: str | None = None,
     campaign: str | Path | None = None,
     snapshot_days: frozenset[int] | set[int] = frozenset(),
+    bundle: CampaignBundle | None = None,
 ) -> Verification:
     """Re-execute a run's journal from its campaign and seed and compare the seal.
 
-    `snapshot_days` asks for branch points captured on the way (the evaluator's).
+    `snapshot_days` asks for branch points captured on the way (the evaluator's);
+    `bundle` is the campaign when the caller has already loaded it.
     """
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
-    bundle = load_bundle(campaign or registration.campaign_path)
+    if bundle is None:
+        bundle = load_bundle(campaign or registration.campaign_path)
     seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
     result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
     if agent != registration.agent_id:
