@@ -38,7 +38,7 @@ def long_campaign(folder: Path) -> Path:
 
 def session_at(root: Path, campaign: Path, day: int) -> PlayerSession:
     """An autosealing session advanced to `day`."""
-    session = PlayerSession.open(root, campaign, autoseal=True)
+    session = PlayerSession.create(root, campaign, autoseal=True)
     session.schedule("bank_loan")
     session.advance(day - session.day)
     return session

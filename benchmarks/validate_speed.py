@@ -86,7 +86,7 @@ def measure(root: Path, questions: int) -> None:
     campaign = root / f"campaign{questions}"
     build_campaign(campaign, questions)
     run = root / f"run{questions}"
-    session = PlayerSession.open(run, campaign, autoseal=False)
+    session = PlayerSession.create(run, campaign, autoseal=False)
     for i in range(questions):
         session.submit({"question": f"q{i:03d}", "value": "0"})
     session.run_to_horizon()

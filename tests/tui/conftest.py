@@ -21,7 +21,7 @@ def run_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def app(run_dir: Path) -> WorkbenchApp:
     """The app on a fresh run of the default campaign."""
-    return WorkbenchApp(PlayerSession.open(run_dir))
+    return WorkbenchApp(PlayerSession.create(run_dir))
 
 
 @pytest.fixture(scope="session")

@@ -66,7 +66,7 @@ async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None
 
 
 async def test_validate_a_demo_run(demo_run: Path) -> None:
-    app = WorkbenchApp(PlayerSession.open(demo_run))
+    app = WorkbenchApp(PlayerSession.resume(demo_run))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("8")
         await pilot.pause()

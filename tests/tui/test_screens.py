@@ -56,7 +56,7 @@ async def test_schedule_shows_commitment_and_journal_entry(app: WorkbenchApp) ->
         assert "Would be accepted" in screen_text(app.screen)
         await pilot.press("y")
         await pilot.pause()
-        assert "hire_roaster" in [c["action"] for c in app.session.view()["commitments"]]
+        assert "hire_roaster" in [c.action for c in app.session.view().commitments]
         await pilot.press("1")
         await pilot.pause()
         commitments = app.screen.query_one("#commitments", DataTable)
@@ -116,6 +116,34 @@ async def test_submit_with_missing_conclusion_shows_errors(app: WorkbenchApp) ->
         await pilot.pause()
         assert "conclusion" in str(app.screen.query_one("#form-errors").render())
         assert app.screen.query_one("#history", DataTable).row_count == 0
+
+
+async def test_every_question_form_builds_the_typed_conclusion(app: WorkbenchApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("3")
+        await pilot.pause()
+        table = app.screen.query_one("#questions", DataTable)
+        for question in app.session.view().questions:
+            table.move_cursor(row=table.get_row_index(question.id))
+            await pilot.pause()
+            conclusion = app.screen.query_one("#conclusion", Input)
+            assert conclusion.display == (question.conclusion is not None)
+            conclusion.value = "overhead, capacity"
+            data = app.screen.assessment()
+            assert data is not None and data["question"] == question.id
+            if question.conclusion is None:
+                assert "conclusion" not in data
+            elif question.conclusion.kind == "supported_effects":
+                assert data["conclusion"] == ["overhead", "capacity"]
+            else:
+                assert data["conclusion"] == "overhead, capacity"
+        table.move_cursor(row=table.get_row_index("q_expansion_effects"))
+        await pilot.pause()
+        app.screen.query_one("#value", Input).value = "-250"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        row = app.screen.query_one("#history", DataTable).get_row_at(0)
+        assert row[2] == "q_expansion_effects" and row[4] == "overhead, capacity"
 
 
 async def test_ledger_balances_and_exports(app: WorkbenchApp) -> None:

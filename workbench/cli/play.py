@@ -38,10 +38,10 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 )
 def play(campaign: Path | None, run_dir: Path | None) -> None:
     """Open the Textual dashboard on a campaign run."""
-    from workbench.play.session import PlayerSession
+    from workbench.cli.options import play_session
     from workbench.tui.app import WorkbenchApp
 
-    session = PlayerSession.open(run_dir or next_run_dir(), campaign)
+    session = play_session(run_dir or next_run_dir(), campaign)
     WorkbenchApp(session).run()
 
 

@@ -2,48 +2,49 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from workbench.play.models import ActionTerms
 from workbench.tui.screens.base import WorkbenchScreen
 from workbench.tui.screens.confirm import ConfirmSchedule, preview_text
 
 
-def staffing_text(terms: dict[str, Any]) -> str:
+def staffing_text(terms: ActionTerms) -> str:
     """Staffing needs as "roaster×1 5d"."""
-    return ", ".join(f"{n['role']}×{n['count']} {n['days']}d" for n in terms["staffing"]) or "-"
+    return ", ".join(f"{n.role}×{n.count} {n.days}d" for n in terms.staffing) or "-"
 
 
-def effect_text(effect: dict[str, Any]) -> str:
+def effect_text(effect: Mapping[str, object]) -> str:
     """One effect as "kind key=value ..."."""
     rest = " ".join(f"{k}={v}" for k, v in effect.items() if k not in ("kind",) and v)
     return f"{effect['kind']} {rest}".strip()
 
 
-def detail_text(terms: dict[str, Any]) -> str:
+def detail_text(terms: ActionTerms) -> str:
     """Every term of an action, as Rich markup."""
-    pre = terms["prerequisites"]
+    pre = terms.prerequisites
     needs = [
-        f"completed: {', '.join(pre['completed'])}" if pre["completed"] else "",
-        f"not scheduled: {', '.join(pre['not_scheduled'])}" if pre["not_scheduled"] else "",
-        f"free cash after ≥ ${pre['min_cash_after']}",
-        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre["min_headcount"].items()),
+        f"completed: {', '.join(pre.completed)}" if pre.completed else "",
+        f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
+        f"free cash after ≥ ${pre.min_cash_after}",
+        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
     ]
-    effects = "\n".join(f"  • {effect_text(e)}" for e in terms["effects"]) or "  none"
+    effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
     return (
-        f"[b]{terms['title']}[/b]  ({terms['id']})\n{terms['description']}\n\n"
-        f"Upfront ${terms['upfront_cost']} (capitalised ${terms['capitalized']}), "
-        f"running ${terms['running_cost_per_day']}/day for {terms['running_days']} day(s), "
-        f"reserves ${terms['reserved_cash']}\n"
-        f"Staffing: {staffing_text(terms)}   Delay: {terms['delay_days']} day(s)\n"
+        f"[b]{terms.title}[/b]  ({terms.id})\n{terms.description}\n\n"
+        f"Upfront ${terms.upfront_cost} (capitalised ${terms.capitalized}), "
+        f"running ${terms.running_cost_per_day}/day for {terms.running_days} day(s), "
+        f"reserves ${terms.reserved_cash}\n"
+        f"Staffing: {staffing_text(terms)}   Delay: {terms.delay_days} day(s)\n"
         f"Prerequisites: {'; '.join(n for n in needs if n)}\n"
         f"Effects:\n{effects}\n"
-        f"Contract components: financing_net_assets ${terms['financing_net_assets']}, "
-        f"irreversible_work ${terms['irreversible_work']}"
+        f"Contract components: financing_net_assets ${terms.financing_net_assets}, "
+        f"irreversible_work ${terms.irreversible_work}"
     )
 
 
@@ -67,15 +68,15 @@ class ActionsScreen(WorkbenchScreen):
         """Fill the catalog (it never changes during a run)."""
         table = self.query_one("#catalog", DataTable)
         table.add_columns("Action", "Upfront $", "$/day", "Staffing", "Delay", "Effects")
-        for terms in self.session.view()["actions"]:
+        for terms in self.session.view().actions:
             table.add_row(
-                terms["id"],
-                terms["upfront_cost"],
-                terms["running_cost_per_day"],
+                terms.id,
+                terms.upfront_cost,
+                terms.running_cost_per_day,
                 staffing_text(terms),
-                str(terms["delay_days"]),
-                ", ".join(terms["effect_set"]),
-                key=terms["id"],
+                str(terms.delay_days),
+                ", ".join(terms.effect_set),
+                key=terms.id,
             )
         table.focus()
         self.refresh_view()
@@ -93,7 +94,9 @@ class ActionsScreen(WorkbenchScreen):
         action_id = self.selected
         if action_id is None:
             return
-        terms = next(a for a in self.session.view()["actions"] if a["id"] == action_id)
+        terms = self.session.view().action(action_id)
+        if terms is None:
+            return
         accepted, text = preview_text(self.workbench, action_id)
         preview = self.query_one("#action-preview", Static)
         preview.update(f"Day {self.session.day}: {text}")

@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Sparkline, Static
 
+from workbench.play.models import AlertRow, CommitmentRow, MetricRow, PublicState
 from workbench.tui.format import signed, unit_label
 from workbench.tui.screens.base import WorkbenchScreen
 
@@ -53,54 +54,54 @@ class DashboardScreen(WorkbenchScreen):
     def refresh_view(self) -> None:
         """Repaint everything from the session's public view."""
         view = self.session.view()
-        state = view["state"]
-        ended = "  [b]campaign ended[/b]" if view["finished"] else ""
+        state = view.state
+        ended = "  [b]campaign ended[/b]" if view.finished else ""
         self.query_one("#day-line", Static).update(
-            f"[b]Day {view['day']}[/b] / {view['horizon']}  {view['date']}  "
-            f"cash ${state['cash']} (free ${state['free_cash']}){ended}"
+            f"[b]Day {view.day}[/b] / {view.horizon}  {view.date}  "
+            f"cash ${state.cash} (free ${state.free_cash}){ended}"
         )
-        self._metrics(view["metrics"])
-        self._charts(view["metrics"])
-        self._commitments(view["commitments"])
+        self._metrics(view.metrics)
+        self._charts(view.metrics)
+        self._commitments(view.commitments)
         self._operations(state)
-        self._alerts(view["alerts"], state["missed_payrolls"])
+        self._alerts(view.alerts, state.missed_payrolls)
 
-    def _metrics(self, rows: list[dict]) -> None:
+    def _metrics(self, rows: tuple[MetricRow, ...]) -> None:
         table = self.query_one("#metrics", DataTable)
         for row in rows:
             cells = (
-                row["title"].split(" (")[0],
-                row["value"],
-                unit_label(row["units"]),
-                signed(row["change"]),
+                row.title.split(" (")[0],
+                row.value,
+                unit_label(row.units),
+                signed(row.change),
             )
-            if row["id"] in table.rows:
+            if row.id in table.rows:
                 for column, value in zip(table.columns, cells, strict=True):
-                    table.update_cell(row["id"], column, value, update_width=True)
+                    table.update_cell(row.id, column, value, update_width=True)
             else:
-                table.add_row(*cells, key=row["id"])
+                table.add_row(*cells, key=row.id)
 
-    def _charts(self, rows: list[dict]) -> None:
+    def _charts(self, rows: tuple[MetricRow, ...]) -> None:
         series = self.session.metric_series()
-        titles = {row["id"]: row for row in rows}
+        titles = {row.id: row for row in rows}
         for metric in CHARTED:
             values = [float(v) for v in series.get(metric, [])]
             self.query_one(f"#chart-{metric}", Sparkline).data = values
             row = titles.get(metric)
-            label = row["title"].split(" (")[0] if row else metric
+            label = row.title.split(" (")[0] if row else metric
             self.query_one(f"#chart-label-{metric}", Label).update(
                 f"{label} over {len(values)} day(s)"
             )
 
-    def _commitments(self, rows: list[dict]) -> None:
+    def _commitments(self, rows: tuple[CommitmentRow, ...]) -> None:
         table = self.query_one("#commitments", DataTable)
         wanted = [
             (
-                row["action"],
-                str(row["scheduled_day"]),
-                str(row["start_day"]),
-                ", ".join(str(d) for d in row["effects_land_on"]) or str(row["landing_day"]),
-                row["cash_reserved"],
+                row.action,
+                str(row.scheduled_day),
+                str(row.start_day),
+                ", ".join(str(d) for d in row.effects_land_on) or str(row.landing_day),
+                row.cash_reserved,
             )
             for row in rows
         ]
@@ -111,26 +112,26 @@ class DashboardScreen(WorkbenchScreen):
         for cells in wanted:
             table.add_row(*cells, key=cells[0])
 
-    def _operations(self, state: dict) -> None:
-        last = state["yesterday"]
-        staff = ", ".join(f"{role} {n}" for role, n in sorted(state["headcount"].items()))
+    def _operations(self, state: PublicState) -> None:
+        last = state.yesterday
+        staff = ", ".join(f"{role} {n}" for role, n in sorted(state.headcount.items()))
         if last is None:
             ops = "No day closed yet."
         else:
             ops = (
-                f"Utilisation {last['utilisation']:.0%} "
-                f"({last['produced']}/{last['capacity']} bags)\n"
-                f"Demand {last['demand']}  sold {last['sold']}  lost {last['lost_sales']}"
+                f"Utilisation {last.utilisation:.0%} "
+                f"({last.produced}/{last.capacity} bags)\n"
+                f"Demand {last.demand}  sold {last.sold}  lost {last.lost_sales}"
             )
-        inventory = state["inventory_units"]
+        inventory = state.inventory_units
         self.query_one("#operations", Static).update(
-            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice ${state['price']}  "
-            f"supplier {state['supplier']}\nBeans raw {inventory['raw']}  "
-            f"in transit {inventory['in_transit']}  bags {inventory['finished']}"
+            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice ${state.price}  "
+            f"supplier {state.supplier}\nBeans raw {inventory.raw}  "
+            f"in transit {inventory.in_transit}  bags {inventory.finished}"
         )
 
-    def _alerts(self, alerts: list[dict], missed: int) -> None:
-        lines = [f"day {a['day']:>3}  {a['kind']}: {a['message']}" for a in alerts[-6:]]
+    def _alerts(self, alerts: tuple[AlertRow, ...], missed: int) -> None:
+        lines = [f"day {a.day:>3}  {a.kind}: {a.message}" for a in alerts[-6:]]
         head = f"[b]Alerts[/b]  missed payrolls: {missed}"
         body = "\n".join(lines) if lines else "none"
         widget = self.query_one("#alerts", Static)

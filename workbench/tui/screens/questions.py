@@ -9,44 +9,52 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Select, Static
 
+from sim.campaign_model import Conclusion
+from workbench.play.models import QuestionView
 from workbench.tui.format import parse_decimal, unit_label
 from workbench.tui.screens.base import WorkbenchScreen
 
 
-def countdown(question: dict[str, Any]) -> str:
+def countdown(question: QuestionView) -> str:
     """Days left before the deadline, or closed."""
-    left = question["days_to_deadline"]
-    return f"{left} d left" if question["open"] else "closed"
+    return f"{question.days_to_deadline} d left" if question.open else "closed"
 
 
-def contract_text(q: dict[str, Any]) -> str:
+def contract_text(q: QuestionView) -> str:
     """A question's public contract as Rich markup."""
-    base, arm = q["baseline"], q["intervention"]
-    arm_actions = ", ".join(arm["actions"]) or "none"
-    if arm["select_from"]:
-        arm_actions = f"your choice of {', '.join(arm['select_from'])}"
-    conclusion = q["conclusion"]
+    base, arm = q.baseline, q.intervention
+    arm_actions = ", ".join(arm.actions) or "none"
+    if arm.select_from:
+        arm_actions = f"your choice of {', '.join(arm.select_from)}"
+    conclusion = q.conclusion
     need = "none"
     if conclusion is not None:
-        need = f"{conclusion['kind']} of {conclusion['action']}"
-        if conclusion.get("component"):
-            need += f" ({conclusion['component']}, dollars to the cent)"
+        need = f"{conclusion.kind} of {conclusion.action}"
+        if conclusion.component is not None:
+            need += f" ({conclusion.component}, dollars to the cent)"
     return (
-        f"[b]{q['title']}[/b]\n"
-        f"Baseline [i]{base['name']}[/i]: {', '.join(base['actions']) or 'no actions'}\n"
-        f"Intervention [i]{arm['name']}[/i]: {arm_actions}\n"
-        f"Intervene day {q['intervene_on_day']}, outcome day {q['outcome_day']}, "
-        f"deadline day {q['deadline_day']} ({countdown(q)})\n"
-        f"Predict {q['predict']} of {q['metric_title']} in {q['units']} "
-        f"(scale {q['scale']})\nConclusion required: {need}"
+        f"[b]{q.title}[/b]\n"
+        f"Baseline [i]{base.name}[/i]: {', '.join(base.actions) or 'no actions'}\n"
+        f"Intervention [i]{arm.name}[/i]: {arm_actions}\n"
+        f"Intervene day {q.intervene_on_day}, outcome day {q.outcome_day}, "
+        f"deadline day {q.deadline_day} ({countdown(q)})\n"
+        f"Predict {q.predict} of {q.metric_title} in {q.units} "
+        f"(scale {q.scale})\nConclusion required: {need}"
     )
 
 
-def conclusion_value(kind: str, text: str) -> Any:
-    """The typed conclusion: a money string, or a list of effect names."""
-    if kind == "effect_set":
+def conclusion_value(conclusion: Conclusion, text: str) -> str | list[str]:
+    """The typed conclusion: a list of effect names, or a money string."""
+    if conclusion.kind == "supported_effects":
         return [part.strip() for part in text.split(",") if part.strip()]
     return text.strip()
+
+
+def conclusion_placeholder(conclusion: Conclusion) -> str:
+    """What the conclusion input asks for."""
+    if conclusion.kind == "supported_effects":
+        return "effect names, comma separated"
+    return f"{conclusion.component} in dollars, e.g. -300.00"
 
 
 class QuestionsScreen(WorkbenchScreen):
@@ -85,18 +93,13 @@ class QuestionsScreen(WorkbenchScreen):
         self.query_one("#questions", DataTable).focus()
 
     @property
-    def questions(self) -> list[dict[str, Any]]:
-        """The public question contracts."""
-        return self.session.view()["questions"]
-
-    @property
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> QuestionView | None:
         """The highlighted question's contract."""
         table = self.query_one("#questions", DataTable)
         if table.row_count == 0:
             return None
         key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return next((q for q in self.questions if q["id"] == key), None)
+        return None if key is None else self.session.view().question(key)
 
     def refresh_view(self) -> None:
         """Repaint both tables and the form from the session."""
@@ -104,32 +107,32 @@ class QuestionsScreen(WorkbenchScreen):
         table = self.query_one("#questions", DataTable)
         row = table.cursor_row
         table.clear()
-        for q in view["questions"]:
+        for q in view.questions:
             table.add_row(
-                q["id"],
-                q["metric"],
-                unit_label(q["units"]),
-                str(q["deadline_day"]),
+                q.id,
+                q.metric,
+                unit_label(q.units),
+                str(q.deadline_day),
                 countdown(q),
-                key=q["id"],
+                key=q.id,
             )
         if table.row_count:
             table.move_cursor(row=min(row, table.row_count - 1))
         history = self.query_one("#history", DataTable)
         history.clear()
-        for s in view["submissions"]:
-            conclusion = s["conclusion"]
+        for s in view.submissions:
+            conclusion = s.conclusion
             if isinstance(conclusion, list):
-                conclusion = ", ".join(conclusion)
+                conclusion = ", ".join(str(c) for c in conclusion)
             history.add_row(
-                str(s["seq"]),
-                str(s["day"]),
-                s["question"],
-                s["value"],
+                str(s.seq),
+                str(s.day),
+                s.question,
+                s.value,
                 "" if conclusion is None else str(conclusion),
-                s["choice"] or "",
-                "yes" if s["eligible"] else "no",
-                "✓" if s["counts"] else "",
+                s.choice or "",
+                "yes" if s.eligible else "no",
+                "✓" if s.counts else "",
             )
         self._show_form()
 
@@ -138,21 +141,14 @@ class QuestionsScreen(WorkbenchScreen):
         if q is None:
             return
         self.query_one("#contract", Static).update(contract_text(q))
-        self.query_one(
-            "#value", Input
-        ).placeholder = f"predicted {q['metric']} difference ({q['units']})"
+        self.query_one("#value", Input).placeholder = f"predicted {q.metric} difference ({q.units})"
         conclusion = self.query_one("#conclusion", Input)
-        required = q["conclusion"]
-        conclusion.display = required is not None
-        if required is not None:
-            conclusion.placeholder = (
-                "effect names, comma separated"
-                if required["kind"] == "effect_set"
-                else f"{required['component']} in dollars, e.g. -300.00"
-            )
+        conclusion.display = q.conclusion is not None
+        if q.conclusion is not None:
+            conclusion.placeholder = conclusion_placeholder(q.conclusion)
         choice = self.query_one("#choice", Select)
-        choice.display = bool(q["intervention"]["select_from"])
-        choice.set_options([(a, a) for a in q["intervention"]["select_from"]])
+        choice.display = bool(q.intervention.select_from)
+        choice.set_options([(a, a) for a in q.intervention.select_from])
         self._validate()
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -171,11 +167,11 @@ class QuestionsScreen(WorkbenchScreen):
         problems = []
         if parse_decimal(self.query_one("#value", Input).value) is None:
             problems.append("value: type a number")
-        if q["conclusion"] is not None and not self.query_one("#conclusion", Input).value.strip():
+        if q.conclusion is not None and not self.query_one("#conclusion", Input).value.strip():
             problems.append("conclusion: required")
-        if q["intervention"]["select_from"] and self.query_one("#choice", Select).is_blank():
+        if q.intervention.select_from and self.query_one("#choice", Select).is_blank():
             problems.append("choice: pick an action")
-        if not q["open"]:
+        if not q.open:
             problems.append("deadline passed: it will not be eligible")
         return problems
 
@@ -191,15 +187,15 @@ class QuestionsScreen(WorkbenchScreen):
         if q is None:
             return None
         data: dict[str, Any] = {
-            "question": q["id"],
+            "question": q.id,
             "value": self.query_one("#value", Input).value.strip(),
         }
-        if q["conclusion"] is not None:
+        if q.conclusion is not None:
             data["conclusion"] = conclusion_value(
-                q["conclusion"]["kind"], self.query_one("#conclusion", Input).value
+                q.conclusion, self.query_one("#conclusion", Input).value
             )
         choice = self.query_one("#choice", Select)
-        if q["intervention"]["select_from"] and not choice.is_blank():
+        if q.intervention.select_from and not choice.is_blank():
             data["choice"] = str(choice.value)
         return data
 
