@@ -4,8 +4,9 @@ For each size, builds a temporary campaign with that many generated questions ov
 default world, plays a run that answers all of them, validates it with one worker, and
 times the pure simulation the evaluation cannot avoid in the same process: replaying the
 factual run to each branch point (snapshots) and running both branches of every question
-from its snapshot to the outcome day. Prints both times and their ratio (target ≤ 1.5×),
-and, for the largest size, the evaluator with two workers.
+from its snapshot to the outcome day. The two are timed alternately, best of five each.
+Prints both times and their ratio (target ≤ 1.5×), and, for the largest size, the
+evaluator with two workers.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
@@ -23,7 +25,7 @@ from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
 
 SIZES = (6, 60, 600)
-REPEATS = 3
+REPEATS = 5
 CHOICES = [
     "spring_campaign",
     "raise_price",
@@ -71,14 +73,11 @@ def pure_simulation(bundle: CampaignBundle, seed: int) -> None:
                 metric_value(branch.book, metric, q.outcome_day)
 
 
-def best_of(fn, repeats: int = REPEATS) -> float:
-    """The fastest of several timings of fn(), in seconds."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+def timed(fn: Callable[[], object]) -> float:
+    """Wall time of one call of fn(), in seconds."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
 
 
 def measure(root: Path, questions: int) -> None:
@@ -99,15 +98,17 @@ def measure(root: Path, questions: int) -> None:
         run_evaluation(run, root / f"out{questions}-{next(outs)}", workers=workers)
 
     evaluate()  # warm the per-seed draw cache and imports
-    evaluator = best_of(evaluate)
-    simulation = best_of(lambda: pure_simulation(bundle, seed))
+    evaluator = simulation = float("inf")
+    for _ in range(REPEATS):  # alternate, so a busy spell on the machine hits both alike
+        evaluator = min(evaluator, timed(evaluate))
+        simulation = min(simulation, timed(lambda: pure_simulation(bundle, seed)))
     print(
         f"validate {questions} questions, 1 worker: evaluator {evaluator:.3f} s "
         f"({questions / evaluator:,.0f} questions/s), pure branch simulation "
         f"{simulation:.3f} s, ratio {evaluator / simulation:.2f}x (target <= 1.5x)"
     )
     if questions == max(SIZES):
-        two = best_of(lambda: evaluate(2))
+        two = min(timed(lambda: evaluate(2)) for _ in range(REPEATS))
         print(
             f"validate {questions} questions, 2 workers: {two:.3f} s "
             f"({questions / two:,.0f} questions/s)"

@@ -244,14 +244,16 @@ def _gzip_small(data: bytes) -> bytes:
 
 
 def _write_gz(path: Path, data: bytes) -> str:
-    """Write a compressed seal whole (temp file, rename) and return its SHA-256.
+    """Write a compressed seal into the new output directory and return its SHA-256.
 
-    Seals are not fsynced one by one: SHA256SUMS and the report, written last and
-    durably, carry every seal's hash, so a seal lost to a power cut is detected, and
-    the evaluation is deterministic to redo.
+    No temp file and no fsync per seal: a killed or crashed evaluation leaves no
+    report.json (written last, durably), and SHA256SUMS and the report carry every
+    seal's hash, so a torn or lost seal is detected, and the evaluation is deterministic
+    to redo.
     """
     compressed = _gzip_small(data)
-    atomic_write(path, compressed, durable=False)
+    with open(path, "xb") as handle:
+        handle.write(compressed)
     return hashlib.sha256(compressed).hexdigest()
 
 
@@ -318,8 +320,10 @@ def run_evaluation(
     report["questions"] = entries
     report["summary"] = _summary(entries)
     sums = sorted(
-        (p.relative_to(out).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
-        for p in (out / "seals").glob("*.gz")
+        (record["seal_file"], record["seal_sha256"])
+        for entry in entries
+        for record in (entry["branches"] or {}).values()
+        if record is not None and record["seal_file"] is not None
     )
     sums_text = "".join(f"{digest}  {name}\n" for name, digest in sums).encode()
     atomic_write(out / "SHA256SUMS", sums_text)

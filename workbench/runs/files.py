@@ -53,18 +53,13 @@ class RunPaths:
         return self.registration.exists()
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True) -> None:
-    """Write a file whole or not at all (temp file, rename); `durable` fsyncs it first.
-
-    Without `durable` a killed process still leaves the old file or the new one, never a
-    torn one; only a power loss can lose the new content.
-    """
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write a file whole or not at all (temp file, fsync, rename)."""
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as handle:
         handle.write(data)
-        if durable:
-            handle.flush()
-            os.fsync(handle.fileno())
+        handle.flush()
+        os.fsync(handle.fileno())
     os.replace(tmp, path)
 
 
