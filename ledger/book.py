@@ -18,9 +18,14 @@ import orjson
 
 from ledger.accounts import AccountType, Chart
 from ledger.canonical import digest
+from ledger.collector import collector_paused
 
 LEDGER_DIGEST_SCHEMA = "cfwb.ledger-digest/2"
 """Names the digest definition below; it changes whenever the definition does."""
+
+
+_HASH_BATCH = 4096
+"""Transactions encoded per hash update: enough to amortise the call, few enough to die young."""
 
 
 class LedgerError(ValueError):
@@ -292,14 +297,17 @@ class Book:
 
         The hashed stream is `encode_transactions(every transaction)` without its closing
         bracket: a batch's array contributes its elements, after "[" for the first batch
-        and "," for later ones, so any split into batches hashes the same bytes.
+        and "," for later ones, so any split into batches hashes the same bytes. Batches
+        are bounded so their rows die young, and the collector is paused while they live.
         """
-        start = self._hashed
-        end = len(self._transactions)
-        if start == end:
+        transactions = self._transactions
+        end = len(transactions)
+        if self._hashed == end:
             return
-        batch = encode_transactions(self._transactions[start:end])
-        self._hasher.update((b"," if start else b"[") + batch[1:-1])
+        with collector_paused():
+            for start in range(self._hashed, end, _HASH_BATCH):
+                batch = encode_transactions(transactions[start : min(start + _HASH_BATCH, end)])
+                self._hasher.update((b"," if start else b"[") + batch[1:-1])
         self._hashed = end
 
     def transactions_sha256(self) -> str:

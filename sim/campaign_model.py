@@ -133,6 +133,10 @@ class Shock(Strict):
         return self
 
 
+MAX_HORIZON_DAYS = 36_500
+"""The longest campaign: a century of days (per-day cost stays flat, memory grows ~4 KB/day)."""
+
+
 class Campaign(Strict):
     """campaign.toml: identity, timing, seeds, the company and its exogenous processes."""
 
@@ -142,7 +146,7 @@ class Campaign(Strict):
     visibility: Literal["development", "private"] = "development"
     development_seed: int | None = Field(default=None, ge=0)
     start_date: dt.date
-    horizon_days: int = Field(ge=7, le=3650)
+    horizon_days: int = Field(ge=7, le=MAX_HORIZON_DAYS)
     company: Company
     suppliers: tuple[Supplier, ...] = Field(min_length=1)
     demand: Demand

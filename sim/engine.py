@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ledger.book import Book
+from ledger.collector import collector_paused
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
 from sim.draws import ExogenousDraws, exogenous_draws
@@ -187,12 +188,13 @@ class Engine:
                 f"cannot advance {days} day(s) from day {self.state.day}: the horizon is "
                 f"day {self.horizon}"
             )
-        for _ in range(days):
-            day = self.state.day + 1
-            stats = run_operations(self, day)
-            self.book.close_day(day)
-            self.state.history.append(stats)
-            self.state.day = day
+        with collector_paused():
+            for _ in range(days):
+                day = self.state.day + 1
+                stats = run_operations(self, day)
+                self.book.close_day(day)
+                self.state.history.append(stats)
+                self.state.day = day
 
     def run_to(self, day: int) -> None:
         """Advance until `day` has closed."""

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_validator
 
+from sim.campaign_model import MAX_HORIZON_DAYS
+
 
 class _Command(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -30,7 +32,7 @@ class Advance(_Command):
     """Run whole days (operations and close) with no further decisions."""
 
     kind: Literal["advance"] = "advance"
-    days: int = Field(default=1, ge=1, le=3650)
+    days: int = Field(default=1, ge=1, le=MAX_HORIZON_DAYS)
 
 
 class CounterfactualAssessment(BaseModel):

@@ -49,10 +49,14 @@ def apply_command(
             "start_day": outcome.start_day,
         }
     if isinstance(command, Advance):
-        for _ in range(command.days):
-            engine.advance(1)
-            if snapshots is not None and engine.day in snapshot_days:
-                snapshots[engine.day] = engine.snapshot()
+        target = engine.day + command.days
+        if target > engine.horizon:
+            engine.advance(command.days)  # refused whole, naming the horizon
+        if snapshots is not None:
+            for day in sorted(d for d in snapshot_days if engine.day < d <= target):
+                engine.run_to(day)
+                snapshots[day] = engine.snapshot()
+        engine.run_to(target)
         return {"day": engine.day}
     submissions.append(SubmissionRecord(seq, engine.day, command.assessment))
     return {"recorded": True}
