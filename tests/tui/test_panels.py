@@ -97,6 +97,22 @@ async def test_validate_missing_run_notifies(app: WorkbenchApp, tmp_path: Path) 
         assert "failed" in str(app.screen.query_one("#validate-summary", Static).render())
 
 
+async def test_validate_refuses_the_live_run(app: WorkbenchApp) -> None:
+    """Issue 11, finding 1: validating the player's own live run shows no effect."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("w", "w", "n", "n", "n", "n")
+        await pilot.press("8")
+        await pilot.pause()
+        await pilot.press("ctrl+v")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ValidateScreen) and screen.report is None
+        summary = str(screen.query_one("#validate-summary", Static).render())
+        assert "not finished (day 18 of 180)" in summary and "effect" not in summary
+        assert screen.query_one("#report", DataTable).row_count == 0
+
+
 async def test_check_campaign_lists_findings(app: WorkbenchApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("8")

@@ -24,7 +24,7 @@ from workbench.evaluation.branches import (
 )
 from workbench.play.session import PlayerSession
 from workbench.runs.bundle import load_bundle
-from workbench.runs.registration import ControlFile, resolve_seed
+from workbench.runs.registration import ControlFile, resolve_identity
 from workbench.runs.replay import reach_branch_points, replay
 
 SMALL_EFFECT = Decimal("0.05")
@@ -80,7 +80,8 @@ def check_campaign(
 ) -> CheckReport:
     """Run every question's branches from the reference play and collect findings."""
     bundle = load_bundle(campaign)
-    seed, _, _ = resolve_seed(bundle, control, control.agents[0] if control else None)
+    identity = resolve_identity(bundle, control, control.agents[0] if control else None)
+    seed = identity.seed
     report = CheckReport(bundle.id)
     questions = list(bundle.questions.values())
     if not questions:
@@ -108,6 +109,7 @@ def check_campaign(
             q.outcome_day,
             metric,
             episode_id("check", q.id, "baseline"),
+            seed_commitment=identity.seed_commitment,
         )
         _branch_findings(report, q.id, base, where)
         for pick in picks:
@@ -120,6 +122,7 @@ def check_campaign(
                 q.outcome_day,
                 metric,
                 episode_id("check", q.id, label),
+                seed_commitment=identity.seed_commitment,
             )
             _branch_findings(report, q.id, inter, where)
             if base.status == inter.status == "ok":

@@ -41,6 +41,14 @@ _COMMANDS: dict[str, CommandEntry] = {
     "run": CommandEntry(
         "workbench.cli.sim", "run", "Play a campaign headless from a script, to the horizon."
     ),
+    "finish": CommandEntry(
+        "workbench.cli.sim", "finish", "End a run: the remaining days run with no decisions."
+    ),
+    "control": CommandEntry(
+        "workbench.cli.control",
+        "control",
+        "Private campaigns: make a control file (seed, salt, agent tokens).",
+    ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."
     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,6 +21,9 @@ from workbench.cli.options import (
     run_dir_arg,
 )
 from workbench.errors import UserError
+
+if TYPE_CHECKING:
+    from workbench.evaluation.report import CounterfactualReport
 
 
 @click.command()
@@ -53,29 +57,29 @@ class _StderrBar:
             self._bar.__exit__(None, None, None)
 
 
-def _print_summary(report: dict) -> None:
-    for q in report.get("questions", []):
-        branches = q.get("branches") or {}
+def _print_summary(report: CounterfactualReport) -> None:
+    for q in report.questions:
         statuses = "/".join(
-            (branches.get(k) or {}).get("status") or "-" for k in ("baseline", "intervention")
+            b.status if b is not None else "-"
+            for b in (q.branches.baseline, q.branches.intervention)
         )
-        line = f"  {q['id']}: {q['status']} (branches {statuses})"
-        if q["status"] == "scored":
-            line += f" effect {q['effect']} loss {q['loss']}"
-        elif q.get("reason"):
-            line += f": {q['reason']}"
-        if q.get("conclusion") and q["conclusion"].get("correct") is not None:
-            line += f"; conclusion {'correct' if q['conclusion']['correct'] else 'wrong'}"
+        line = f"  {q.id}: {q.status} (branches {statuses})"
+        if q.status == "scored":
+            line += f" effect {q.effect} loss {q.loss}"
+        elif q.reason:
+            line += f": {q.reason}"
+        if q.conclusion is not None:
+            line += f"; conclusion {q.conclusion.verdict}"
         click.echo(line)
-    summary = report.get("summary", {})
-    if summary:
+    summary = report.summary
+    if summary is not None:
         click.echo(
-            f"  scored {summary['scored']}/{summary['questions']}, "
-            f"mean score {summary['mean_score']}"
+            f"  scored {summary.scored}/{summary.questions}, mean score {summary.mean_score}; "
+            f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
         )
-    for task in report.get("business_objective", []):
+    for task in report.business_objective:
         click.echo(
-            f"  business objective {task['task']}: {'met' if task['met'] else 'not met'}"
+            f"  business objective {task.task}: {'met' if task.met else 'not met'}"
             " (reported apart, never scored)"
         )
 
@@ -137,7 +141,7 @@ def validate_counterfactual(
         sys.exit(outcome.exit_code)
     click.echo(f"report: {outcome.report_path}")
     _print_summary(outcome.report)
-    if not outcome.report["questions"]:
+    if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
 

@@ -8,12 +8,14 @@ latest (highest journal seq) counts.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from decimal import Decimal
+from typing import Any, Final
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.runs.commands import CounterfactualAssessment
+from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
+
+CENT: Final = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -54,28 +56,41 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
             errors.append(f"choice: {assessment.choice!r} is not one of {', '.join(selectable)}")
     elif assessment.choice is not None:
         errors.append("choice: this question's intervention is fixed; omit choice")
-    required = question.conclusion
-    if required is None:
+    if question.conclusion is None:
         if assessment.conclusion is not None:
             errors.append("conclusion: this question takes no conclusion")
-        return errors
-    errors.extend(_conclusion_errors(bundle, question, assessment.conclusion))
+    elif assessment.conclusion is not None:
+        errors.extend(_conclusion_errors(bundle, question, assessment.conclusion))
     return errors
+
+
+def missing_conclusion(bundle: CampaignBundle, assessment: CounterfactualAssessment) -> str | None:
+    """A note when a question requires a conclusion the submission leaves out.
+
+    The forecast alone is accepted and scored; the conclusion's verdict will be `missing`
+    and `validate` exits 1.
+    """
+    question = bundle.questions.get(assessment.question)
+    required = question.conclusion if question is not None else None
+    if required is None or assessment.conclusion is not None:
+        return None
+    return (
+        f"conclusion: {assessment.question} requires a {required.kind} conclusion of "
+        f"{required.action}; without one its verdict is `missing`"
+    )
 
 
 def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -> list[str]:
     required = question.conclusion
     assert required is not None
-    if value is None:
-        return [f"conclusion: required ({required.kind} of {required.action})"]
     if required.kind == "contract_component":
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
+        if isinstance(value, list):
             return ['conclusion: a money amount in dollars, e.g. "-300.00"']
         try:
-            amount = Decimal(str(value))
-        except InvalidOperation:
-            return [f"conclusion: {value!r} is not a money amount"]
-        if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
+            amount = bounded_decimal(value, "conclusion")
+        except ValueError as exc:
+            return [str(exc)]
+        if amount != amount.quantize(CENT):
             return ["conclusion: must be exact to the cent"]
         return []
     declared = bundle.actions[required.action].effect_names

@@ -6,14 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
+    Finish,
+    PlayerCommand,
     Schedule,
-    SubmitAssessment,
     command_from_entry,
 )
 
@@ -32,9 +35,23 @@ class ReplayResult:
     snapshots: dict[int, Snapshot] = field(default_factory=dict)
 
 
+def _run_to(
+    engine: Engine,
+    target: int,
+    snapshot_days: frozenset[int],
+    snapshots: dict[int, Snapshot] | None,
+) -> None:
+    """Run to `target` in as few loops as the wanted snapshots allow, taking them on the way."""
+    if snapshots is not None:
+        for day in sorted(d for d in snapshot_days if engine.day < d <= target):
+            engine.run_to(day)
+            snapshots[day] = engine.snapshot()
+    engine.run_to(target)
+
+
 def apply_command(
     engine: Engine,
-    command: Schedule | Advance | SubmitAssessment,
+    command: PlayerCommand,
     seq: int,
     submissions: list[SubmissionRecord],
     snapshot_days: frozenset[int] = frozenset(),
@@ -49,15 +66,13 @@ def apply_command(
             "start_day": outcome.start_day,
         }
     if isinstance(command, Advance):
-        target = engine.day + command.days
-        if target > engine.horizon:
+        if engine.day + command.days > engine.horizon:
             engine.advance(command.days)  # refused whole, naming the horizon
-        if snapshots is not None:
-            for day in sorted(d for d in snapshot_days if engine.day < d <= target):
-                engine.run_to(day)
-                snapshots[day] = engine.snapshot()
-        engine.run_to(target)
+        _run_to(engine, engine.day + command.days, snapshot_days, snapshots)
         return {"day": engine.day}
+    if isinstance(command, Finish):
+        _run_to(engine, engine.horizon, snapshot_days, snapshots)
+        return {"day": engine.day, "finished": True}
     submissions.append(SubmissionRecord(seq, engine.day, command.assessment))
     return {"recorded": True}
 
@@ -80,6 +95,11 @@ def replay(
     for entry in entries:
         if entry.kind == HEADER_KIND:
             continue
+        if engine.finished:
+            raise ReplayError(
+                f"seq {entry.seq} ({entry.kind}): the run finished on day {engine.day}; "
+                "no command may follow"
+            )
         if entry.day != engine.day:
             raise ReplayError(
                 f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
@@ -90,6 +110,11 @@ def replay(
             outcome = apply_command(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome

@@ -150,7 +150,7 @@ class ValidateScreen(WorkbenchScreen):
             self.app.call_from_thread(self._failed, "#validate-summary", message_of(exc))
             return
         self.app.call_from_thread(
-            self._show_report, outcome.report, outcome.report_path, outcome.message
+            self._show_report, outcome.report.to_json(), outcome.report_path, outcome.message
         )
 
     def _failed(self, where: str, message: str) -> None:
