@@ -46,7 +46,8 @@ def test_branching_never_replays_from_day_zero(bundle, monkeypatch) -> None:
     days_run: list[int] = []
     original = operations.run_operations
     monkeypatch.setattr(
-        "sim.engine.run_operations", lambda eng, day: days_run.append(day) or original(eng, day)
+        "sim.engine.run_operations",
+        lambda world, state, book, day: days_run.append(day) or original(world, state, book, day),
     )
     branch = Engine.from_snapshot(snap)
     branch.run_to(160)
