@@ -137,22 +137,6 @@ class Book:
         self._transactions.append(txn)
         return txn
 
-    def open_account(self, name: str, unit: str) -> None:
-        """Add an account to the chart (idempotent when the unit matches)."""
-        from ledger.accounts import Account
-
-        existing = self._units.get(name)
-        if existing is not None:
-            if existing != unit:
-                raise LedgerError(f"account {name} is kept in {existing}, not {unit}")
-            return
-        Account(name, unit)
-        self._units[name] = unit
-        self._balances[name] = 0
-        # Rebuild rather than mutate: forks share these close dicts with their parent.
-        self._closes = [{**closes, name: 0} for closes in self._closes]
-        self._prefix_cache.clear()
-
     def close_day(self, day: int) -> None:
         """Close the open day: freeze its balances; later postings go to the next day."""
         if day != self._open_day:
@@ -199,10 +183,6 @@ class Book:
     def transactions(self) -> tuple[Transaction, ...]:
         """Every transaction in posting order."""
         return tuple(self._transactions)
-
-    def transactions_since(self, seq: int) -> list[Transaction]:
-        """Transactions with sequence number ≥ `seq` (cheap tail read)."""
-        return self._transactions[seq:]
 
     @property
     def accounts(self) -> dict[str, str]:
