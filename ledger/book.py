@@ -11,7 +11,7 @@ not the whole history (see `Book.digest`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import orjson
@@ -217,15 +217,6 @@ class Book:
     def balances(self, day: int | None = None) -> dict[str, int]:
         """Every account's balance at the close of `day` (now when None)."""
         return dict(self._balances_at(day))
-
-    def close_changes(self) -> Iterator[tuple[str, int, int]]:
-        """(account, day, balance) at the first close, then only where a close changed it."""
-        previous: dict[str, int] = {}
-        for day, closes in enumerate(self._closes, start=self._first_day):
-            for account, balance in closes.items():
-                if previous.get(account) != balance:
-                    yield account, day, balance
-            previous = closes
 
     def _subtree_accounts(self, prefix: str) -> tuple[str, ...]:
         cached = self._prefix_cache.get(prefix)

@@ -22,24 +22,22 @@ def query(db: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
 
 
 def postings(db: Path, where: str = "", *params: Any) -> list[Posting]:
-    """Postings joined with their transaction and account, in posting order."""
+    """Rows of the `postings` view, in posting order."""
     rows = query(
         db,
-        "SELECT p.seq, p.leg, t.day, t.narration, p.account, a.unit, p.amount, t.tags"
-        " FROM postings p JOIN transactions t USING (seq) JOIN accounts a USING (account)"
-        f" {where} ORDER BY p.seq, p.leg",
+        "SELECT seq, leg, day, narration, account, unit, amount, tags FROM postings"
+        f" {where} ORDER BY seq, leg",
         *params,
     )
     return [(*row[:7], orjson.loads(row[7])) for row in rows]
 
 
 def balances_at(db: Path, day: int) -> dict[str, int]:
-    """{account: balance} at the close of `day`: each account's latest change up to it."""
+    """{account: balance} at the close of `day`, in chart order, from the `balances` view."""
     rows = query(
         db,
         "SELECT b.account, b.balance FROM balances b JOIN accounts a USING (account)"
-        " WHERE b.day = (SELECT max(day) FROM balances WHERE account = b.account AND day <= ?)"
-        " ORDER BY a.rowid",
+        " WHERE b.day = ? ORDER BY a.id",
         day,
     )
     return dict(rows)
