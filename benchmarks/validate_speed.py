@@ -4,14 +4,15 @@ For each size, builds a temporary campaign with that many generated questions ov
 default world, plays a run that answers all of them, validates it with one worker, and
 times the pure simulation the evaluation cannot avoid in the same process: replaying the
 factual run to each branch point (snapshots) and running both branches of every question
-from its snapshot to the outcome day. The two are timed alternately, best of five each.
-Prints both times and their ratio (target ≤ 1.5×), and, for the largest size, the
-evaluator with two workers.
+from its snapshot to the outcome day. Each round times the two back to back, so both see
+the same machine. Prints the best time of each, the median of the rounds' ratios
+(target ≤ 1.5×), and, for the largest size, the evaluator with two workers.
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Callable
@@ -73,6 +74,14 @@ def pure_simulation(bundle: CampaignBundle, seed: int) -> None:
                 metric_value(branch.book, metric, q.outcome_day)
 
 
+def create_files(folder: Path, count: int) -> None:
+    """Create `count` small files, as the evaluator does for its seals (file-system cost)."""
+    folder.mkdir()
+    for index in range(count):
+        with open(folder / f"{index}.seal.json.gz", "xb") as handle:
+            handle.write(bytes(330))
+
+
 def timed(fn: Callable[[], object]) -> float:
     """Wall time of one call of fn(), in seconds."""
     start = time.perf_counter()
@@ -98,14 +107,25 @@ def measure(root: Path, questions: int) -> None:
         run_evaluation(run, root / f"out{questions}-{next(outs)}", workers=workers)
 
     evaluate()  # warm the per-seed draw cache and imports
-    evaluator = simulation = float("inf")
-    for _ in range(REPEATS):  # alternate, so a busy spell on the machine hits both alike
-        evaluator = min(evaluator, timed(evaluate))
-        simulation = min(simulation, timed(lambda: pure_simulation(bundle, seed)))
+    seals = 2 * questions
+    rounds = [
+        (
+            timed(lambda: pure_simulation(bundle, seed)),
+            timed(evaluate),
+            timed(lambda: create_files(root / f"files{questions}-{next(outs)}", seals)),
+        )
+        for _ in range(REPEATS)
+    ]
+    simulation = min(sim for sim, _, _ in rounds)
+    evaluator = min(evaluation for _, evaluation, _ in rounds)
+    ratio = statistics.median(evaluation / sim for sim, evaluation, _ in rounds)
+    without_files = statistics.median((e - files) / sim for sim, e, files in rounds)
+    files = min(files for _, _, files in rounds)
     print(
         f"validate {questions} questions, 1 worker: evaluator {evaluator:.3f} s "
         f"({questions / evaluator:,.0f} questions/s), pure branch simulation "
-        f"{simulation:.3f} s, ratio {evaluator / simulation:.2f}x (target <= 1.5x)"
+        f"{simulation:.3f} s, ratio {ratio:.2f}x (target <= 1.5x); creating its {seals} "
+        f"seal files alone takes {files:.3f} s here, ratio without it {without_files:.2f}x"
     )
     if questions == max(SIZES):
         two = min(timed(lambda: evaluate(2)) for _ in range(REPEATS))

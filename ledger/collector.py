@@ -24,3 +24,22 @@ def collector_paused() -> Iterator[None]:
         yield
     finally:
         gc.enable()
+
+
+@contextmanager
+def history_frozen() -> Iterator[None]:
+    """Hide every object alive now from the cyclic collector for a loop, restoring it after.
+
+    A loop that keeps allocating (branches, reports) over a large live history (snapshots,
+    books) triggers full collections that rescan that history each time; frozen, it is
+    skipped, while garbage made inside the loop is still collected. Objects frozen before
+    (a caller's own `gc.freeze`) are left as they are.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

@@ -34,6 +34,8 @@ class Snapshot:
     seed: int
     state: State
     book: Book
+    world: World
+    """The run's fixed inputs, shared by every branch from here (they never change)."""
 
     @property
     def day(self) -> int:
@@ -47,7 +49,7 @@ class Engine:
     def __init__(self, bundle: CampaignBundle, seed: int, *, _restore: Snapshot | None = None):
         self.bundle = bundle
         self.seed = seed
-        self.world = World.of(bundle, seed)
+        self.world = World.of(bundle, seed) if _restore is None else _restore.world
         if _restore is not None:
             self.state = _restore.state.clone()
             self.book = _restore.book.fork()
@@ -109,7 +111,7 @@ class Engine:
 
     def snapshot(self) -> Snapshot:
         """The branch point after the current day's close (cheap: copies, no replay)."""
-        return Snapshot(self.bundle, self.seed, self.state.clone(), self.book.fork())
+        return Snapshot(self.bundle, self.seed, self.state.clone(), self.book.fork(), self.world)
 
     # -- queries --------------------------------------------------------------------
     @property

@@ -30,6 +30,7 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
+from ledger.collector import history_frozen
 from ledger.money import to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
@@ -334,7 +335,8 @@ def evaluate_pair(task: PairTask) -> PairResult:
 
 def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
     """Evaluate several pairs in one worker call (one pickled campaign per chunk)."""
-    return [evaluate_pair(task) for task in tasks]
+    with history_frozen():
+        return [evaluate_pair(task) for task in tasks]
 
 
 def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
@@ -438,9 +440,12 @@ def run_evaluation(
         )
     chosen = _select_questions(bundle, questions)
     seal_key = control.seal_key() if control is not None else None
+    by_question: dict[str, list[SubmissionRecord]] = {}
+    for record in replayed.submissions:
+        by_question.setdefault(record.assessment.question, []).append(record)
     tasks = []
     for q in chosen:
-        sub = latest_eligible(q, replayed.submissions)
+        sub = latest_eligible(q, by_question.get(q.id, []))
         choice = sub.assessment.choice if sub else None
         actions = (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
         tasks.append(
@@ -539,8 +544,9 @@ def _run_pairs(
             progress(len(entries), len(tasks), result.entry.id)
 
     if workers == 1 or len(tasks) < 2:
-        for task in tasks:
-            finish(evaluate_pair(task))
+        with history_frozen():
+            for task in tasks:
+                finish(evaluate_pair(task))
         return entries
     size = max(1, len(tasks) // (4 * workers))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
