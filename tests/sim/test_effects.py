@@ -12,7 +12,7 @@ import pytest
 
 import sim
 from sim import chart as C
-from sim.campaign_model import Effect, Money
+from sim.campaign_model import Effect, MoneyBounds
 from sim.effects import EFFECTS, gauge_of, money_fields
 from sim.engine import Engine
 from sim.state import _CONTAINERS, State
@@ -32,7 +32,9 @@ def test_every_effect_kind_has_exactly_one_registry_entry() -> None:
 @pytest.mark.parametrize("model", EFFECT_MODELS, ids=_kind)
 def test_money_fields_are_the_fields_held_in_cents(model: type) -> None:
     in_cents = tuple(
-        name for name, f in model.model_fields.items() if Money.__metadata__[0] in f.metadata
+        name
+        for name, f in model.model_fields.items()
+        if any(isinstance(rule, MoneyBounds) for rule in f.metadata)
     )
     assert EFFECTS[_kind(model)].money_fields == in_cents
 

@@ -1,4 +1,4 @@
-"""CLI commands for assessments: snapshot, validate counterfactual, check, demo."""
+"""CLI commands for assessments: snapshot, validate counterfactual, demo."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click._termui_impl import ProgressBar
 
 from workbench import exit_codes
 from workbench.cli.options import (
     DIR,
-    campaign_arg,
     control_file,
-    control_opt,
-    json_opt,
     open_run,
     private_options,
     run_dir_arg,
 )
 from workbench.errors import UserError
+from workbench.messages import bound_line
 
 if TYPE_CHECKING:
     from workbench.evaluation.report import CounterfactualReport
@@ -40,7 +39,7 @@ class _StderrBar:
 
     def __init__(self, label: str) -> None:
         self._label = label
-        self._bar = None
+        self._bar: ProgressBar[int] | None = None
         self._done = 0
 
     def __call__(self, done: int, total: int, item: str) -> None:
@@ -49,7 +48,7 @@ class _StderrBar:
                 length=total, label=self._label, file=sys.stderr, show_pos=True
             )
             self._bar.__enter__()
-        self._bar.update(done - self._done, item)
+        self._bar.update(done - self._done)
         self._done = done
 
     def close(self) -> None:
@@ -114,7 +113,8 @@ def validate_counterfactual(
     """Verify a run, replay both branches of each question, score the submissions."""
     from workbench.evaluation.evaluator import run_evaluation
 
-    if (runs_dir is None) == (results is None):
+    target = results if runs_dir is None else runs_dir
+    if target is None or (runs_dir is not None and results is not None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
     if runs_dir is not None and control is None:
         raise UserError("RUNS_DIR is the private form: it needs --control and --agent")
@@ -126,7 +126,7 @@ def validate_counterfactual(
     bar = _StderrBar("validating")
     try:
         outcome = run_evaluation(
-            results or runs_dir,
+            target,
             out,
             control=control_file(control),
             agent=agent_id,
@@ -146,35 +146,28 @@ def validate_counterfactual(
     sys.exit(outcome.exit_code)
 
 
-@click.command()
-@campaign_arg
-@control_opt
-@json_opt
-def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
-    """Validate CAMPAIGN and run every question's branches from its reference play."""
-    from campaigns import DEFAULT_CAMPAIGN
-    from workbench.authoring.check import check_campaign
+@click.command("verify-report")
+@click.argument("out", type=DIR)
+@click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
+@private_options
+def verify_report(
+    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+) -> None:
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    from workbench.evaluation.report_check import check_report
 
-    bar = _StderrBar("checking")
-    try:
-        report = check_campaign(campaign or DEFAULT_CAMPAIGN, control_file(control), bar)
-    finally:
-        bar.close()
-    if as_json:
+    result = check_report(out, results, control=control_file(control), agent=agent_id)
+    if not result.ok:
+        for problem in result.problems:
+            click.echo(f"Error: {bound_line(problem)}", err=True)
         click.echo(
-            json.dumps(
-                {"campaign": report.campaign, "ok": report.ok, "findings": report.findings},
-                indent=2,
-            )
+            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
         )
-    else:
-        for f in report.findings:
-            click.echo(f"{f['level']:7} {f['where']} [{f['branch']}]: {f['message']}")
-    if not report.ok:
-        errors = sum(1 for f in report.findings if f["level"] == "error")
-        click.echo(f"{report.campaign}: {errors} problem(s)", err=True)
-        sys.exit(exit_codes.UNSCORED)
-    click.echo(f"{report.campaign}: every question's branches execute", err=True)
+        sys.exit(exit_codes.INTEGRITY)
+    against = f", and matches evaluating {results} again" if results is not None else ""
+    click.echo(
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+    )
 
 
 @click.command()

@@ -20,7 +20,7 @@ import platform
 import sys
 import zlib
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -31,14 +31,14 @@ import numpy as np
 from graders import counterfactual as cf
 from ledger.canonical import dumps
 from ledger.collector import history_frozen
-from ledger.money import to_major
+from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import UserError
+from workbench.errors import UserError, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -49,6 +49,7 @@ from workbench.evaluation.branches import (
     schedule_problem,
     supported_effects,
 )
+from workbench.evaluation.pool import worker_pool
 from workbench.evaluation.report import (
     QUESTION_STATUSES,
     REPORT_SCHEMA,
@@ -70,6 +71,8 @@ from workbench.evaluation.report import (
     Verdict,
     VerificationInfo,
 )
+from workbench.messages import clip
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -80,10 +83,20 @@ from workbench.runs.assessment import (
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, atomic_write, read_registration
-from workbench.runs.registration import ControlFile
-from workbench.runs.verify import Verification, verify_run
+from workbench.runs.registration import ControlFile, Registration
+from workbench.runs.verify import Verification, verify_loaded
 
-__all__ = ["REPORT_SCHEMA", "EvaluationOutcome", "PairTask", "evaluate_pair", "run_evaluation"]
+__all__ = [
+    "REPORT_SCHEMA",
+    "SEALS_DIR",
+    "EvaluationOutcome",
+    "PairTask",
+    "evaluate_pair",
+    "run_evaluation",
+]
+
+SEALS_DIR = "seals"
+"""The output subdirectory of branch seals; creating it claims the output directory."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -170,26 +183,30 @@ def _conclusion(
     }
     missing = submitted is None
     if required.kind == "contract_component":
-        if inter is None or inter.status != "ok" or inter.book is None:
+        component = required.component
+        if component is None or inter is None or inter.status != "ok" or inter.book is None:
             return ConclusionCheck(
                 **common,
                 expected=None,
                 verdict="missing" if missing else "unresolved",
                 decidable=False,
                 evidence=None,
-                reason="the intervention branch has no ledger",
+                reason="the intervention branch has no ledger"
+                if component is not None
+                else "the conclusion names no contract component",
             )
-        value = component_evidence(inter.book, action, required.component or "", day)
-        expected = to_major(value)
-        declared = getattr(action, required.component or "")
+        value = component_evidence(inter.book, action, component, day)
+        declared = getattr(action, component)
         return ConclusionCheck(
             **common,
-            expected=str(expected),
-            verdict="missing" if missing else _verdict_of(_contract_met(submitted, expected)),
+            expected=dollars(value),
+            verdict="missing"
+            if missing
+            else _verdict_of(_contract_met(submitted, to_major(value))),
             decidable=True,
             evidence=ContractEvidence(
                 ledger_cents=value,
-                declared=str(Decimal(declared) / 100),
+                declared=dollars(declared),
                 matches_declared=value == declared,
             ),
         )
@@ -339,36 +356,31 @@ def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
         return [evaluate_pair(task) for task in tasks]
 
 
-def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
+def _find_private_run(
+    runs_dir: Path, agent: str, control: ControlFile
+) -> tuple[Path, Registration]:
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
     if RunPaths(runs_dir).exists():
-        return runs_dir
+        return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
-    for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    with reraised(UserError, OSError, where=str(runs_dir)):
+        children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+    for child in children:
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
-                matches.append(child)
+                matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
+            subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
-            f"several runs for agent {agent!r} under {runs_dir}: "
-            + ", ".join(str(m) for m in matches)
+            f"several runs for agent {clip(agent)} under {runs_dir}: "
+            + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
-
-
-def _check_out(out: Path, results: Path) -> None:
-    """Refuse an output directory inside the results or not empty (nothing is written)."""
-    out_r, res_r = out.resolve(), results.resolve()
-    if out_r == res_r or res_r in out_r.parents:
-        raise UserError(
-            f"--out {out} is inside the results directory; the results directory is never written"
-        )
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
 
 
 def _gzip_small(data: bytes) -> bytes:
@@ -408,23 +420,33 @@ def run_evaluation(
         raise UserError(f"{results} is not a directory")
     if control is not None:
         if agent is None:
-            raise UserError("--agent is required with --control")
-        results = _find_private_run(results, agent, control)
-    registration = read_registration(RunPaths(results))
+            raise UserError(
+                "a control file needs the agent id whose run to validate", subject="agent"
+            )
+        results, registration = _find_private_run(results, agent, control)
+    else:
+        registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
             raise UserError(
                 f"{results} is a private campaign run: validate it with its "
-                "control file (--control) and --agent; no seed override exists"
+                "control file and agent id; no seed override exists",
+                subject="control",
             )
         if registration.agent_id != agent:
-            raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
+            raise UserError(
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}",
+                subject="agent",
+            )
     if workers < 1:
-        raise UserError("--workers must be at least 1")
-    _check_out(out, results)
+        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
+    check_output_dir(out, never_inside=results)
     bundle = load_bundle(registration.campaign_path)
-    days = {q.intervene_on_day for q in _select_questions(bundle, questions)}
-    verification = verify_run(results, control, agent, snapshot_days=days, bundle=bundle)
+    chosen = _select_questions(bundle, questions)
+    days = {q.intervene_on_day for q in chosen}
+    verification = verify_loaded(
+        RunPaths(results), registration, bundle, control, agent, snapshot_days=days
+    )
     report = _report_head(verification)
     if not verification.ok:
         return EvaluationOutcome(
@@ -438,7 +460,6 @@ def run_evaluation(
             f"only finished runs are evaluated; finish it with `workbench finish {results}` "
             "(the remaining days run with no decisions) and validate again"
         )
-    chosen = _select_questions(bundle, questions)
     seal_key = control.seal_key() if control is not None else None
     by_question: dict[str, list[SubmissionRecord]] = {}
     for record in replayed.submissions:
@@ -460,8 +481,12 @@ def run_evaluation(
                 registered_terms(bundle, actions),
             )
         )
-    (out / "seals").mkdir(parents=True, exist_ok=True)
-    entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+    try:
+        entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    except BaseException:
+        claim.abandon()
+        raise
     seal_files = sorted(
         (record.seal_file, record.seal_sha256)
         for e in entries
@@ -474,7 +499,7 @@ def run_evaluation(
         update={
             "questions": entries,
             "summary": _summary(entries),
-            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
+            "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
     report_path = out / "report.json"
@@ -489,7 +514,8 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
         raise UserError(
-            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+            f"unknown question(s): {', '.join(clip(q) for q in unknown[:5])}"
+            f"{' …' if len(unknown) > 5 else ''} (known: {', '.join(bundle.questions)})"
         )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
@@ -508,7 +534,7 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                 continue
             if seal_key is not None:
                 seal = sign_seal(seal, seal_key)
-            rel = f"seals/{entry.id}.{name}.seal.json.gz"
+            rel = f"{SEALS_DIR}/{entry.id}.{name}.seal.json.gz"
             records[name] = record.model_copy(
                 update={
                     "seal_file": rel,
@@ -516,14 +542,15 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                     "seal_digest": seal_digest(seal),
                 }
             )
-    except OSError as exc:
+    except (OSError, UserError) as exc:
+        why = exc.message if isinstance(exc, UserError) else exc.strerror or str(exc)
         return entry.model_copy(
             update={
                 "branches": Branches(**records),
                 "loss": None,
                 "score": None,
                 "status": "failed",
-                "reason": f"writing its branch seal failed: {exc.strerror or exc}",
+                "reason": f"writing its branch seal failed: {why}",
             }
         )
     return entry.model_copy(update={"branches": Branches(**records)})
@@ -550,7 +577,7 @@ def _run_pairs(
         return entries
     size = max(1, len(tasks) // (4 * workers))
     chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         futures: list[Future[list[PairResult]]] = [
             pool.submit(evaluate_chunk, chunk) for chunk in chunks
         ]

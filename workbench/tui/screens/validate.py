@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import ComposeResult
@@ -11,8 +12,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
-from workbench.tui.errors import EXPECTED, message_of
+from workbench.errors import WorkbenchError
 from workbench.tui.screens.base import WorkbenchScreen
+
+if TYPE_CHECKING:
+    from workbench.authoring.check import Finding
 
 
 def branch_text(name: str, record: dict[str, Any] | None) -> str:
@@ -56,7 +60,7 @@ class ValidateScreen(WorkbenchScreen):
     def __init__(self) -> None:
         super().__init__()
         self.report: dict[str, Any] | None = None
-        self.findings: list[dict[str, Any]] = []
+        self.findings: tuple[Finding, ...] = ()
 
     def compose(self) -> ComposeResult:
         """Run form, progress, report table and detail; campaign form and findings."""
@@ -108,8 +112,8 @@ class ValidateScreen(WorkbenchScreen):
             return None
         try:
             return Path(value), self._control()
-        except EXPECTED as exc:
-            self.notify(message_of(exc), severity="error")
+        except WorkbenchError as exc:
+            self.notify(exc.message, severity="error")
             return None
 
     def action_validate(self) -> None:
@@ -123,7 +127,7 @@ class ValidateScreen(WorkbenchScreen):
         self.query_one("#validate-summary", Static).update("validating…")
         self.evaluate(run, control, agent)
 
-    def _progress(self, bar_id: str):
+    def _progress(self, bar_id: str) -> Callable[[int, int, str], None]:
         bar = self.query_one(bar_id, ProgressBar)
 
         def progress(done: int, total: int, label: str) -> None:
@@ -146,8 +150,8 @@ class ValidateScreen(WorkbenchScreen):
                 agent=agent,
                 progress=self._progress("#validate-progress"),
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#validate-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#validate-summary", exc.message)
             return
         self.app.call_from_thread(
             self._show_report, outcome.report.to_json(), outcome.report_path, outcome.message
@@ -209,12 +213,12 @@ class ValidateScreen(WorkbenchScreen):
             report = check_campaign(
                 campaign, control, progress=self._progress("#validate-progress")
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#check-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#check-summary", exc.message)
             return
         self.app.call_from_thread(self._show_findings, report.ok, report.findings)
 
-    def _show_findings(self, ok: bool, findings: list[dict[str, Any]]) -> None:
+    def _show_findings(self, ok: bool, findings: tuple[Finding, ...]) -> None:
         self.findings = findings
         verdict = "OK" if ok else "errors found"
         self.query_one("#check-summary", Static).update(
@@ -223,5 +227,5 @@ class ValidateScreen(WorkbenchScreen):
         table = self.query_one("#findings", DataTable)
         table.clear()
         for f in findings:
-            table.add_row(f["question"], f["branch"], f["level"], f["message"])
+            table.add_row(f.question, f.branch, f.severity, f.message)
         self.notify(f"Check finished: {verdict}")

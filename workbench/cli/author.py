@@ -1,0 +1,88 @@
+"""Author commands: `workbench check` (findings per question) and `workbench new` (scaffold).
+
+Both are for campaign authors: `check` runs branches of a campaign, so no player command
+or screen reaches it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from workbench import exit_codes
+from workbench.cli.assess import _StderrBar
+from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
+
+
+@click.command()
+@campaign_arg
+@control_opt
+@click.option(
+    "--seeds",
+    default=10,
+    show_default=True,
+    type=click.IntRange(0, 1000),
+    help="Other seeds to run every question on (the effect's spread).",
+)
+@click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")
+@json_opt
+def check(
+    campaign: Path | None, control: Path | None, seeds: int, strict: bool, as_json: bool
+) -> None:
+    """Validate CAMPAIGN (folder or bundled name) and report what each question measures.
+
+    Exit 0 when no finding is an error (with --strict: no warning either), 1 otherwise,
+    2 when the campaign itself is malformed.
+    """
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.authoring.check import check_campaign
+
+    bar = _StderrBar("checking")
+    try:
+        report = check_campaign(
+            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds
+        )
+    finally:
+        bar.close()
+    passed = report.passes(strict)
+    if as_json:
+        document = report.model_dump(mode="json")
+        document.update(ok=report.ok, strict=strict, passed=passed)
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for f in report.findings:
+            click.echo(f"{f.severity:7} {f.kind:10} {f.where} [{f.branch}]: {f.message}")
+    errors, warnings = report.count("error"), report.count("warning")
+    gate = " (strict)" if strict else ""
+    verdict = "passes" if passed else "fails"
+    click.echo(
+        f"{report.campaign}: {errors} error(s), {warnings} warning(s) over "
+        f"{report.seeds} other seed(s): {verdict}{gate}",
+        err=True,
+    )
+    if not passed:
+        sys.exit(exit_codes.UNSCORED)
+
+
+@click.command()
+@click.argument("directory", type=DIR)
+@click.option(
+    "--from",
+    "source",
+    help="Start from this campaign (folder or bundled name) instead of the starter.",
+)
+def new(directory: Path, source: str | None) -> None:
+    """Create a campaign folder in DIRECTORY that passes `check --strict` as created."""
+    from workbench.authoring.scaffold import create_campaign
+
+    created = create_campaign(directory, source)
+    click.echo(f"created campaign {created.campaign_id} in {directory}")
+    for name in created.files:
+        click.echo(f"  {directory / name}")
+    click.echo(
+        f"next: edit the files (comments say what to change), then "
+        f"`workbench check {directory} --strict`, then `workbench play {directory}`"
+    )
