@@ -21,6 +21,7 @@ FLAGS: dict[str, str] = {
     "agent": "--agent",
     "workers": "--workers",
     "seeds": "--seeds",
+    "force": "--force",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 
@@ -60,6 +61,11 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.control",
         "control",
         "Private campaigns: make a control file (seed, salt, agent tokens).",
+    ),
+    "host": CommandEntry(
+        "workbench.cli.host",
+        "host",
+        "Serve a private campaign to registered agents over HTTP and MCP.",
     ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."

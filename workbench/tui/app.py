@@ -11,7 +11,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench.play.session import PlayerSession, SubmitResult
+from workbench.play.protocol import SessionProtocol
+from workbench.play.session import SubmitResult
 from workbench.runs.files import atomic_write
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
@@ -67,7 +68,7 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme"),
     ]
 
-    def __init__(self, session: PlayerSession, **kwargs: Any) -> None:
+    def __init__(self, session: SessionProtocol, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.theme = DARK
