@@ -198,6 +198,7 @@ def test_a_seal_behind_its_journal_is_written_again(played: tuple[Hosted, str]) 
     seal = (root / "seal.json").read_bytes()
     session = PlayerSession.resume(root, control=hosted.control)
     session.advance(1, "after-the-seal")
+    session.close()
     (root / "seal.json").write_bytes(seal)
     assert not verify_run(root, hosted.control, ALPHA).ok
     runtime = hosted.runtime()

@@ -223,6 +223,8 @@ class HostRuntime:
             self._open.clear()
         for run in runs:
             with run.lock:
+                if run.session is not None:
+                    run.session.close()
                 run.session = None
         if self._lock_fd is not None:
             os.close(self._lock_fd)
@@ -337,7 +339,7 @@ class HostRuntime:
         staging = self.runs_dir / STAGING / run_id
         if staging.exists():
             shutil.rmtree(staging)
-        PlayerSession.create(staging, self.campaign, control=self.control, agent_id=agent)
+        PlayerSession.create(staging, self.campaign, control=self.control, agent_id=agent).close()
         final = self.runs_dir / run_id
         os.rename(staging, final)
         fsync_dir(self.runs_dir)
@@ -626,6 +628,8 @@ class HostRuntime:
                     self._open.move_to_end(victim_id)
                     break
                 try:
+                    if victim.session is not None:
+                        victim.session.close()
                     victim.session = None
                     victim.ids = {}
                 finally:
