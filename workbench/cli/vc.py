@@ -21,6 +21,7 @@ from graders.vc_deal import (
     to_jsonl,
 )
 from graders.vc_deal.verdicts import gold_window
+from workbench.cli.options import executor_options, executor_spec
 from workbench.errors import UserError
 
 
@@ -135,16 +136,34 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
     help="Grade SOURCE as one completion text against this gold answer, instead of a file.",
 )
 @click.option("--loose", is_flag=True, help="Reward with the loose grader (within 0.50 points).")
-def grade(source: str, answer: str | None, loose: bool) -> None:
+@executor_options
+def grade(
+    source: str,
+    answer: str | None,
+    loose: bool,
+    executor: str,
+    scheduler: str | None,
+    workers: int | None,
+) -> None:
     """Grade a JSONL file of {completion, answer, info?} lines, or one text with --answer.
 
-    Writes one JSON line per input, in order, then a summary on standard error.
+    Writes one JSON line per input, in order, then a summary on standard error. A big
+    file can be graded in chunks on the executor (--executor, --workers, --scheduler):
+    every line is validated first, and the output is the same as a serial grading.
     """
+    from workbench.evaluation.executors import mapper, open_executor
+
+    spec = executor_spec(executor, scheduler, workers)
     if answer is not None:
         _grade_one(source, answer, loose)
         return
+    panel = VCPanel()
     try:
-        report = VCPanel().grade_batch(source, loose)
+        if spec.kind == "local" and (spec.workers or 1) == 1:
+            report = panel.grade_batch(source, loose)
+        else:
+            with open_executor(spec) as running:
+                report = panel.grade_batch(source, loose, mapper=mapper(running, "vc grade"))
     except GradeInputError as exc:
         raise UserError(str(exc)) from exc
     click.echo(

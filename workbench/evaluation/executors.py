@@ -20,7 +20,7 @@ import os
 import platform
 import sys
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
@@ -409,20 +409,21 @@ def open_executor(spec: ExecutorSpec) -> Iterator[Executor]:
         yield executor
 
 
-def values(outcomes: Iterator[Outcome[R]], what: str) -> list[R]:
-    """Every outcome's value, or an ExecutorError naming how many tasks were lost and why."""
-    found: list[R] = []
-    lost: list[str] = []
+def values(outcomes: Iterable[Outcome[R]], what: str) -> Iterator[R]:
+    """Each outcome's value in order; the first lost task raises an ExecutorError."""
     for outcome in outcomes:
-        if isinstance(outcome, Done):
-            found.append(outcome.value)
-        else:
-            lost.append(outcome.reason)
-    if lost:
-        raise ExecutorError(
-            f"{what}: {len(lost)} task(s) did not complete ({lost[0]}); nothing was written"
-        )
-    return found
+        if isinstance(outcome, Lost):
+            raise ExecutorError(f"{what}: a task did not complete ({outcome.reason})")
+        yield outcome.value
+
+
+def mapper(executor: Executor, what: str) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
+    """A `map`-like function on `executor` for callers that need every value (graders)."""
+
+    def run(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+        return values(executor.map(fn, items), what)
+
+    return run
 
 
 __all__ = [
@@ -438,6 +439,7 @@ __all__ = [
     "Outcome",
     "SerialExecutor",
     "chunk_size",
+    "mapper",
     "open_executor",
     "run_chunk",
     "values",
