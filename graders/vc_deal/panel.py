@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from graders.vc_deal.batch import BatchReport, Mapper, Progress, grade_file
+from graders.vc_deal.batch import BatchReport, Progress, grade_file
 from graders.vc_deal.extract import Completion, Source, completion_text, extract_answer
 from graders.vc_deal.generator import (
     DEFAULT_NUM_EXAMPLES,
@@ -87,14 +87,7 @@ class VCPanel:
         )
 
     def grade_batch(
-        self,
-        path: str | Path,
-        loose: bool = False,
-        progress: Progress | None = None,
-        mapper: Mapper | None = None,
+        self, path: str | Path, loose: bool = False, progress: Progress | None = None
     ) -> BatchReport:
-        """Grade a JSONL file; raises GradeInputError naming the file and line on bad input.
-
-        `mapper` grades chunks elsewhere (a process pool, a cluster); results are the same.
-        """
-        return grade_file(path, loose, progress, mapper)
+        """Grade a JSONL file; raises GradeInputError naming the file and line on bad input."""
+        return grade_file(path, loose, progress)
