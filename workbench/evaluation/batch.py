@@ -102,6 +102,10 @@ def _discover(
                 why = "a private campaign run: validate it with its control file (--control)"
                 rows.append(RunRow(name, agent, "refused", reason=why))
                 continue
+        elif registration.visibility != "private":
+            why = "a development run: validate it without --control"
+            rows.append(RunRow(name, agent, "excluded", reason=why))
+            continue
         elif registration.campaign_id != control.campaign_id:
             why = f"campaign {registration.campaign_id}, not the control file's"
             rows.append(RunRow(name, agent, "excluded", reason=why))

@@ -120,7 +120,7 @@ def leaderboard(rows: Sequence[RunRow]) -> pd.DataFrame:
     for agent in sorted(set(runs["agent"])):
         mine = questions[questions["agent"] == agent]
         statuses = runs[runs["agent"] == agent]["status"]
-        scores = [Decimal(s) for s in mine["score"] if s is not None]
+        scores = [Decimal(s) for s in mine["score"] if isinstance(s, str)]
         interval = bootstrap_interval(scores, agent)
         required = mine["conclusion"].notna()
         table.append(
