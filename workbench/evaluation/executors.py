@@ -279,7 +279,7 @@ class DaskExecutor:
                     threads_per_worker=1,
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    dashboard_address="127.0.0.1:0",
                     silence_logs=logging.ERROR,
                 )
                 return Client(self._cluster)
