@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test lint bench demo clean
+.PHONY: play test fuzz lint bench demo clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,9 +17,18 @@ $(STAMP): $(BIN)/python pyproject.toml
 play: $(STAMP)
 	$(BIN)/workbench play
 
-test: $(STAMP)
+lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
 	$(BIN)/python -m pytest
+
+# 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
+fuzz: $(STAMP)
+	CFWB_FUZZ=full $(BIN)/python -m pytest tests/fuzz -q
 
 demo: $(STAMP)
 	$(BIN)/workbench demo

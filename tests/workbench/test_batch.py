@@ -49,9 +49,9 @@ def test_each_report_is_the_single_validation_byte_for_byte(runs_dir: Path, tmp_
     for run in sorted(runs_dir.iterdir()):
         single = tmp_path / f"single-{run.name}"
         outcome = run_evaluation(run, single)
-        assert tree(out / run.name) == tree(single), run.name
+        assert tree(out / "reports" / run.name) == tree(single), run.name
         assert f"  {run.name} (" in stdout
-    assert code == (0 if all(_passed(out / r.name) for r in runs_dir.iterdir()) else 1)
+    assert code == (0 if all(_passed(out / "reports" / r.name) for r in runs_dir.iterdir()) else 1)
     assert outcome.report_path is not None
 
 
@@ -69,7 +69,7 @@ def test_worker_counts_give_identical_outputs(runs_dir: Path, tmp_path: Path) ->
         validate_runs(runs_dir, out, executor=ExecutorSpec("local", workers=workers))
         trees.append(tree(out))
     assert trees[0] == trees[1]
-    assert set(trees[0]) >= {"leaderboard.csv", "runs.csv", "run-0/report.json"}
+    assert set(trees[0]) >= {"leaderboard.csv", "runs.csv", "reports/run-0/report.json"}
 
 
 def test_leaderboard_rows_per_agent(runs_dir: Path, tmp_path: Path) -> None:
@@ -103,7 +103,7 @@ def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path)
     code, _, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "a"))
     assert code == 1
     assert "run-open: skipped:" in stderr and "is not finished" in stderr
-    assert not (tmp_path / "a" / "run-open").exists()
+    assert not (tmp_path / "a" / "reports" / "run-open").exists()
     assert (tmp_path / "a" / "leaderboard.csv").exists()
 
     journal = mixed / "run-1" / "journal.jsonl"
@@ -111,13 +111,13 @@ def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path)
     code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "b"))
     assert code == 3, stdout + stderr
     assert "run-1: integrity failure, nothing scored:" in stderr
-    assert not (tmp_path / "b" / "run-1").exists()
+    assert not (tmp_path / "b" / "reports" / "run-1").exists()
     for name in ("run-0", "run-2", "run-3"):
-        assert tree(tmp_path / "b" / name) == tree(tmp_path / "a" / name)
+        assert tree(tmp_path / "b" / "reports" / name) == tree(tmp_path / "a" / "reports" / name)
     rows = {row["run"]: row for row in _csv(tmp_path / "b" / "runs.csv")}
     assert rows["run-1"]["status"] == "integrity" and rows["run-1"]["report"] == ""
     assert rows["run-open"]["status"] == "refused"
-    assert rows["run-0"]["report"] == "run-0/report.json"
+    assert rows["run-0"]["report"] == "reports/run-0/report.json"
 
 
 def test_private_batch_names_missing_agents_and_leaves_out_others(
@@ -133,10 +133,10 @@ def test_private_batch_names_missing_agents_and_leaves_out_others(
     assert code == 1, stdout + stderr
     assert "agent agent-8: missing: no run under" in stderr
     assert "dev: not in this batch: a development run" in stderr
-    assert sorted(p.name for p in out.iterdir()) == ["leaderboard.csv", "p7", "runs.csv"]
+    assert sorted(p.name for p in out.iterdir()) == ["leaderboard.csv", "reports", "runs.csv"]
     single = tmp_path / "single"
     run_evaluation(runs, single, control=private.control, agent="agent-7")
-    assert tree(out / "p7") == tree(single)
+    assert tree(out / "reports" / "p7") == tree(single)
     board = {row["agent"]: row for row in _csv(out / "leaderboard.csv")}
     assert set(board) == {"agent-7", "agent-8"}
     assert board["agent-8"]["runs"] == "0" and board["agent-8"]["rank"] == ""
@@ -146,12 +146,18 @@ def test_private_batch_names_missing_agents_and_leaves_out_others(
     ("args", "message"),
     [
         (["--all-agents", "--agent", "x"], "either --agent ID or --all-agents"),
-        (["--all-agents", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler needs --executor"),
+        (
+            ["--all-agents", "--scheduler", "tcp://127.0.0.1:1"],
+            "a scheduler address needs the dask executor (--scheduler)",
+        ),
         (
             ["--all-agents", "--executor", "dask", "--scheduler", "tcp://h:1", "--workers", "2"],
-            "with --scheduler the scheduler's workers are used",
+            "a running scheduler's own workers are used (--workers)",
         ),
-        (["--all-agents", "--workers", "0"], "--workers must be between 1 and"),
+        (
+            ["--all-agents", "--workers", "0"],
+            "workers must be between 1 and 256, not 0 (--workers)",
+        ),
     ],
 )
 def test_usage_errors_are_one_line(

@@ -244,7 +244,13 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     runs, reference = runs_and_reference
     out = tmp_path / "dask"
     watcher = subprocess.Popen(
-        [sys.executable, "-c", WATCHER, cluster.address, str(out / "run-0" / "report.json")],
+        [
+            sys.executable,
+            "-c",
+            WATCHER,
+            cluster.address,
+            str(out / "reports" / "run-0" / "report.json"),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,

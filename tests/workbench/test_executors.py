@@ -105,12 +105,18 @@ def test_chunks_cover_every_item_once(items: int, workers: int) -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        (dict(kind="local", scheduler="tcp://127.0.0.1:8786"), "--scheduler needs --executor dask"),
-        (dict(kind="dask", scheduler="tcp://a:1", workers=2), "the scheduler's workers are used"),
-        (dict(kind="local", workers=0), "--workers must be between 1 and 256"),
-        (dict(kind="dask", workers=10_000), "--workers must be between 1 and 256"),
-        (dict(kind="dask", scheduler=" "), "--scheduler needs an address"),
-        (dict(kind="ray"), "--executor must be local or dask"),
+        (
+            dict(kind="local", scheduler="tcp://127.0.0.1:8786"),
+            "a scheduler address needs the dask executor",
+        ),
+        (
+            dict(kind="dask", scheduler="tcp://a:1", workers=2),
+            "a running scheduler's own workers are used",
+        ),
+        (dict(kind="local", workers=0), "workers must be between 1 and 256"),
+        (dict(kind="dask", workers=10_000), "workers must be between 1 and 256"),
+        (dict(kind="dask", scheduler=" "), "a scheduler address looks like"),
+        (dict(kind="ray"), "the executor must be local or dask"),
     ],
 )
 def test_executor_spec_refusals(spec: dict[str, object], message: str) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click._termui_impl import ProgressBar
 
 from workbench import exit_codes
 from workbench.cli.options import (
@@ -20,6 +21,7 @@ from workbench.cli.options import (
     run_dir_arg,
 )
 from workbench.errors import UserError
+from workbench.messages import bound_line
 
 if TYPE_CHECKING:
     from workbench.evaluation.executors import ExecutorSpec
@@ -41,7 +43,7 @@ class _StderrBar:
 
     def __init__(self, label: str) -> None:
         self._label = label
-        self._bar = None
+        self._bar: ProgressBar[int] | None = None
         self._done = 0
 
     def __call__(self, done: int, total: int, item: str) -> None:
@@ -50,7 +52,7 @@ class _StderrBar:
                 length=total, label=self._label, file=sys.stderr, show_pos=True
             )
             self._bar.__enter__()
-        self._bar.update(done - self._done, item)
+        self._bar.update(done - self._done)
         self._done = done
 
     def close(self) -> None:
@@ -118,7 +120,7 @@ def validate_counterfactual(
     """Verify a run, replay both branches of each question, score the submissions.
 
     With --all-agents, every run under RUNS_DIR is validated (runs in parallel on the
-    executor), each into OUT/<run>/, then OUT/runs.csv and OUT/leaderboard.csv.
+    executor), each into OUT/reports/<run>/, then OUT/runs.csv and OUT/leaderboard.csv.
     """
     from workbench.evaluation.evaluator import run_evaluation
 
@@ -130,7 +132,8 @@ def validate_counterfactual(
             raise UserError("give either --agent ID or --all-agents, not both")
         _validate_all(runs_dir, control, out, questions, spec)
         return
-    if (runs_dir is None) == (results is None):
+    target = results if runs_dir is None else runs_dir
+    if target is None or (runs_dir is not None and results is not None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
     if runs_dir is not None and control is None:
         raise UserError(
@@ -144,7 +147,7 @@ def validate_counterfactual(
     bar = _StderrBar("validating")
     try:
         outcome = run_evaluation(
-            results or runs_dir,
+            target,
             out,
             control=control_file(control),
             agent=agent_id,
@@ -214,6 +217,30 @@ def _validate_all(
     else:
         click.echo(outcome.table.to_string(index=False))
     sys.exit(outcome.exit_code)
+
+
+@click.command("verify-report")
+@click.argument("out", type=DIR)
+@click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
+@private_options
+def verify_report(
+    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+) -> None:
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    from workbench.evaluation.report_check import check_report
+
+    result = check_report(out, results, control=control_file(control), agent=agent_id)
+    if not result.ok:
+        for problem in result.problems:
+            click.echo(f"Error: {bound_line(problem)}", err=True)
+        click.echo(
+            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
+        )
+        sys.exit(exit_codes.INTEGRITY)
+    against = f", and matches evaluating {results} again" if results is not None else ""
+    click.echo(
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+    )
 
 
 @click.command()

@@ -85,11 +85,11 @@ def control_file(path: Path | None) -> ControlFile | None:
 
 
 def open_run(run_dir: Path, control: Path | None, agent_id: str | None) -> PlayerSession:
-    """The run in `run_dir` resumed read-only (nothing is sealed or written)."""
+    """The run in `run_dir` resumed read-only: no lock taken, nothing sealed or written."""
     from workbench.play.session import PlayerSession
 
     return PlayerSession.resume(
-        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False
+        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False, read_only=True
     )
 
 
@@ -101,7 +101,10 @@ def play_session(
     *,
     autoseal: bool = True,
 ) -> PlayerSession:
-    """Resume the run `run_dir` holds, or create one there when it holds none."""
+    """Resume the run `run_dir` holds, or create one there when it holds none.
+
+    The session holds the run's writer lock: close it (or use it as a context manager).
+    """
     from workbench.play.session import PlayerSession
     from workbench.runs.files import RunPaths
 

@@ -12,7 +12,10 @@ RUNS_DIR = Path("runs")
 
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
-    """`runs/play-<n>` with n the next free number."""
+    """Claim `runs/play-<n>` (n the next free number) by creating it: two players starting
+    at once (two `serve` browser sessions) never share a run."""
+    from workbench.errors import UserError
+
     taken = (
         {
             int(p.name.split("-", 1)[1])
@@ -23,9 +26,20 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
         else set()
     )
     n = 1
-    while n in taken:
-        n += 1
-    return root / f"play-{n}"
+    while True:
+        while n in taken:
+            n += 1
+        candidate = root / f"play-{n}"
+        try:
+            candidate.mkdir(parents=True)
+        except FileExistsError:
+            taken.add(n)
+            continue
+        except OSError as exc:
+            raise UserError(
+                f"{candidate}: cannot create a run directory ({exc.strerror})"
+            ) from None
+        return candidate
 
 
 @click.command()
@@ -37,12 +51,17 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     help="Run directory: created when missing, resumed when it holds a run.",
 )
 def play(campaign: Path | None, run_dir: Path | None) -> None:
-    """Open the Textual dashboard on a campaign run."""
+    """Open the Textual dashboard on a campaign run (holding the run's writer lock)."""
+    from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.options import play_session
+    from workbench.runs.bundle import load_bundle
     from workbench.tui.app import WorkbenchApp
 
-    session = play_session(run_dir or next_run_dir(), campaign)
-    WorkbenchApp(session).run()
+    if run_dir is None:
+        load_bundle(campaign or DEFAULT_CAMPAIGN)
+        run_dir = next_run_dir()
+    with play_session(run_dir, campaign) as session:
+        WorkbenchApp(session).run()
 
 
 @click.command()

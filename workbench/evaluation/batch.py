@@ -3,9 +3,10 @@
 `workbench validate counterfactual RUNS_DIR --all-agents --out OUT [--control FILE]`.
 Each run directly under RUNS_DIR is one task (`evaluator.evaluate_run`: verify, then
 every question pair in order, nothing written) on the chosen executor; this process
-writes each run's report into `OUT/<run>/` (seals, SHA256SUMS, report.json, exactly as a
-single validation) in run-name order, then `runs.csv`, then `leaderboard.csv` last. Every
-file is written atomically, so a batch without leaderboard.csv did not finish.
+claims OUT (by creating `OUT/reports`, atomically), writes each run's report into
+`OUT/reports/<run>/` (seals, SHA256SUMS, report.json, exactly as a single validation) in
+run-name order, then `runs.csv`, then `leaderboard.csv` last. Every file is written
+atomically, so a batch without leaderboard.csv did not finish.
 
 Which runs count: with `--control`, the runs of the control file's campaign, and every
 agent registered there is expected to have at least one; without it, every development
@@ -26,21 +27,24 @@ from typing import Final
 import pandas as pd
 
 from workbench import exit_codes
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, UserError, reraised
 from workbench.evaluation.evaluator import (
+    SEALS_DIR,
     RunEvaluation,
     RunJob,
-    _check_out,
     evaluate_run,
     write_evaluation,
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.runs.files import RunPaths, atomic_write, read_registration
 from workbench.runs.registration import ControlFile
 
 LEADERBOARD: Final = "leaderboard.csv"
 RUNS_TABLE: Final = "runs.csv"
+REPORTS: Final = "reports"
+"""OUT/reports/<run>/ holds each run's report; creating it claims OUT."""
 MAX_ENTRIES: Final = 100_000
 """The most entries RUNS_DIR may hold."""
 
@@ -67,7 +71,7 @@ class _Found:
 def _entries(runs_dir: Path) -> list[Path]:
     """The subdirectories of RUNS_DIR in name order (bounded)."""
     found = []
-    with os.scandir(runs_dir) as it:
+    with reraised(UserError, OSError, where=str(runs_dir)), os.scandir(runs_dir) as it:
         for count, entry in enumerate(it, start=1):
             if count > MAX_ENTRIES:
                 raise UserError(f"{runs_dir} holds more than {MAX_ENTRIES} entries")
@@ -88,9 +92,6 @@ def _discover(
         if not paths.exists():
             continue
         name = run_dir.name
-        if name in (LEADERBOARD, RUNS_TABLE):
-            rows.append(RunRow(name, "", "refused", reason=f"the name {name} is reserved"))
-            continue
         try:
             registration = read_registration(paths)
         except IntegrityError as exc:
@@ -132,8 +133,10 @@ def _row(
         return RunRow(name, agent, "integrity", reason=evaluation.message), None
     if evaluation.kind != "evaluated" or evaluation.head is None:
         return RunRow(name, agent, "refused", reason=evaluation.message), None
+    folder = out / REPORTS / name
+    (folder / SEALS_DIR).mkdir(parents=True)
     outcome = write_evaluation(
-        out / name, evaluation.head, evaluation.results, len(evaluation.results), seal_key
+        folder, evaluation.head, evaluation.results, len(evaluation.results), seal_key
     )
     return RunRow(name, agent, "evaluated", report=outcome.report), outcome.exit_code
 
@@ -154,13 +157,10 @@ def validate_runs(
     if not runs.is_dir():
         raise UserError(f"{runs} is not a directory")
     if RunPaths(runs).exists():
-        raise UserError(
-            f"{runs} is a run directory: --all-agents takes the directory that holds the runs"
-        )
-    _check_out(out, runs)
+        raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
+    check_output_dir(out, never_inside=runs)
     found = _discover(runs, control, tuple(questions) if questions else None)
     seal_key = control.seal_key() if control is not None else None
-    out.mkdir(parents=True, exist_ok=True)
     rows: list[RunRow] = list(found.rows)
     codes: list[int] = []
     for row in found.rows:
@@ -168,17 +168,23 @@ def validate_runs(
             on_row(row)
     jobs = [job for job, _ in found.jobs]
     with open_executor(executor or ExecutorSpec()) as running:
-        outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
-        for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
-            if isinstance(outcome, Done):
-                row, code = _row(outcome.value, agent, out, seal_key)
-            else:
-                row, code = RunRow(job.run_dir.name, agent, "failed", reason=outcome.reason), None
-            rows.append(row)
-            if code is not None:
-                codes.append(code)
-            if on_row is not None:
-                on_row(row)
+        claim = claim_output_dir(out, REPORTS, never_inside=runs)
+        try:
+            outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
+            for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
+                if isinstance(outcome, Done):
+                    row, code = _row(outcome.value, agent, out, seal_key)
+                else:
+                    name = job.run_dir.name
+                    row, code = RunRow(name, agent, "failed", reason=outcome.reason), None
+                rows.append(row)
+                if code is not None:
+                    codes.append(code)
+                if on_row is not None:
+                    on_row(row)
+        except BaseException:
+            claim.abandon()
+            raise
     rows.sort(key=lambda r: (r.run, r.agent))
     table = leaderboard(rows)
     runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD

@@ -34,14 +34,14 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
-from ledger.money import to_major
+from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, UserError, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -74,6 +74,8 @@ from workbench.evaluation.report import (
     Verdict,
     VerificationInfo,
 )
+from workbench.messages import clip
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -81,13 +83,15 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
+from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, atomic_write, read_registration
-from workbench.runs.registration import ControlFile
-from workbench.runs.verify import Verification, verify_run
+from workbench.runs.registration import ControlFile, Registration
+from workbench.runs.verify import Verification, verify_loaded
 
 __all__ = [
     "REPORT_SCHEMA",
+    "SEALS_DIR",
     "EvaluationOutcome",
     "PairTask",
     "PreparedRun",
@@ -99,6 +103,9 @@ __all__ = [
     "run_evaluation",
     "write_evaluation",
 ]
+
+SEALS_DIR = "seals"
+"""The output subdirectory of branch seals; creating it claims the output directory."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -185,26 +192,30 @@ def _conclusion(
     }
     missing = submitted is None
     if required.kind == "contract_component":
-        if inter is None or inter.status != "ok" or inter.book is None:
+        component = required.component
+        if component is None or inter is None or inter.status != "ok" or inter.book is None:
             return ConclusionCheck(
                 **common,
                 expected=None,
                 verdict="missing" if missing else "unresolved",
                 decidable=False,
                 evidence=None,
-                reason="the intervention branch has no ledger",
+                reason="the intervention branch has no ledger"
+                if component is not None
+                else "the conclusion names no contract component",
             )
-        value = component_evidence(inter.book, action, required.component or "", day)
-        expected = to_major(value)
-        declared = getattr(action, required.component or "")
+        value = component_evidence(inter.book, action, component, day)
+        declared = getattr(action, component)
         return ConclusionCheck(
             **common,
-            expected=str(expected),
-            verdict="missing" if missing else _verdict_of(_contract_met(submitted, expected)),
+            expected=dollars(value),
+            verdict="missing"
+            if missing
+            else _verdict_of(_contract_met(submitted, to_major(value))),
             decidable=True,
             evidence=ContractEvidence(
                 ledger_cents=value,
-                declared=str(Decimal(declared) / 100),
+                declared=dollars(declared),
                 matches_declared=value == declared,
             ),
         )
@@ -348,36 +359,31 @@ def evaluate_pair(task: PairTask) -> PairResult:
         return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
 
 
-def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
+def _find_private_run(
+    runs_dir: Path, agent: str, control: ControlFile
+) -> tuple[Path, Registration]:
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
     if RunPaths(runs_dir).exists():
-        return runs_dir
+        return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
-    for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    with reraised(UserError, OSError, where=str(runs_dir)):
+        children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+    for child in children:
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
-                matches.append(child)
+                matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
+            subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
-            f"several runs for agent {agent!r} under {runs_dir}: "
-            + ", ".join(str(m) for m in matches)
+            f"several runs for agent {clip(agent)} under {runs_dir}: "
+            + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
-
-
-def _check_out(out: Path, results: Path) -> None:
-    """Refuse an output directory inside the results or not empty (nothing is written)."""
-    out_r, res_r = out.resolve(), results.resolve()
-    if out_r == res_r or res_r in out_r.parents:
-        raise UserError(
-            f"--out {out} is inside the results directory; the results directory is never written"
-        )
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
 
 
 def _write_gz(path: Path, data: bytes) -> str:
@@ -386,24 +392,33 @@ def _write_gz(path: Path, data: bytes) -> str:
     return hashlib.sha256(compressed).hexdigest()
 
 
-def _resolve_run(results: Path, control: ControlFile | None, agent: str | None) -> Path:
-    """The run directory to evaluate (refusals are UserErrors)."""
+def _resolve_run(
+    results: Path, control: ControlFile | None, agent: str | None
+) -> tuple[Path, Registration]:
+    """The run directory to evaluate and its run.json (refusals are UserErrors)."""
     if not results.is_dir():
         raise UserError(f"{results} is not a directory")
     if control is not None:
         if agent is None:
-            raise UserError("--agent is required with --control")
-        results = _find_private_run(results, agent, control)
-    registration = read_registration(RunPaths(results))
+            raise UserError(
+                "a control file needs the agent id whose run to validate", subject="agent"
+            )
+        results, registration = _find_private_run(results, agent, control)
+    else:
+        registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
             raise UserError(
                 f"{results} is a private campaign run: validate it with its "
-                "control file (--control) and --agent; no seed override exists"
+                "control file and agent id; no seed override exists",
+                subject="control",
             )
         if registration.agent_id != agent:
-            raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
-    return results
+            raise UserError(
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}",
+                subject="agent",
+            )
+    return results, registration
 
 
 @dataclass(frozen=True)
@@ -420,28 +435,31 @@ class PreparedRun:
 
 def prepare_run(
     results: Path,
+    registration: Registration,
     control: ControlFile | None,
     agent: str | None,
     questions: list[str] | None,
 ) -> PreparedRun:
     """Verify a finished run and build its pair tasks; an unfinished run is a UserError."""
-    days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
-    verification = verify_run(results, control, agent, snapshot_days=days)
+    bundle = load_bundle(registration.campaign_path)
+    chosen = _select_questions(bundle, questions)
+    days = {q.intervene_on_day for q in chosen}
+    verification = verify_loaded(
+        RunPaths(results), registration, bundle, control, agent, snapshot_days=days
+    )
     head = _report_head(verification)
     if not verification.ok:
         return PreparedRun(head, (), verification.divergence or "verification failed")
     replayed = verification.replayed
     assert replayed is not None and verification.journal is not None
-    bundle = verification.bundle
     if not replayed.engine.finished:
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
             f"only finished runs are evaluated; finish it with `workbench finish {results}` "
             "(the remaining days run with no decisions) and validate again"
         )
-    registration = verification.registration
     tasks = []
-    for q in _select_questions(bundle, questions):
+    for q in chosen:
         sub = latest_eligible(q, replayed.submissions)
         choice = sub.assessment.choice if sub else None
         actions = (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
@@ -484,25 +502,30 @@ def run_evaluation(
     """Evaluate a finished run's counterfactual questions into a new output directory.
 
     Pairs run where `executor` says (a local pool of `workers` processes when None); it
-    starts only after every check passed, so a refusal never waits for a cluster.
+    starts only after every check passed, so a refusal never waits for a cluster, and the
+    output directory is claimed only once it runs, so a cluster that fails leaves none.
     """
-    results = _resolve_run(Path(results_dir), control, agent)
+    results, registration = _resolve_run(Path(results_dir), control, agent)
     out = Path(out_dir)
     if workers < 1:
-        raise UserError("--workers must be at least 1")
-    _check_out(out, results)
-    prepared = prepare_run(results, control, agent, questions)
+        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
+    check_output_dir(out, never_inside=results)
+    prepared = prepare_run(results, registration, control, agent, questions)
     if prepared.divergence is not None:
         return EvaluationOutcome(
-            exit_codes.INTEGRITY,
-            prepared.head,
-            None,
-            f"integrity failure: {prepared.divergence}",
+            exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
         )
     seal_key = control.seal_key() if control is not None else None
     with open_executor(executor or ExecutorSpec("local", workers=workers)) as running:
-        pairs = pair_results(prepared.tasks, running)
-        return write_evaluation(out, prepared.head, pairs, len(prepared.tasks), seal_key, progress)
+        claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+        try:
+            pairs = pair_results(prepared.tasks, running)
+            return write_evaluation(
+                out, prepared.head, pairs, len(prepared.tasks), seal_key, progress
+            )
+        except BaseException:
+            claim.abandon()
+            raise
 
 
 def write_evaluation(
@@ -513,8 +536,10 @@ def write_evaluation(
     seal_key: bytes | None,
     progress: Progress | None = None,
 ) -> EvaluationOutcome:
-    """Write each pair's seals as it comes, then SHA256SUMS, then report.json last."""
-    (out / "seals").mkdir(parents=True, exist_ok=True)
+    """Write each pair's seals as it comes, then SHA256SUMS, then report.json last.
+
+    `out/seals` must exist (claimed by the caller).
+    """
     entries: list[QuestionEntry] = []
     for result in results:
         entries.append(_store_seals(result, out, seal_key))
@@ -532,7 +557,7 @@ def write_evaluation(
         update={
             "questions": entries,
             "summary": _summary(entries),
-            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
+            "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
     report_path = out / "report.json"
@@ -571,9 +596,12 @@ def evaluate_run(job: RunJob) -> RunEvaluation:
     name = job.run_dir.name
     try:
         registration = read_registration(RunPaths(job.run_dir))
-        agent = registration.agent_id
         prepared = prepare_run(
-            job.run_dir, job.control, agent, list(job.questions) if job.questions else None
+            job.run_dir,
+            registration,
+            job.control,
+            registration.agent_id,
+            list(job.questions) if job.questions else None,
         )
     except IntegrityError as exc:
         return RunEvaluation(name, "integrity", message=exc.message)
@@ -586,20 +614,14 @@ def evaluate_run(job: RunJob) -> RunEvaluation:
     )
 
 
-def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
-    from workbench.runs.bundle import load_bundle
-
-    registration = read_registration(RunPaths(results))
-    return _select_questions(load_bundle(registration.campaign_path), wanted)
-
-
 def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[Question]:
     if not wanted:
         return list(bundle.questions.values())
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
         raise UserError(
-            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+            f"unknown question(s): {', '.join(clip(q) for q in unknown[:5])}"
+            f"{' …' if len(unknown) > 5 else ''} (known: {', '.join(bundle.questions)})"
         )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
@@ -618,7 +640,7 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                 continue
             if seal_key is not None:
                 seal = sign_seal(seal, seal_key)
-            rel = f"seals/{entry.id}.{name}.seal.json.gz"
+            rel = f"{SEALS_DIR}/{entry.id}.{name}.seal.json.gz"
             records[name] = record.model_copy(
                 update={
                     "seal_file": rel,
@@ -626,14 +648,15 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                     "seal_digest": seal_digest(seal),
                 }
             )
-    except OSError as exc:
+    except (OSError, UserError) as exc:
+        why = exc.message if isinstance(exc, UserError) else exc.strerror or str(exc)
         return entry.model_copy(
             update={
                 "branches": Branches(**records),
                 "loss": None,
                 "score": None,
                 "status": "failed",
-                "reason": f"writing its branch seal failed: {exc.strerror or exc}",
+                "reason": f"writing its branch seal failed: {why}",
             }
         )
     return entry.model_copy(update={"branches": Branches(**records)})

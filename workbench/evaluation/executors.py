@@ -9,13 +9,15 @@ retried there); on Dask the scheduler reruns a lost worker's tasks on the others
 kill loses and duplicates nothing, and only a task that killed `allowed-failures` workers
 comes back `Lost`.
 
-`open_executor` turns the CLI's `--executor local|dask`, `--scheduler ADDRESS` and
-`--workers N` into an executor; every refusal is a one-line UserError.
+`open_executor` turns an `ExecutorSpec` (the CLI's `--executor local|dask`, `--scheduler
+ADDRESS`, `--workers N`) into an executor; every refusal is a one-line UserError whose
+subject (executor, scheduler, workers) the CLI turns into its flag.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import platform
 import sys
@@ -178,7 +180,9 @@ class LocalExecutor:
 
     def __init__(self, workers: int = 1) -> None:
         if not 1 <= workers <= MAX_WORKERS:
-            raise UserError(f"--workers must be between 1 and {MAX_WORKERS}, got {workers}")
+            raise UserError(
+                f"workers must be between 1 and {MAX_WORKERS}, not {workers}", subject="workers"
+            )
         self._workers = workers
 
     @property
@@ -290,7 +294,8 @@ class DaskExecutor:
             return Client(self._scheduler, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as exc:
             raise UserError(
-                f"--scheduler {self._scheduler}: cannot reach a Dask scheduler ({_reason(exc)})"
+                f"cannot reach a Dask scheduler at {self._scheduler} ({_reason(exc)})",
+                subject="scheduler",
             ) from None
 
     def _check_workers(self, client: Client) -> None:
@@ -299,7 +304,8 @@ class DaskExecutor:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
             raise UserError(
-                f"--scheduler {where}: no Dask worker joined within {WORKER_WAIT_SECONDS:.0f} s"
+                f"{where}: no Dask worker joined within {WORKER_WAIT_SECONDS:.0f} s",
+                subject="scheduler",
             ) from None
         mine = environment()
         try:
@@ -377,7 +383,7 @@ class DaskExecutor:
 
 @dataclass(frozen=True)
 class ExecutorSpec:
-    """The CLI's `--executor`, `--scheduler` and `--workers`, checked together."""
+    """Which executor, which scheduler, how many workers: checked together."""
 
     kind: ExecutorKind = "local"
     scheduler: str | None = None
@@ -385,18 +391,26 @@ class ExecutorSpec:
 
     def __post_init__(self) -> None:
         if self.kind not in EXECUTOR_KINDS:
-            raise UserError(f"--executor must be local or dask, got {self.kind!r}")
+            raise UserError(
+                f"the executor must be local or dask, not {self.kind!r}", subject="executor"
+            )
         if self.scheduler is not None and self.kind != "dask":
-            raise UserError("--scheduler needs --executor dask")
+            raise UserError("a scheduler address needs the dask executor", subject="scheduler")
         if self.scheduler is not None and self.workers is not None:
             raise UserError(
-                "--workers sizes a local pool or a new local Dask cluster; with --scheduler "
-                "the scheduler's workers are used"
+                "a worker count sizes a local pool or a new local Dask cluster; a running "
+                "scheduler's own workers are used",
+                subject="workers",
             )
         if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
-            raise UserError(f"--workers must be between 1 and {MAX_WORKERS}, got {self.workers}")
+            raise UserError(
+                f"workers must be between 1 and {MAX_WORKERS}, not {self.workers}",
+                subject="workers",
+            )
         if self.scheduler is not None and not self.scheduler.strip():
-            raise UserError("--scheduler needs an address such as tcp://127.0.0.1:8786")
+            raise UserError(
+                "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
+            )
 
 
 @contextlib.contextmanager
@@ -409,19 +423,43 @@ def open_executor(spec: ExecutorSpec) -> Iterator[Executor]:
         yield executor
 
 
-def values(outcomes: Iterable[Outcome[R]], what: str) -> Iterator[R]:
-    """Each outcome's value in order; the first lost task raises an ExecutorError."""
+@dataclass(frozen=True)
+class Refused:
+    """A task refused its input the way the command would (a user error, exit 2)."""
+
+    message: str
+
+
+def guarded(fn: Callable[[T], R], refusals: tuple[type[Exception], ...], item: T) -> R | Refused:
+    """fn(item), or its refusal when it raises one of `refusals` (picklable via partial)."""
+    try:
+        return fn(item)
+    except refusals as exc:
+        return Refused(str(exc))
+
+
+def values(outcomes: Iterable[Outcome[R | Refused]], what: str) -> Iterator[R]:
+    """Each outcome's value in order; a refusal raises a UserError, a lost task an
+    ExecutorError (the first one met, so nothing further is computed for nothing)."""
     for outcome in outcomes:
         if isinstance(outcome, Lost):
             raise ExecutorError(f"{what}: a task did not complete ({outcome.reason})")
+        if isinstance(outcome.value, Refused):
+            raise UserError(outcome.value.message)
         yield outcome.value
 
 
-def mapper(executor: Executor, what: str) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
-    """A `map`-like function on `executor` for callers that need every value (graders)."""
+def mapper(
+    executor: Executor, what: str, refusals: tuple[type[Exception], ...] = ()
+) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
+    """A `map`-like function on `executor` for callers that need every value (graders).
+
+    An exception in `refusals` raised by a task becomes the UserError the serial command
+    would raise, whichever executor ran it; any other failure is an ExecutorError.
+    """
 
     def run(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        return values(executor.map(fn, items), what)
+        return values(executor.map(functools.partial(guarded, fn, refusals), items), what)
 
     return run
 
@@ -437,6 +475,7 @@ __all__ = [
     "LocalExecutor",
     "Lost",
     "Outcome",
+    "Refused",
     "SerialExecutor",
     "chunk_size",
     "mapper",

@@ -171,7 +171,7 @@ def runs_csv(rows: Sequence[RunRow]) -> bytes:
                 else _places(Decimal(summary.mean_score)),
                 "conclusions_met": "" if summary is None else summary.conclusions_met,
                 "conclusions_required": "" if summary is None else summary.conclusions_required,
-                "report": f"{row.run}/report.json" if row.report is not None else "",
+                "report": f"reports/{row.run}/report.json" if row.report is not None else "",
                 "reason": row.reason,
             }
         )

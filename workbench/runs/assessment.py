@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
+from workbench.messages import clip
 from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
 
 CENT: Final = Decimal("0.01")
@@ -44,7 +45,7 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
     question = bundle.questions.get(assessment.question)
     if question is None:
         return [
-            f"question: unknown question {assessment.question!r} "
+            f"question: unknown question {clip(assessment.question)} "
             f"(known: {', '.join(sorted(bundle.questions))})"
         ]
     errors: list[str] = []
@@ -53,7 +54,9 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
         if assessment.choice is None:
             errors.append(f"choice: required, one of {', '.join(selectable)}")
         elif assessment.choice not in selectable:
-            errors.append(f"choice: {assessment.choice!r} is not one of {', '.join(selectable)}")
+            errors.append(
+                f"choice: {clip(assessment.choice)} is not one of {', '.join(selectable)}"
+            )
     elif assessment.choice is not None:
         errors.append("choice: this question's intervention is fixed; omit choice")
     if question.conclusion is None:
