@@ -26,7 +26,6 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("5", "ledger", "Ledger"),
     ("6", "causal", "Causal"),
     ("7", "vc", "VC"),
-    ("8", "validate", "Validate"),
 )
 
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -50,7 +49,6 @@ SCREEN_CLASS_NAMES = {
     "ledger": "Ledger",
     "causal": "Causal",
     "vc": "VC",
-    "validate": "Validate",
 }
 
 
@@ -75,12 +73,16 @@ class WorkbenchApp(App[None]):
 
     @property
     def run_dir(self) -> Path:
-        """The run directory being played."""
-        return self.session.paths.root
+        """The run directory being played (for a hosted run, the working directory)."""
+        from workbench.play.session import PlayerSession
+
+        if isinstance(self.session, PlayerSession):
+            return self.session.paths.root
+        return Path.cwd()
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
-        self.sub_title = self.session.bundle.campaign.title
+        self.sub_title = self.session.view().campaign.title
         self.switch_mode("dashboard")
 
     def action_view(self, mode: str) -> None:
