@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from workbench.play.protocol import SessionProtocol
-from workbench.play.session import PlayerSession, SubmitResult
+from workbench.play.session import SubmitResult
 from workbench.runs.files import atomic_write
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
@@ -26,7 +26,6 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("5", "ledger", "Ledger"),
     ("6", "causal", "Causal"),
     ("7", "vc", "VC"),
-    ("8", "validate", "Validate"),
 )
 
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -50,7 +49,6 @@ SCREEN_CLASS_NAMES = {
     "ledger": "Ledger",
     "causal": "Causal",
     "vc": "VC",
-    "validate": "Validate",
 }
 
 
@@ -74,9 +72,13 @@ class WorkbenchApp(App[None]):
         self.theme = DARK
 
     @property
-    def run_dir(self) -> Path | None:
-        """The local run directory being played; None for a run a host keeps."""
-        return self.session.paths.root if isinstance(self.session, PlayerSession) else None
+    def run_dir(self) -> Path:
+        """The run directory being played (for a hosted run, the working directory)."""
+        from workbench.play.session import PlayerSession
+
+        if isinstance(self.session, PlayerSession):
+            return self.session.paths.root
+        return Path.cwd()
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
@@ -142,9 +144,9 @@ class WorkbenchApp(App[None]):
             refresh()
 
     def export_ledger(self, fmt: str) -> Path | None:
-        """Write the ledger as beancount or CSV into the run directory (a hosted run's: here)."""
+        """Write the ledger as beancount or CSV into the run directory."""
         suffix = {"beancount": "beancount", "csv": "csv"}[fmt]
-        target = (self.run_dir or Path.cwd()) / f"ledger.{suffix}"
+        target = self.run_dir / f"ledger.{suffix}"
 
         def write() -> Path:
             atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))

@@ -10,7 +10,6 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from ledger.journal import Journal, JournalError
-from workbench.play.session import PlayerSession
 from workbench.tui.screens.base import WorkbenchScreen
 
 
@@ -54,15 +53,18 @@ class JournalScreen(WorkbenchScreen):
 
     def action_verify(self) -> None:
         """Re-open the journal file, which verifies every hash link."""
+        from workbench.play.session import PlayerSession
+
         widget = self.query_one("#integrity", Static)
-        session = self.session
-        if not isinstance(session, PlayerSession):
-            head = session.journal_head[:16]
-            widget.update(f"Hosted run: the host keeps and verifies its journal (head {head})")
+        if not isinstance(self.session, PlayerSession):
+            widget.update(
+                f"Chain held and verified by the host: {len(self.session.journal_entries)} "
+                f"entries, head {self.session.journal_head[:16]}"
+            )
             widget.set_classes("ok")
             return
         try:
-            journal = Journal.open(session.paths.journal)
+            journal = Journal.open(self.session.paths.journal)
         except (JournalError, OSError) as exc:
             widget.update(f"Chain BROKEN: {exc}")
             widget.set_classes("rejected")
