@@ -71,9 +71,9 @@ def executor_options(command: F) -> F:
 
 def executor_spec(executor: str, scheduler: str | None, workers: int | None) -> ExecutorSpec:
     """The checked executor choice of `executor_options`."""
-    from workbench.evaluation.executors import ExecutorSpec
+    from workbench.evaluation.executors import ExecutorKind, ExecutorSpec
 
-    kind = "dask" if executor == "dask" else "local"
+    kind: ExecutorKind = "dask" if executor == "dask" else "local"
     return ExecutorSpec(kind, scheduler, workers)
 
 
