@@ -81,7 +81,9 @@ def atomic_write(path: Path, data: bytes, what: str = "file") -> None:
         raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
 
 
-def write_new_file(path: Path, data: bytes, *, force: bool = False, what: str = "--out") -> None:
+def write_new_file(
+    path: Path, data: bytes, *, force: bool = False, what: str = "output file"
+) -> None:
     """Write a user-named output file atomically; never clobber, never write into a run.
 
     An existing regular file is replaced only with `force`; anything else that exists at
@@ -104,7 +106,7 @@ def write_new_file(path: Path, data: bytes, *, force: bool = False, what: str = 
             raise UserError(f"{what} {path}: is {_kind(info.st_mode)}; refusing to replace it")
         if not force:
             raise UserError(
-                f"{what} {path}: exists; refusing to overwrite it (--force replaces it)"
+                f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
             )
     temp = _write_temp(parent, path.name, data, what, path)
     try:
@@ -145,7 +147,7 @@ def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
         inner, outer = out.resolve(), never_inside.resolve()
         if inner == outer or outer in inner.parents:
             raise UserError(
-                f"--out {out} is inside the results directory {never_inside}; "
+                f"output directory {out} is inside the results directory {never_inside}; "
                 "the results directory is never written"
             )
     try:
@@ -153,15 +155,17 @@ def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot inspect ({_why(exc)})") from None
+        raise UserError(f"output directory {out}: cannot inspect ({_why(exc)})") from None
     if not stat.S_ISDIR(info.st_mode):
-        raise UserError(f"--out {out}: is {_kind(info.st_mode)}, not a new directory")
+        raise UserError(f"output directory {out}: is {_kind(info.st_mode)}, not a new directory")
     try:
         empty = not any(out.iterdir())
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot list ({_why(exc)})") from None
+        raise UserError(f"output directory {out}: cannot list ({_why(exc)})") from None
     if not empty:
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
+        raise UserError(
+            f"output directory {out} exists and is not empty: evaluate into a new directory"
+        )
 
 
 def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None) -> OutputClaim:
@@ -180,26 +184,32 @@ def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None)
             created = True
         except FileExistsError:
             if not out.is_dir():
-                raise UserError(f"--out {out}: appeared as a file; not a new directory") from None
+                raise UserError(
+                    f"output directory {out}: appeared as a file; not a new directory"
+                ) from None
         except OSError as exc:
-            raise UserError(f"--out {out}: cannot create the directory ({_why(exc)})") from None
+            raise UserError(
+                f"output directory {out}: cannot create the directory ({_why(exc)})"
+            ) from None
     target = out / claim
     try:
         target.mkdir()
     except FileExistsError:
         raise UserError(
-            f"--out {out} is not empty (another evaluation may be writing it): "
+            f"output directory {out} is not empty (another evaluation may be writing it): "
             "evaluate into a new directory"
         ) from None
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot write ({_why(exc)})") from None
+        raise UserError(f"output directory {out}: cannot write ({_why(exc)})") from None
     result = OutputClaim(out, target, created)
     try:
         others = [p.name for p in out.iterdir() if p.name != claim]
     except OSError as exc:
         result.abandon()
-        raise UserError(f"--out {out}: cannot list ({_why(exc)})") from None
+        raise UserError(f"output directory {out}: cannot list ({_why(exc)})") from None
     if others:
         result.abandon()
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
+        raise UserError(
+            f"output directory {out} exists and is not empty: evaluate into a new directory"
+        )
     return result

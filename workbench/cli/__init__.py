@@ -23,6 +23,7 @@ FLAGS: dict[str, str] = {
     "executor": "--executor",
     "scheduler": "--scheduler",
     "seeds": "--seeds",
+    "force": "--force",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 
@@ -62,6 +63,11 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.control",
         "control",
         "Private campaigns: make a control file (seed, salt, agent tokens).",
+    ),
+    "host": CommandEntry(
+        "workbench.cli.host",
+        "host",
+        "Serve a private campaign to registered agents over HTTP and MCP.",
     ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."

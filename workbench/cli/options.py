@@ -71,10 +71,11 @@ def executor_options(command: F) -> F:
 
 def executor_spec(executor: str, scheduler: str | None, workers: int | None) -> ExecutorSpec:
     """The checked executor choice of `executor_options`."""
-    from workbench.evaluation.executors import ExecutorKind, ExecutorSpec
+    from workbench.evaluation.executors import ExecutorSpec
 
-    kind: ExecutorKind = "dask" if executor == "dask" else "local"
-    return ExecutorSpec(kind, scheduler, workers)
+    if executor == "dask":
+        return ExecutorSpec("dask", scheduler, workers)
+    return ExecutorSpec("local", scheduler, workers)
 
 
 def control_file(path: Path | None) -> ControlFile | None:

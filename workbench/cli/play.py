@@ -50,18 +50,49 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     type=click.Path(path_type=Path),
     help="Run directory: created when missing, resumed when it holds a run.",
 )
-def play(campaign: Path | None, run_dir: Path | None) -> None:
-    """Open the Textual dashboard on a campaign run (holding the run's writer lock)."""
+@click.option("--connect", "url", help="Play a run on a `workbench host` at this URL.")
+@click.option("--agent", "agent_id", help="With --connect: your registered agent id.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --connect: file holding your bearer token.",
+)
+@click.option("--run-id", help="With --connect: the hosted run (default: latest unfinished).")
+def play(
+    campaign: Path | None,
+    run_dir: Path | None,
+    url: str | None,
+    agent_id: str | None,
+    token_file: Path | None,
+    run_id: str | None,
+) -> None:
+    """Open the Textual dashboard on a campaign run, local or hosted (--connect)."""
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.options import play_session
+    from workbench.errors import UserError
     from workbench.runs.bundle import load_bundle
     from workbench.tui.app import WorkbenchApp
 
-    if run_dir is None:
-        load_bundle(campaign or DEFAULT_CAMPAIGN)
-        run_dir = next_run_dir()
-    with play_session(run_dir, campaign) as session:
-        WorkbenchApp(session).run()
+    if url is None:
+        if agent_id or token_file or run_id:
+            raise UserError("--agent, --token-file and --run-id go with --connect URL")
+        if run_dir is None:
+            load_bundle(campaign or DEFAULT_CAMPAIGN)
+            run_dir = next_run_dir()
+        with play_session(run_dir, campaign) as session:
+            WorkbenchApp(session).run()
+        return
+    if campaign is not None or run_dir is not None:
+        raise UserError("--connect plays a hosted run: it takes no CAMPAIGN or --run")
+    if agent_id is None or token_file is None:
+        raise UserError("--connect needs --agent ID and --token-file FILE")
+    from workbench.play.remote import RemoteSession, read_token
+
+    remote = RemoteSession.connect(url, agent_id, read_token(token_file, agent_id), run_id)
+    try:
+        WorkbenchApp(remote).run()
+    finally:
+        remote.close()
 
 
 @click.command()

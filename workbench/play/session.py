@@ -528,6 +528,10 @@ class PlayerSession:
         """Own submissions, in order."""
         return tuple(self._submissions)
 
+    def outcome_of(self, seq: int) -> CommandOutcome | None:
+        """What the journaled command `seq` did (None for the header or an unknown seq)."""
+        return self._outcomes.get(seq)
+
     def view(self) -> public_view.PublicView:
         """The player's public view of the run (the same data as `workbench snapshot`)."""
         return public_view.build(self.bundle, self._engine, self._submissions)

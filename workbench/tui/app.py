@@ -11,7 +11,8 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench.play.session import PlayerSession, SubmitResult
+from workbench.play.protocol import SessionProtocol
+from workbench.play.session import SubmitResult
 from workbench.runs.files import atomic_write
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
@@ -25,7 +26,6 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("5", "ledger", "Ledger"),
     ("6", "causal", "Causal"),
     ("7", "vc", "VC"),
-    ("8", "validate", "Validate"),
 )
 
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -49,7 +49,6 @@ SCREEN_CLASS_NAMES = {
     "ledger": "Ledger",
     "causal": "Causal",
     "vc": "VC",
-    "validate": "Validate",
 }
 
 
@@ -67,19 +66,23 @@ class WorkbenchApp(App[None]):
         Binding("ctrl+t", "toggle_theme", "Theme"),
     ]
 
-    def __init__(self, session: PlayerSession, **kwargs: Any) -> None:
+    def __init__(self, session: SessionProtocol, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.session = session
         self.theme = DARK
 
     @property
     def run_dir(self) -> Path:
-        """The run directory being played."""
-        return self.session.paths.root
+        """The run directory being played (for a hosted run, the working directory)."""
+        from workbench.play.session import PlayerSession
+
+        if isinstance(self.session, PlayerSession):
+            return self.session.paths.root
+        return Path.cwd()
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
-        self.sub_title = self.session.bundle.campaign.title
+        self.sub_title = self.session.view().campaign.title
         self.switch_mode("dashboard")
 
     def action_view(self, mode: str) -> None:

@@ -24,7 +24,7 @@ def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
         noun = "day" if days == 1 else "days"
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
-    for action_id in app.session.bundle.actions:
+    for action_id in (terms.id for terms in app.session.view().actions):
         yield (
             f"sim: Schedule {action_id}",
             partial(_schedule, app, action_id),
@@ -33,7 +33,6 @@ def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
     yield "assess: Submit", partial(_submit, app), "Submit the assessment on the Questions screen"
     yield "ledger: Export beancount", partial(app.export_ledger, "beancount"), "Into the run dir"
     yield "ledger: Export CSV", partial(app.export_ledger, "csv"), "Into the run directory"
-    yield "author: Validate a run", partial(app.switch_mode, "validate"), "Offline evaluator"
     yield "app: Toggle theme", app.action_toggle_theme, "Light or dark"
     yield "app: Help", app.action_help, "Every key"
 

@@ -9,7 +9,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 if TYPE_CHECKING:
-    from workbench.play.session import PlayerSession
+    from workbench.play.protocol import SessionProtocol
     from workbench.tui.app import WorkbenchApp
 
 
@@ -30,7 +30,7 @@ class WorkbenchScreen(Screen[None]):
         return self.app  # type: ignore[return-value]
 
     @property
-    def session(self) -> PlayerSession:
+    def session(self) -> SessionProtocol:
         """The session being played."""
         return self.workbench.session
 
