@@ -156,7 +156,7 @@ def test_private_batch_names_missing_agents_and_leaves_out_others(
         ),
         (
             ["--all-agents", "--workers", "0"],
-            "workers must be at least 1, not 0 (--workers)",
+            "workers must be between 1 and 256, not 0 (--workers)",
         ),
     ],
 )

@@ -152,10 +152,10 @@ def _in_order(
 
 def _check_workers(workers: int) -> None:
     """Refuse a worker count outside 1..MAX_WORKERS (one line naming the bound)."""
-    if workers < 1:
-        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
-    if workers > MAX_WORKERS:
-        raise UserError(f"workers must be at most {MAX_WORKERS}, not {workers}", subject="workers")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise UserError(
+            f"workers must be between 1 and {MAX_WORKERS}, not {workers}", subject="workers"
+        )
 
 
 class SerialExecutor:
