@@ -10,6 +10,7 @@ still identical.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 
@@ -84,12 +86,12 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
+@contextlib.contextmanager
+def _started(folder: Path) -> Iterator[Cluster]:
     """`dask scheduler` and two single-threaded `dask worker` processes on loopback."""
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
-    log = tmp_path / "scheduler.log"
+    log = folder / "scheduler.log"
     scheduler = _spawn(
         [
             DASK,
@@ -129,7 +131,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
                     "--death-timeout",
                     "60",
                 ],
-                tmp_path / f"{name}.log",
+                folder / f"{name}.log",
             )
         _wait(lambda: log.read_text().count("Register worker") >= 2, START_SECONDS, "two workers")
         yield running
@@ -137,6 +139,20 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         for worker in workers.values():
             _stop(worker)
         _stop(scheduler)
+
+
+@pytest.fixture(scope="module")
+def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster for the tests that leave it as they found it."""
+    with _started(tmp_path_factory.mktemp("cluster")) as running:
+        yield running
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster of this test's own (it may kill a worker)."""
+    with _started(tmp_path) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -188,35 +204,59 @@ def _finish(process: subprocess.Popen[bytes]) -> tuple[int, str]:
 
 
 def test_a_dask_cluster_writes_the_local_executor_bytes(
-    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+    shared_cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
 ) -> None:
     runs, reference = runs_and_reference
     out = tmp_path / "dask"
-    code, output = _finish(_validate_on(cluster, runs, out))
+    code, output = _finish(_validate_on(shared_cluster, runs, out))
     assert code in (0, 1), output
     assert tree(out) == reference
     assert f"  run-{len(AGENTS) - 1} (" in output
     assert "Traceback" not in output
 
 
+def test_graders_on_the_cluster_match_serial(shared_cluster: Cluster, tmp_path: Path) -> None:
+    """`vc grade` (chunks) and `causal audit` (tasks) through the cluster, byte for byte."""
+    items = CliRunner().invoke(main, ["vc", "generate", "-n", "50"]).stdout.splitlines()
+    lines = [
+        orjson.dumps({"completion": f"about {i} percent", "answer": orjson.loads(raw)["answer"]})
+        for i, raw in enumerate(items)
+    ]
+    graded = tmp_path / "completions.jsonl"
+    graded.write_bytes(b"\n".join(lines) + b"\n")
+    serial = CliRunner().invoke(main, ["vc", "grade", str(graded)])
+    audit = CliRunner().invoke(main, ["causal", "audit", "-n", "2", "--json", str(tmp_path / "a")])
+    assert serial.exit_code == audit.exit_code == 0
+    on_cluster = ["--executor", "dask", "--scheduler", shared_cluster.address]
+    for args, expected in (
+        (["vc", "grade", str(graded)], serial.stdout),
+        (["causal", "audit", "-n", "2", "--json", str(tmp_path / "b")], audit.stdout),
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", *args, *on_cluster],
+            capture_output=True,
+            timeout=RUN_SECONDS,
+            preexec_fn=_die_with_pytest,
+        )
+        assert done.returncode == 0, done.stderr.decode()[-2000:]
+        assert done.stdout.decode().replace(str(tmp_path / "b"), str(tmp_path / "a")) == expected
+    assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+
+
 WATCHER = """
 import json, sys, time
-from pathlib import Path
 from distributed import Client
 
-address, first_report = sys.argv[1], Path(sys.argv[2])
-with Client(address, timeout=30) as client:
+with Client(sys.argv[1], timeout=30) as client:
     print("ready", flush=True)
     deadline = time.monotonic() + 120
-    while not first_report.exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
     busy = None
     while busy is None and time.monotonic() < deadline:
         for worker, keys in sorted(client.processing().items()):
             if any("evaluate_run" in str(key) for key in keys):
                 busy = worker
                 break
-        time.sleep(0.005)
+        time.sleep(0.002)
     print(busy, flush=True)
     sys.stdin.readline()
     removed = [

@@ -150,6 +150,14 @@ def _in_order(
             following += 1
 
 
+def _check_workers(workers: int) -> None:
+    """Refuse a worker count outside 1..MAX_WORKERS (one line naming the bound)."""
+    if not 1 <= workers <= MAX_WORKERS:
+        raise UserError(
+            f"workers must be between 1 and {MAX_WORKERS}, not {workers}", subject="workers"
+        )
+
+
 class SerialExecutor:
     """Runs every task in this process, in order (the reference the others must match)."""
 
@@ -179,10 +187,7 @@ class LocalExecutor:
     """
 
     def __init__(self, workers: int = 1) -> None:
-        if not 1 <= workers <= MAX_WORKERS:
-            raise UserError(
-                f"workers must be between 1 and {MAX_WORKERS}, not {workers}", subject="workers"
-            )
+        _check_workers(workers)
         self._workers = workers
 
     @property
@@ -402,11 +407,8 @@ class ExecutorSpec:
                 "scheduler's own workers are used",
                 subject="workers",
             )
-        if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
-            raise UserError(
-                f"workers must be between 1 and {MAX_WORKERS}, not {self.workers}",
-                subject="workers",
-            )
+        if self.workers is not None:
+            _check_workers(self.workers)
         if self.scheduler is not None and not self.scheduler.strip():
             raise UserError(
                 "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
