@@ -185,7 +185,7 @@ def public_corpus(live: Live, agent: str) -> bytes:
     """Everything the agent may legitimately see of its own runs, computed locally."""
     parts: list[bytes] = []
     for root in live.hosted.runs.glob("run-*"):
-        local = PlayerSession.resume(root, control=live.hosted.control, autoseal=False)
+        local = PlayerSession.resume(root, control=live.hosted.control, read_only=True)
         if local.registration.agent_id != agent:
             continue
         parts.append(json.dumps(local.view().to_data()).encode())

@@ -196,8 +196,8 @@ def test_a_seal_behind_its_journal_is_written_again(played: tuple[Hosted, str]) 
     hosted, run_id = played
     root = hosted.runs / run_id
     seal = (root / "seal.json").read_bytes()
-    session = PlayerSession.resume(root, control=hosted.control)
-    session.advance(1, "after-the-seal")
+    with PlayerSession.resume(root, control=hosted.control) as session:
+        session.advance(1, "after-the-seal")
     (root / "seal.json").write_bytes(seal)
     assert not verify_run(root, hosted.control, ALPHA).ok
     runtime = hosted.runtime()

@@ -31,7 +31,7 @@ def remote(
 def local(live: Live, session: RemoteSession) -> PlayerSession:
     """The same run resumed from the host's runs directory (nothing written)."""
     return PlayerSession.resume(
-        live.hosted.runs / session.run_id, control=live.hosted.control, autoseal=False
+        live.hosted.runs / session.run_id, control=live.hosted.control, read_only=True
     )
 
 

@@ -24,7 +24,8 @@ from ledger.journal import JournalError, read_entries
 from workbench.errors import WorkbenchError
 from workbench.play.session import PlayerSession
 from workbench.play.wire import RUN_ID_RE
-from workbench.runs.files import RunPaths, read_seal
+from workbench.runs.files import RunPaths, SealError, read_seal
+from workbench.runs.lock import RunLocked
 from workbench.runs.registration import ControlFile
 
 STAGING: Final = ".staging"
@@ -39,6 +40,7 @@ class Recovery:
     discarded: list[str] = field(default_factory=list)
     cut_tails: list[str] = field(default_factory=list)
     resealed: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
     damaged: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -50,6 +52,8 @@ class Recovery:
             parts.append(f"{len(self.cut_tails)} partial journal line(s) cut")
         if self.resealed:
             parts.append(f"{len(self.resealed)} resealed")
+        if self.busy:
+            parts.append(f"{len(self.busy)} being written by another process (left as they are)")
         if self.damaged:
             parts.append(f"{len(self.damaged)} damaged: " + ", ".join(sorted(self.damaged)))
         return "; ".join(parts)
@@ -106,10 +110,12 @@ def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
             if cut_partial_tail(paths.journal):
                 report.cut_tails.append(run_dir.name)
             if _seal_lags(paths):
-                session = PlayerSession.resume(run_dir, campaign, control=control)
-                session.seal()
+                with PlayerSession.resume(run_dir, campaign, control=control) as session:
+                    session.seal()
                 report.resealed.append(run_dir.name)
-        except (WorkbenchError, JournalError, OSError) as exc:
+        except RunLocked:
+            report.busy.append(run_dir.name)
+        except (WorkbenchError, JournalError, SealError, OSError) as exc:
             report.damaged[run_dir.name] = str(exc)
     return report
 

@@ -499,6 +499,11 @@ class PlayerSession:
 
     # -- public reads ---------------------------------------------------------------
     @property
+    def run_dir(self) -> Path:
+        """The run's directory."""
+        return self.paths.root
+
+    @property
     def day(self) -> int:
         """The last closed day (decisions now belong to it)."""
         return self._engine.day

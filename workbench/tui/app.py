@@ -74,13 +74,13 @@ class WorkbenchApp(App[None]):
         self.theme = DARK
 
     @property
-    def run_dir(self) -> Path:
-        """The run directory being played."""
-        return self.session.paths.root
+    def run_dir(self) -> Path | None:
+        """The run directory being played (None for a hosted run)."""
+        return self.session.run_dir
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
-        self.sub_title = self.session.bundle.campaign.title
+        self.sub_title = self.session.view().campaign.title
         self.switch_mode("dashboard")
 
     def action_view(self, mode: str) -> None:
@@ -142,9 +142,9 @@ class WorkbenchApp(App[None]):
             refresh()
 
     def export_ledger(self, fmt: str) -> Path | None:
-        """Write the ledger as beancount or CSV into the run directory."""
+        """Write the ledger as beancount or CSV into the run directory (a hosted run's: here)."""
         suffix = {"beancount": "beancount", "csv": "csv"}[fmt]
-        target = self.run_dir / f"ledger.{suffix}"
+        target = (self.run_dir or Path.cwd()) / f"ledger.{suffix}"
 
         def write() -> Path:
             atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))

@@ -24,7 +24,7 @@ def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
         noun = "day" if days == 1 else "days"
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
-    for action_id in app.session.bundle.actions:
+    for action_id in (terms.id for terms in app.session.view().actions):
         yield (
             f"sim: Schedule {action_id}",
             partial(_schedule, app, action_id),

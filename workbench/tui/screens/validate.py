@@ -13,6 +13,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
 from workbench.errors import WorkbenchError
+from workbench.runs.files import RunPaths, read_registration
 from workbench.tui.screens.base import WorkbenchScreen
 
 if TYPE_CHECKING:
@@ -88,8 +89,11 @@ class ValidateScreen(WorkbenchScreen):
             "Question", "Status", "Baseline", "Intervention", "Score"
         )
         self.query_one("#findings", DataTable).add_columns("Question", "Branch", "Level", "Message")
-        self.query_one("#validate-run", Input).value = str(self.workbench.run_dir)
-        self.query_one("#check-campaign", Input).value = str(self.session.bundle.path)
+        run_dir = self.workbench.run_dir
+        if run_dir is not None:
+            registration = read_registration(RunPaths(run_dir))
+            self.query_one("#validate-run", Input).value = str(run_dir)
+            self.query_one("#check-campaign", Input).value = registration.campaign_path
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """The two buttons."""
