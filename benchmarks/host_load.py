@@ -201,6 +201,7 @@ def reference(campaign: Path, control: ControlFile, logs: list[AgentLog], root: 
             else:
                 session.finish(body["command_id"])
             count += 1
+        session.close()
     return count / (time.perf_counter() - started)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist, fmean
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import orjson
 from pydantic import TypeAdapter
@@ -18,6 +18,13 @@ from graders.causal_gym.scoring import score
 from graders.causal_gym.submission import parse_submission
 from graders.causal_gym.tasks import HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION
+
+T = TypeVar("T")
+R = TypeVar("R")
+Mapper = Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]
+"""Maps a pure function over items, results in item order (builtin `map`, or a pool's)."""
+TaskAddress = tuple[bytes, str, str, int]
+"""(key, namespace, family, task id): everything that determines one task."""
 
 SWEEP_LEVELS: Final[tuple[float, ...]] = (0.50, 0.60, 0.70, 0.80, 0.90, 0.95, 0.99)
 NULL_TINY_SHARE: Final[float] = 0.01
@@ -173,6 +180,12 @@ def audit_task(task: HostTask) -> TaskAudit:
     )
 
 
+def audit_address(address: TaskAddress) -> TaskAudit:
+    """Materialise and audit one task: a pure function of its address (for parallel maps)."""
+    key, namespace, family_name, task_id = address
+    return audit_task(materialise(key, namespace, family_name, task_id))
+
+
 def summarise(family_name: str, audits: Sequence[TaskAudit]) -> FamilyAudit:
     """Means over one family's task audits."""
     sweep = {
@@ -218,17 +231,20 @@ def run_audit(
     n: int = 300,
     namespace: str = "train",
     tick: Callable[[], None] | None = None,
+    mapper: Mapper[TaskAddress, TaskAudit] | None = None,
 ) -> AuditReport:
-    """Materialise task ids 0..n-1 of each family and audit them; `tick` reports progress."""
-    audits: dict[str, list[TaskAudit]] = {}
-    for family_name in families:
-        audits[family_name] = []
-        for task_id in range(n):
-            audits[family_name].append(
-                audit_task(materialise(key, namespace, family_name, task_id))
-            )
-            if tick is not None:
-                tick()
+    """Materialise task ids 0..n-1 of each family and audit them; `tick` reports progress.
+
+    `mapper` may run the tasks elsewhere (in parallel); results are taken in address
+    order, so the report is the same as the serial one.
+    """
+    families = tuple(dict.fromkeys(families))
+    addresses = [(key, namespace, family, task_id) for family in families for task_id in range(n)]
+    audits: dict[str, list[TaskAudit]] = {family: [] for family in families}
+    for audit in (mapper or map)(audit_address, addresses):
+        audits[audit.family].append(audit)
+        if tick is not None:
+            tick()
     return assemble(key, namespace, n, audits)
 
 

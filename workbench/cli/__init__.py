@@ -20,6 +20,8 @@ FLAGS: dict[str, str] = {
     "control": "--control",
     "agent": "--agent",
     "workers": "--workers",
+    "executor": "--executor",
+    "scheduler": "--scheduler",
     "seeds": "--seeds",
     "force": "--force",
 }

@@ -21,6 +21,7 @@ from graders.causal_gym.staging import DATA_FILE, README_FILE
 from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
+from workbench.cli.options import executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 
@@ -276,17 +277,32 @@ def _table(report: AuditReport) -> str:
     help="Also write the full report (aggregates and every task) as JSON.",
 )
 @click.option("--key", "key_option", default=None, help=KEY_HELP)
+@executor_options
 def audit(
-    families: tuple[str, ...], n: int, json_path: Path | None, key_option: str | None
+    families: tuple[str, ...],
+    n: int,
+    json_path: Path | None,
+    key_option: str | None,
+    executor: str,
+    scheduler: str | None,
+    workers: int | None,
 ) -> None:
-    """Run the honest reference on n tasks per family; print rewards, coverage and checks."""
-    chosen = families or tuple(FAMILIES)
+    """Run the honest reference on n tasks per family; print rewards, coverage and checks.
+
+    Tasks run on the executor (--executor, --workers, --scheduler) and are taken in task
+    order, so the report is the same as a serial one. The key travels to the workers.
+    """
+    from workbench.evaluation.executors import mapper, open_executor
+
+    spec = executor_spec(executor, scheduler, workers)
+    chosen = tuple(dict.fromkeys(families or tuple(FAMILIES)))
     key = _key(key_option)
-    with click.progressbar(length=n * len(chosen), label="auditing", file=sys.stderr) as bar:
-        try:
-            report = run_audit(key, chosen, n, tick=lambda: bar.update(1))
-        except CausalGenerationError as exc:
-            raise UserError(str(exc)) from None
+    with (
+        open_executor(spec) as running,
+        click.progressbar(length=n * len(chosen), label="auditing", file=sys.stderr) as bar,
+    ):
+        tasks = mapper(running, "causal audit", refusals=(CausalGenerationError,))
+        report = run_audit(key, chosen, n, tick=lambda: bar.update(1), mapper=tasks)
     click.echo(_table(report))
     if json_path is not None:
         _write_text(json_path, render_report(report), "audit report")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from workbench.evaluation.executors import ExecutorSpec
     from workbench.play.session import PlayerSession
     from workbench.runs.registration import ControlFile
 
@@ -41,6 +42,40 @@ agent_opt = click.option(
 def private_options(command: F) -> F:
     """`--control FILE` and `--agent ID`, the pair every private-campaign command takes."""
     return control_opt(agent_opt(command))
+
+
+def executor_options(command: F) -> F:
+    """`--executor local|dask`, `--scheduler ADDRESS` and `--workers N`: where tasks run."""
+    command = click.option(
+        "--workers",
+        type=int,
+        default=None,
+        help="Local processes, or workers of a new local Dask cluster "
+        "(default: 1 locally, the CPU count for Dask).",
+    )(command)
+    command = click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="A running Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --executor dask; "
+        "default: a new local cluster).",
+    )(command)
+    return click.option(
+        "--executor",
+        type=click.Choice(["local", "dask"]),
+        default="local",
+        show_default=True,
+        help="Where tasks run: a local process pool, or Dask (distributed).",
+    )(command)
+
+
+def executor_spec(executor: str, scheduler: str | None, workers: int | None) -> ExecutorSpec:
+    """The checked executor choice of `executor_options`."""
+    from workbench.evaluation.executors import ExecutorSpec
+
+    if executor == "dask":
+        return ExecutorSpec("dask", scheduler, workers)
+    return ExecutorSpec("local", scheduler, workers)
 
 
 def control_file(path: Path | None) -> ControlFile | None:

@@ -15,6 +15,7 @@ from ledger.money import dollars, format_money, scale_of
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Question
+from sim.effects import money_fields
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
 from workbench.errors import UserError, reraised
@@ -51,9 +52,8 @@ def action_terms(action: Action) -> ActionTerms:
     effects = []
     for effect in action.effects:
         data = effect.model_dump(mode="json")
-        for key in ("principal", "new_price", "per_day"):
-            if key in data:
-                data[key] = dollars(getattr(effect, key))
+        for key in money_fields(effect):
+            data[key] = dollars(getattr(effect, key))
         effects.append(data)
     pre = action.prerequisites
     return ActionTerms(
