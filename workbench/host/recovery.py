@@ -7,7 +7,8 @@ Every command is journaled (fsynced) before its reply, and a run is created in
 - a journal whose last line has no newline was cut inside an append that was never
   acknowledged: that partial line (and only it) is cut off, once the rest verifies;
 - a seal that lags its journal (the kill fell between the two) is written again by a
-  session that resumed the run, which itself checks the old seal's signature and chain.
+  session that resumed the run, which itself checks the old seal's signature and chain;
+- a temporary file of an atomic write the kill cut short (`.seal.json.*.tmp`) is removed.
 
 Nothing acknowledged is ever dropped, and afterwards every run verifies.
 """
@@ -39,6 +40,7 @@ class Recovery:
     runs: list[str] = field(default_factory=list)
     discarded: list[str] = field(default_factory=list)
     cut_tails: list[str] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)
     resealed: list[str] = field(default_factory=list)
     busy: list[str] = field(default_factory=list)
     damaged: dict[str, str] = field(default_factory=dict)
@@ -106,6 +108,9 @@ def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
     for run_dir in run_dirs(runs_dir):
         report.runs.append(run_dir.name)
         paths = RunPaths(run_dir)
+        for temp in sorted(run_dir.glob(".*.tmp")):
+            temp.unlink()
+            report.leftovers.append(f"{run_dir.name}/{temp.name}")
         try:
             if cut_partial_tail(paths.journal):
                 report.cut_tails.append(run_dir.name)

@@ -3,8 +3,11 @@
 Transport-free and thread-safe: the HTTP API and the MCP tools both call these methods
 (from worker threads). Each run has its own lock, so commands to one run apply in order
 while different runs proceed in parallel. Every command goes through the player's
-session, which journals it (fsynced) before applying it and seals the run after it, so a
-reply is only ever sent for a command already on disk.
+session, which journals it (fsynced) before applying it, so a reply is only ever sent
+for a command already on disk. Seals follow: a sealer thread signs each changed run
+within `Limits.seal_interval`, a finish is sealed before its reply, and every open run is
+sealed when its session is dropped or the host stops (start-up recovery reseals after a
+kill). Sealing per command would double the disk writes of every reply.
 
 An agent reaches only its own runs: a run id is checked against the run's registered
 agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
@@ -15,6 +18,7 @@ taken as a path. Nothing here forks, rewinds or evaluates a branch.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import shutil
 import threading
@@ -90,6 +94,7 @@ JOURNAL_PAGE_MAX: Final = 1000
 """Most journal entries one journal read returns."""
 
 T = TypeVar("T")
+log = logging.getLogger("workbench.host")
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,8 @@ class Limits:
     open_sessions: int = 512
     """Sessions kept in memory; the least recently used idle one is dropped (and
     resumed from its journal on its next request)."""
+    seal_interval: float = 0.25
+    """Seconds between the sealer's rounds: a changed run's seal lags at most this much."""
 
 
 class HostRecord(BaseModel):
@@ -128,6 +135,8 @@ class _Run:
     session: PlayerSession | None = None
     ids: dict[str, Entry] = field(default_factory=dict)
     damaged: str | None = None
+    dirty: bool = False
+    """True while the run's journal holds commands its seal does not seal yet."""
 
 
 def run_id_for(agent: str, start_command_id: str) -> str:
@@ -186,6 +195,8 @@ class HostRuntime:
         self._by_agent: dict[str, list[str]] = {agent: [] for agent in control.agents}
         self._open: OrderedDict[str, None] = OrderedDict()
         self._start_locks: dict[str, threading.Lock] = {}
+        self._stopping = threading.Event()
+        self._sealer = threading.Thread(target=self._seal_loop, name="sealer", daemon=True)
         self._lock: RunLock | None = None
         self.recovery = Recovery()
         self.briefing = briefing_of(self.bundle)
@@ -213,10 +224,35 @@ class HostRuntime:
             run.damaged = self.recovery.damaged.get(root.name)
             self._runs[run.run_id] = run
             self._by_agent.setdefault(run.agent, []).append(run.run_id)
+        self._sealer.start()
         return self.recovery
 
+    def seal_changed(self) -> int:
+        """Seal every run with unsealed commands; returns how many were sealed."""
+        with self._index_lock:
+            changed = [run for run in self._runs.values() if run.dirty]
+        sealed = 0
+        for run in changed:
+            with run.lock:
+                if run.dirty and run.session is not None:
+                    run.session.seal()
+                    run.dirty = False
+                    sealed += 1
+        return sealed
+
+    def _seal_loop(self) -> None:
+        """The sealer thread: seal changed runs every `seal_interval` until the host stops."""
+        while not self._stopping.wait(self.limits.seal_interval):
+            try:
+                self.seal_changed()
+            except Exception:
+                log.exception("sealing failed; the next round tries again")
+
     def close(self) -> None:
-        """Drop every session and release the runs directory (runs are sealed already)."""
+        """Seal and drop every session, then release the runs directory."""
+        self._stopping.set()
+        if self._sealer.is_alive():
+            self._sealer.join()
         with self._index_lock:
             runs = list(self._runs.values())
             self._open.clear()
@@ -537,6 +573,10 @@ class HostRuntime:
                     "the host's limit per run"
                 )
             entry = apply(run, session)
+            run.dirty = True
+            if session.finished:
+                session.seal()
+                run.dirty = False
             return reply(run, session, entry, False)
 
         return self._with_session(agent, run_id, run_command)
@@ -600,7 +640,12 @@ class HostRuntime:
         if run.session is None:
             try:
                 run.session = PlayerSession.resume(
-                    run.root, self.campaign, control=self.control, command=HOST_COMMAND
+                    run.root,
+                    self.campaign,
+                    control=self.control,
+                    autoseal=False,
+                    write_ahead=True,
+                    command=HOST_COMMAND,
                 )
             except RunLocked as exc:
                 raise Busy(
@@ -646,8 +691,12 @@ class HostRuntime:
 
 
 def _drop(run: _Run) -> None:
-    """Close the run's session (releasing its writer lock); it resumes on its next request."""
+    """Seal (when changed) and close the run's session, releasing its writer lock; it
+    resumes on its next request."""
     if run.session is not None:
+        if run.dirty:
+            run.session.seal()
+            run.dirty = False
         run.session.close()
     run.session = None
     run.ids = {}
