@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Final
 
 from ledger.journal import JournalError, read_entries
+from sim.campaign_load import CampaignBundle
 from workbench.errors import WorkbenchError
 from workbench.play.session import PlayerSession
 from workbench.play.wire import RUN_ID_RE
@@ -96,7 +97,7 @@ def run_dirs(runs_dir: Path) -> list[Path]:
     )
 
 
-def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
+def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> Recovery:
     """Bring every run in `runs_dir` to a sealed, verifiable state (see the module doc)."""
     report = Recovery()
     staging = runs_dir / STAGING

@@ -217,7 +217,7 @@ class HostRuntime:
         self._lock_runs_dir()
         self._check_host_record()
         (self.runs_dir / STAGING).mkdir(exist_ok=True)
-        self.recovery = recover(self.runs_dir, self.campaign, self.control)
+        self.recovery = recover(self.runs_dir, self.bundle, self.control)
         for root in run_dirs(self.runs_dir):
             registration = read_registration(RunPaths(root))
             run = _Run(root.name, registration.agent_id, root)
@@ -359,7 +359,7 @@ class HostRuntime:
         if staging.exists():
             shutil.rmtree(staging)
         created = PlayerSession.create(
-            staging, self.campaign, control=self.control, agent_id=agent, command=HOST_COMMAND
+            staging, self.bundle, control=self.control, agent_id=agent, command=HOST_COMMAND
         )
         created.close()
         final = self.runs_dir / run_id
@@ -641,7 +641,7 @@ class HostRuntime:
             try:
                 run.session = PlayerSession.resume(
                     run.root,
-                    self.campaign,
+                    self.bundle,
                     control=self.control,
                     autoseal=False,
                     write_ahead=True,

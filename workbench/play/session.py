@@ -159,7 +159,7 @@ class PlayerSession:
     def create(
         cls,
         run_dir: str | Path,
-        campaign: str | Path | None = None,
+        campaign: str | Path | CampaignBundle | None = None,
         *,
         control: ControlFile | None = None,
         agent_id: str | None = None,
@@ -179,7 +179,7 @@ class PlayerSession:
         _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 
-        bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
+        bundle = _bundle(campaign, DEFAULT_CAMPAIGN)
         identity = resolve_identity(bundle, control, agent_id)
         registration = make_registration(bundle, identity)
         journal = Journal.in_memory()
@@ -207,7 +207,7 @@ class PlayerSession:
     def resume(
         cls,
         run_dir: str | Path,
-        campaign: str | Path | None = None,
+        campaign: str | Path | CampaignBundle | None = None,
         *,
         control: ControlFile | None = None,
         agent_id: str | None = None,
@@ -227,7 +227,7 @@ class PlayerSession:
         lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
             registration = read_registration(paths)
-            bundle = load_bundle(campaign or registration.campaign_path)
+            bundle = _bundle(campaign, registration.campaign_path)
             identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
             check_registration(str(paths.root), registration, bundle, identity)
             try:
@@ -563,6 +563,13 @@ class PlayerSession:
             evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
             for task in self.bundle.tasks
         ]
+
+
+def _bundle(campaign: str | Path | CampaignBundle | None, default: str | Path) -> CampaignBundle:
+    """The campaign a session plays: one already loaded (a host loads it once), or loaded now."""
+    if isinstance(campaign, CampaignBundle):
+        return campaign
+    return load_bundle(campaign or default)
 
 
 def _require_empty(root: Path) -> None:
