@@ -1,4 +1,4 @@
-"""Pilot tests for the VC panel and the Validate (author) screen, with workers awaited."""
+"""Pilot tests for the VC and causal panels, and the absence of author screens."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ from textual.widgets import DataTable, Input, Static, TextArea
 
 from tests.tui.conftest import SIZE
 from tests.tui.text import screen_text
-from workbench.play.session import PlayerSession
 from workbench.tui.app import WorkbenchApp
 from workbench.tui.screens.causal import CausalScreen
-from workbench.tui.screens.validate import ValidateScreen
 from workbench.tui.screens.vc import VCScreen, highlighted
 
 
@@ -65,62 +63,20 @@ async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["easy", "hard", "all"]
 
 
-async def test_validate_a_demo_run(demo_run: Path) -> None:
-    app = WorkbenchApp(PlayerSession.resume(demo_run))
+async def test_the_player_app_has_no_validate_or_check(app: WorkbenchApp) -> None:
+    """Issue 11, finding 1: no key, screen or palette entry evaluates a branch or checks."""
+    from workbench.tui.app import SCREEN_CLASS_NAMES, SCREENS_BY_KEY
+    from workbench.tui.commands import palette_commands
+
+    assert {"validate", "check"}.isdisjoint(SCREEN_CLASS_NAMES)
+    assert {"validate", "check"}.isdisjoint(mode for _, mode, _ in SCREENS_BY_KEY)
+    labels = [command[0] for command in palette_commands(app)]
+    assert labels and not [label for label in labels if "author" in label.lower()]
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("8")
+        await pilot.press("w", "w", "n", "n", "n", "n", "8", "ctrl+v", "ctrl+k")
         await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen)
-        await pilot.press("ctrl+v")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert screen.report is not None
-        table = screen.query_one("#report", DataTable)
-        assert table.row_count == len(app.session.bundle.questions)
-        detail = str(screen.query_one("#report-detail", Static).render())
-        assert "baseline" in detail and "intervention" in detail
-        await pilot.press("down")
-        await pilot.pause()
-        second = table.get_row_at(1)[0]
-        assert second in str(screen.query_one("#report-detail", Static).render())
-
-
-async def test_validate_missing_run_notifies(app: WorkbenchApp, tmp_path: Path) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("8")
-        await pilot.pause()
-        app.screen.query_one("#validate-run", Input).value = str(tmp_path / "nope")
-        await pilot.press("ctrl+v")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert "failed" in str(app.screen.query_one("#validate-summary", Static).render())
-
-
-async def test_validate_refuses_the_live_run(app: WorkbenchApp) -> None:
-    """Issue 11, finding 1: validating the player's own live run shows no effect."""
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("w", "w", "n", "n", "n", "n")
-        await pilot.press("8")
-        await pilot.pause()
-        await pilot.press("ctrl+v")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen) and screen.report is None
-        summary = str(screen.query_one("#validate-summary", Static).render())
-        assert "not finished (day 18 of 180)" in summary and "effect" not in summary
-        assert screen.query_one("#report", DataTable).row_count == 0
-
-
-async def test_check_campaign_lists_findings(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("8")
-        await pilot.pause()
-        await pilot.press("ctrl+k")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert "Check" in str(app.screen.query_one("#check-summary", Static).render())
+        text = screen_text(app.screen)
+        assert "effect" not in text.lower() and "Validate" not in text
 
 
 async def test_causal_load_estimate_submit_reveals_truth(app: WorkbenchApp) -> None:

@@ -81,7 +81,7 @@ def test_the_cli_adds_the_flag_of_the_subject(demo_run: Path, tmp_path: Path) ->
     args = ["validate", "counterfactual", "--results", str(demo_run), "--out", str(tmp_path)]
     result = CliRunner().invoke(main, [*args, "--workers", "0"])
     assert result.exit_code == exit_codes.USAGE
-    assert result.output == "Error: workers must be at least 1, not 0 (--workers)\n"
+    assert result.output == "Error: workers must be between 1 and 256, not 0 (--workers)\n"
     assert all(flag == f"--{subject}" for subject, flag in FLAGS.items())
 
 

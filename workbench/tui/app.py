@@ -26,7 +26,6 @@ SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
     ("5", "ledger", "Ledger"),
     ("6", "causal", "Causal"),
     ("7", "vc", "VC"),
-    ("8", "validate", "Validate"),
 )
 
 DARK, LIGHT = "textual-dark", "textual-light"
@@ -50,7 +49,6 @@ SCREEN_CLASS_NAMES = {
     "ledger": "Ledger",
     "causal": "Causal",
     "vc": "VC",
-    "validate": "Validate",
 }
 
 

@@ -33,7 +33,6 @@ def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
     yield "assess: Submit", partial(_submit, app), "Submit the assessment on the Questions screen"
     yield "ledger: Export beancount", partial(app.export_ledger, "beancount"), "Into the run dir"
     yield "ledger: Export CSV", partial(app.export_ledger, "csv"), "Into the run directory"
-    yield "author: Validate a run", partial(app.switch_mode, "validate"), "Offline evaluator"
     yield "app: Toggle theme", app.action_toggle_theme, "Light or dark"
     yield "app: Help", app.action_help, "Every key"
 
