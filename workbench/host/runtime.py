@@ -215,9 +215,13 @@ class HostRuntime:
         resolve_identity(self.bundle, self.control, self.control.agents[0])
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._lock_runs_dir()
-        self._check_host_record()
-        (self.runs_dir / STAGING).mkdir(exist_ok=True)
-        self.recovery = recover(self.runs_dir, self.bundle, self.control)
+        try:
+            self._check_host_record()
+            (self.runs_dir / STAGING).mkdir(exist_ok=True)
+            self.recovery = recover(self.runs_dir, self.bundle, self.control)
+        except BaseException:
+            self.close()
+            raise
         for root in run_dirs(self.runs_dir):
             registration = read_registration(RunPaths(root))
             run = _Run(root.name, registration.agent_id, root)
