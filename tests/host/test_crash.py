@@ -1,7 +1,8 @@
 """SIGKILL the host mid-load, restart it: every acknowledged command is in its run's journal,
 no command is in it twice, a retry of a command in flight applies it at most once, and
-every run verifies. The states a kill can leave (a creation cut short, a torn journal
-line, a seal behind its journal, a damaged run) are also built directly and recovered.
+every run verifies (after the restart's recovery, and after a graceful stop). The states
+a kill can leave (a creation cut short, a torn journal line, a seal behind its journal, a
+damaged run) are also built directly and recovered.
 """
 
 from __future__ import annotations
@@ -146,7 +147,9 @@ def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path:
                         if first.status_code == 200:
                             assert again.json()["retry"] is True
                             load.acked.append(str(body["command_id"]))
+            assert host.stop() == 0
             check_runs(hosted, all_loads)
+            host = HostProcess(hosted, tmp_path / "host.log").start()
         assert host.stop() == 0
     finally:
         host.kill()
@@ -185,8 +188,11 @@ def test_a_torn_journal_line_is_cut_and_the_run_verifies(played: tuple[Hosted, s
     journal = hosted.runs / run_id / "journal.jsonl"
     whole = journal.read_bytes()
     journal.write_bytes(whole + b'{"seq":4,"day":6,"kind":"adv')
+    (hosted.runs / run_id / ".seal.json.x1y2.tmp").write_bytes(b'{"half')
     runtime = hosted.runtime()
     assert runtime.recovery.cut_tails == [run_id]
+    assert runtime.recovery.leftovers == [f"{run_id}/.seal.json.x1y2.tmp"]
+    assert not (hosted.runs / run_id / ".seal.json.x1y2.tmp").exists()
     assert journal.read_bytes() == whole
     assert verify_run(hosted.runs / run_id, hosted.control, ALPHA).ok
     runtime.close()
@@ -196,9 +202,8 @@ def test_a_seal_behind_its_journal_is_written_again(played: tuple[Hosted, str]) 
     hosted, run_id = played
     root = hosted.runs / run_id
     seal = (root / "seal.json").read_bytes()
-    session = PlayerSession.resume(root, control=hosted.control)
-    session.advance(1, "after-the-seal")
-    session.close()
+    with PlayerSession.resume(root, control=hosted.control) as session:
+        session.advance(1, "after-the-seal")
     (root / "seal.json").write_bytes(seal)
     assert not verify_run(root, hosted.control, ALPHA).ok
     runtime = hosted.runtime()
@@ -221,3 +226,23 @@ def test_a_damaged_run_is_refused_alone(played: tuple[Hosted, str]) -> None:
         other = client.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"})
         assert other.status_code == 201
     runtime.close()
+
+
+def test_the_seal_follows_the_journal(live: Live) -> None:
+    """A command is journaled before its reply; the sealer signs it soon after; a finish
+    is sealed before its reply; a stopped host leaves every run sealed."""
+    client = live.client(ALPHA)
+    run_id = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"}).json()["run"]["run_id"]
+    root = live.hosted.runs / run_id
+    reply = client.post(f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "a", "days": 3})
+    assert reply.status_code == 200
+    assert [e.id for e in Journal.open(root / "journal.jsonl").entries[1:]] == ["a"]
+    live.runtime.seal_changed()
+    assert verify_run(root, live.hosted.control, ALPHA).ok
+    client.post(f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "b", "days": 1})
+    client.post(f"{API_PREFIX}/runs/{run_id}/finish", json={"command_id": "f"})
+    assert verify_run(root, live.hosted.control, ALPHA).ok
+    other = client.post(f"{API_PREFIX}/runs", json={"command_id": "t"}).json()["run"]["run_id"]
+    client.post(f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 2})
+    live.runtime.close()
+    assert verify_run(live.hosted.runs / other, live.hosted.control, ALPHA).ok

@@ -85,6 +85,7 @@ def host(
             serve_http(runtime, host, port, ready)
         except OSError as exc:
             raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        runtime.close()
         click.echo("host stopped; every run is sealed", err=True)
     finally:
         runtime.close()

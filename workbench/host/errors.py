@@ -70,3 +70,10 @@ class Damaged(HostError):
 
     status = 503
     code = "run_damaged"
+
+
+class Busy(HostError):
+    """A run another process is writing (the operator's own command): try again later."""
+
+    status = 503
+    code = "run_busy"

@@ -7,7 +7,8 @@ Every command is journaled (fsynced) before its reply, and a run is created in
 - a journal whose last line has no newline was cut inside an append that was never
   acknowledged: that partial line (and only it) is cut off, once the rest verifies;
 - a seal that lags its journal (the kill fell between the two) is written again by a
-  session that resumed the run, which itself checks the old seal's signature and chain.
+  session that resumed the run, which itself checks the old seal's signature and chain;
+- a temporary file of an atomic write the kill cut short (`.seal.json.*.tmp`) is removed.
 
 Nothing acknowledged is ever dropped, and afterwards every run verifies.
 """
@@ -21,10 +22,12 @@ from pathlib import Path
 from typing import Final
 
 from ledger.journal import JournalError, read_entries
+from sim.campaign_load import CampaignBundle
 from workbench.errors import WorkbenchError
 from workbench.play.session import PlayerSession
 from workbench.play.wire import RUN_ID_RE
-from workbench.runs.files import RunPaths, read_seal
+from workbench.runs.files import RunPaths, SealError, read_seal
+from workbench.runs.lock import RunLocked
 from workbench.runs.registration import ControlFile
 
 STAGING: Final = ".staging"
@@ -38,7 +41,9 @@ class Recovery:
     runs: list[str] = field(default_factory=list)
     discarded: list[str] = field(default_factory=list)
     cut_tails: list[str] = field(default_factory=list)
+    leftovers: list[str] = field(default_factory=list)
     resealed: list[str] = field(default_factory=list)
+    busy: list[str] = field(default_factory=list)
     damaged: dict[str, str] = field(default_factory=dict)
 
     def summary(self) -> str:
@@ -50,6 +55,8 @@ class Recovery:
             parts.append(f"{len(self.cut_tails)} partial journal line(s) cut")
         if self.resealed:
             parts.append(f"{len(self.resealed)} resealed")
+        if self.busy:
+            parts.append(f"{len(self.busy)} being written by another process (left as they are)")
         if self.damaged:
             parts.append(f"{len(self.damaged)} damaged: " + ", ".join(sorted(self.damaged)))
         return "; ".join(parts)
@@ -90,7 +97,7 @@ def run_dirs(runs_dir: Path) -> list[Path]:
     )
 
 
-def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
+def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> Recovery:
     """Bring every run in `runs_dir` to a sealed, verifiable state (see the module doc)."""
     report = Recovery()
     staging = runs_dir / STAGING
@@ -102,14 +109,19 @@ def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
     for run_dir in run_dirs(runs_dir):
         report.runs.append(run_dir.name)
         paths = RunPaths(run_dir)
+        for temp in sorted(run_dir.glob(".*.tmp")):
+            temp.unlink()
+            report.leftovers.append(f"{run_dir.name}/{temp.name}")
         try:
             if cut_partial_tail(paths.journal):
                 report.cut_tails.append(run_dir.name)
             if _seal_lags(paths):
-                session = PlayerSession.resume(run_dir, campaign, control=control)
-                session.seal()
+                with PlayerSession.resume(run_dir, campaign, control=control) as session:
+                    session.seal()
                 report.resealed.append(run_dir.name)
-        except (WorkbenchError, JournalError, OSError) as exc:
+        except RunLocked:
+            report.busy.append(run_dir.name)
+        except (WorkbenchError, JournalError, SealError, OSError) as exc:
             report.damaged[run_dir.name] = str(exc)
     return report
 

@@ -3,8 +3,11 @@
 Transport-free and thread-safe: the HTTP API and the MCP tools both call these methods
 (from worker threads). Each run has its own lock, so commands to one run apply in order
 while different runs proceed in parallel. Every command goes through the player's
-session, which journals it (fsynced) before applying it and seals the run after it, so a
-reply is only ever sent for a command already on disk.
+session, which journals it (fsynced) before applying it, so a reply is only ever sent
+for a command already on disk. Seals follow: a sealer thread signs each changed run
+within `Limits.seal_interval`, a finish is sealed before its reply, and every open run is
+sealed when its session is dropped or the host stops (start-up recovery reseals after a
+kill). Sealing per command would double the disk writes of every reply.
 
 An agent reaches only its own runs: a run id is checked against the run's registered
 agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
@@ -14,8 +17,8 @@ taken as a path. Nothing here forks, rewinds or evaluates a branch.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
+import logging
 import os
 import shutil
 import threading
@@ -34,9 +37,8 @@ from ledger.canonical import dumps
 from ledger.journal import Entry
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
-from sim.scheduling import ScheduleOutcome
 from workbench.errors import IntegrityError, UserError
-from workbench.host.errors import Conflict, Damaged, Forbidden, Invalid, NotFound
+from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
 from workbench.host.recovery import STAGING, Recovery, fsync_dir, recover, run_dirs
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.public_view import action_terms, question_contract
@@ -78,19 +80,21 @@ from workbench.runs.commands import (
     SubmitAssessment,
     command_payload,
 )
-from workbench.runs.files import RunPaths, read_registration
+from workbench.runs.files import RunPaths, atomic_write, read_registration
+from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked
 from workbench.runs.registration import ControlFile
-from workbench.runs.replay import Advanced
 
 HOST_FILE: Final = "host.json"
 HOST_SCHEMA: Final = "cfwb.host/1"
-LOCK_FILE: Final = "host.lock"
+HOST_COMMAND: Final = "workbench host"
+"""How the host names itself in the locks it holds (a refused writer sees it)."""
 MAX_TOKEN_CHARS: Final = 512
 """A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
 JOURNAL_PAGE_MAX: Final = 1000
 """Most journal entries one journal read returns."""
 
 T = TypeVar("T")
+log = logging.getLogger("workbench.host")
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ class Limits:
     open_sessions: int = 512
     """Sessions kept in memory; the least recently used idle one is dropped (and
     resumed from its journal on its next request)."""
+    seal_interval: float = 0.25
+    """Seconds between the sealer's rounds: a changed run's seal lags at most this much."""
 
 
 class HostRecord(BaseModel):
@@ -129,6 +135,8 @@ class _Run:
     session: PlayerSession | None = None
     ids: dict[str, Entry] = field(default_factory=dict)
     damaged: str | None = None
+    dirty: bool = False
+    """True while the run's journal holds commands its seal does not seal yet."""
 
 
 def run_id_for(agent: str, start_command_id: str) -> str:
@@ -187,7 +195,9 @@ class HostRuntime:
         self._by_agent: dict[str, list[str]] = {agent: [] for agent in control.agents}
         self._open: OrderedDict[str, None] = OrderedDict()
         self._start_locks: dict[str, threading.Lock] = {}
-        self._lock_fd: int | None = None
+        self._stopping = threading.Event()
+        self._sealer = threading.Thread(target=self._seal_loop, name="sealer", daemon=True)
+        self._lock: RunLock | None = None
         self.recovery = Recovery()
         self.briefing = briefing_of(self.bundle)
         self.catalog = Catalog(actions=tuple(action_terms(a) for a in self.bundle.actions.values()))
@@ -205,46 +215,61 @@ class HostRuntime:
         resolve_identity(self.bundle, self.control, self.control.agents[0])
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._lock_runs_dir()
-        self._check_host_record()
-        (self.runs_dir / STAGING).mkdir(exist_ok=True)
-        self.recovery = recover(self.runs_dir, self.campaign, self.control)
+        try:
+            self._check_host_record()
+            (self.runs_dir / STAGING).mkdir(exist_ok=True)
+            self.recovery = recover(self.runs_dir, self.bundle, self.control)
+        except BaseException:
+            self.close()
+            raise
         for root in run_dirs(self.runs_dir):
             registration = read_registration(RunPaths(root))
             run = _Run(root.name, registration.agent_id, root)
             run.damaged = self.recovery.damaged.get(root.name)
             self._runs[run.run_id] = run
             self._by_agent.setdefault(run.agent, []).append(run.run_id)
+        self._sealer.start()
         return self.recovery
 
+    def seal_changed(self) -> int:
+        """Seal every run with unsealed commands; returns how many were sealed."""
+        with self._index_lock:
+            changed = [run for run in self._runs.values() if run.dirty]
+        sealed = 0
+        for run in changed:
+            with run.lock:
+                if run.dirty and run.session is not None:
+                    run.session.seal()
+                    run.dirty = False
+                    sealed += 1
+        return sealed
+
+    def _seal_loop(self) -> None:
+        """The sealer thread: seal changed runs every `seal_interval` until the host stops."""
+        while not self._stopping.wait(self.limits.seal_interval):
+            try:
+                self.seal_changed()
+            except Exception:
+                log.exception("sealing failed; the next round tries again")
+
     def close(self) -> None:
-        """Drop every session and release the runs directory (runs are sealed already)."""
+        """Seal and drop every session, then release the runs directory."""
+        self._stopping.set()
+        if self._sealer.is_alive():
+            self._sealer.join()
         with self._index_lock:
             runs = list(self._runs.values())
             self._open.clear()
         for run in runs:
             with run.lock:
-                if run.session is not None:
-                    run.session.close()
-                run.session = None
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)
-            self._lock_fd = None
+                _drop(run)
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _lock_runs_dir(self) -> None:
         """One host per runs directory: a second is refused at once, naming the first."""
-        path = self.runs_dir / LOCK_FILE
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
-            os.close(fd)
-            raise UserError(
-                f"{self.runs_dir} is already served by {holder}: one host per runs directory"
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
-        self._lock_fd = fd
+        self._lock = RunLock.acquire(self.runs_dir, HOST_COMMAND)
 
     def _check_host_record(self) -> None:
         """Bind the runs directory to this campaign and control file (refuse another's)."""
@@ -261,8 +286,6 @@ class HostRuntime:
                     f"{self.runs_dir} is not empty and holds no {HOST_FILE}: "
                     "give the host a new or empty runs directory"
                 )
-            from workbench.runs.files import atomic_write
-
             atomic_write(path, dumps(expected.model_dump(by_alias=True)) + b"\n")
             fsync_dir(self.runs_dir)
             return
@@ -339,7 +362,10 @@ class HostRuntime:
         staging = self.runs_dir / STAGING / run_id
         if staging.exists():
             shutil.rmtree(staging)
-        PlayerSession.create(staging, self.campaign, control=self.control, agent_id=agent).close()
+        created = PlayerSession.create(
+            staging, self.bundle, control=self.control, agent_id=agent, command=HOST_COMMAND
+        )
+        created.close()
         final = self.runs_dir / run_id
         os.rename(staging, final)
         fsync_dir(self.runs_dir)
@@ -457,14 +483,14 @@ class HostRuntime:
             return self._journaled(run, session, request.command_id)
 
         def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> ScheduleReply:
-            outcome = session.outcome_of(entry.seq)
-            scheduled = outcome if isinstance(outcome, ScheduleOutcome) else None
+            # A known id with the same content: the session returns the recorded outcome.
+            outcome = session.schedule(request.action, request.command_id)
             return ScheduleReply(
-                **self._base(session, entry, retry),
+                **self._base(entry, retry),
                 action=request.action,
-                accepted=scheduled is not None and scheduled.accepted,
-                reason=None if scheduled is None else scheduled.reason,
-                start_day=None if scheduled is None else scheduled.start_day,
+                accepted=outcome.accepted,
+                reason=outcome.reason,
+                start_day=outcome.start_day,
             )
 
         return self._command(agent, run_id, request.command_id, command, apply, reply)
@@ -478,7 +504,7 @@ class HostRuntime:
             return self._journaled(run, session, request.command_id)
 
         def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> CommandReply:
-            return CommandReply(**self._base(session, entry, retry))
+            return CommandReply(**self._base(entry, retry))
 
         return self._command(agent, run_id, request.command_id, command, apply, reply)
 
@@ -496,7 +522,7 @@ class HostRuntime:
             question = self.bundle.questions[request.assessment.question]
             note = missing_conclusion(self.bundle, request.assessment)
             return SubmitReply(
-                **self._base(session, entry, retry),
+                **self._base(entry, retry),
                 question=question.id,
                 eligible=eligible(question, entry.day),
                 notes=() if note is None else (note,),
@@ -513,7 +539,7 @@ class HostRuntime:
             return self._journaled(run, session, request.command_id)
 
         def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> CommandReply:
-            return CommandReply(**self._base(session, entry, retry))
+            return CommandReply(**self._base(entry, retry))
 
         return self._command(agent, run_id, request.command_id, command, apply, reply)
 
@@ -551,6 +577,10 @@ class HostRuntime:
                     "the host's limit per run"
                 )
             entry = apply(run, session)
+            run.dirty = True
+            if session.finished:
+                session.seal()
+                run.dirty = False
             return reply(run, session, entry, False)
 
         return self._with_session(agent, run_id, run_command)
@@ -563,10 +593,19 @@ class HostRuntime:
         run.ids[command_id] = entry
         return entry
 
-    def _base(self, session: PlayerSession, entry: Entry, retry: bool) -> dict[str, object]:
-        """The fields every command reply has; `day` is the run's day right after it."""
-        outcome = session.outcome_of(entry.seq)
-        day = outcome.day if isinstance(outcome, Advanced) else entry.day
+    def _base(self, entry: Entry, retry: bool) -> dict[str, object]:
+        """The fields every command reply has; `day` is the run's day right after it.
+
+        Both follow from the journal entry alone (an advance of N days from day D reaches
+        D + N, a finish the horizon), so a retry's reply is the first one.
+        """
+        day = entry.day
+        if entry.kind == "advance":
+            days = entry.payload["days"]
+            assert isinstance(days, int)
+            day += days
+        elif entry.kind == "finish":
+            day = self.bundle.horizon
         return {
             "command_id": entry.id,
             "kind": entry.kind,
@@ -598,13 +637,24 @@ class HostRuntime:
             try:
                 return work(run, session)
             except UserError as exc:
-                raise Invalid(exc.message) from None
+                raise Invalid(exc.message.replace(f"{self.runs_dir}{os.sep}", "")) from None
 
     def _session(self, run: _Run) -> PlayerSession:
         """The run's session, resumed from its journal when not open (run lock held)."""
         if run.session is None:
             try:
-                run.session = PlayerSession.resume(run.root, self.campaign, control=self.control)
+                run.session = PlayerSession.resume(
+                    run.root,
+                    self.bundle,
+                    control=self.control,
+                    autoseal=False,
+                    write_ahead=True,
+                    command=HOST_COMMAND,
+                )
+            except RunLocked as exc:
+                raise Busy(
+                    f"{run.run_id} is being written by another process: {exc.message}"
+                ) from None
             except (UserError, IntegrityError) as exc:
                 run.damaged = exc.message
                 raise Damaged(
@@ -628,10 +678,7 @@ class HostRuntime:
                     self._open.move_to_end(victim_id)
                     break
                 try:
-                    if victim.session is not None:
-                        victim.session.close()
-                    victim.session = None
-                    victim.ids = {}
+                    _drop(victim)
                 finally:
                     victim.lock.release()
                 del self._open[victim_id]
@@ -645,6 +692,18 @@ class HostRuntime:
             finished=session.finished,
             commands=len(run.ids),
         )
+
+
+def _drop(run: _Run) -> None:
+    """Seal (when changed) and close the run's session, releasing its writer lock; it
+    resumes on its next request."""
+    if run.session is not None:
+        if run.dirty:
+            run.session.seal()
+            run.dirty = False
+        run.session.close()
+    run.session = None
+    run.ids = {}
 
 
 def _check_command_id(command_id: str) -> None:

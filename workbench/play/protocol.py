@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from sim.scheduling import ScheduleOutcome
@@ -65,6 +66,11 @@ class LedgerReader(Protocol):
 @runtime_checkable
 class SessionProtocol(Protocol):
     """Play one run: public reads and the player's commands, local or hosted alike."""
+
+    @property
+    def run_dir(self) -> Path | None:
+        """The run's local directory, or None for a run a host keeps."""
+        ...
 
     @property
     def day(self) -> int:

@@ -272,6 +272,11 @@ class RemoteSession:
         return self._command("/finish", request, CommandReply).day
 
     # -- public reads ---------------------------------------------------------------
+    @property
+    def run_dir(self) -> None:
+        """None: the run lives on the host, not in a local directory."""
+        return None
+
     def info(self) -> RunInfo:
         """Day, horizon and state of the run on the host."""
         return self._get(self._run_path(), RunInfo)

@@ -116,6 +116,8 @@ class PlayerSession:
     or the end of its process. With `autoseal` every command is journaled (fsynced) before
     it is applied and the seal follows it; without, the session plays in memory and
     writes nothing until `seal()`, so a command that fails leaves the run as it was.
+    `write_ahead` (the default: as `autoseal`) journals each command before it is applied
+    even without `autoseal`: the host journals every command and seals when it chooses.
     A `read_only` session takes no lock and refuses every command.
     """
 
@@ -131,6 +133,7 @@ class PlayerSession:
         outcomes: dict[int, CommandOutcome],
         autoseal: bool,
         *,
+        write_ahead: bool | None = None,
         lock: RunLock | None = None,
         persisted: int | None = None,
         read_only: bool = False,
@@ -145,6 +148,7 @@ class PlayerSession:
         self._submissions = submissions
         self._outcomes = outcomes
         self._autoseal = autoseal
+        self._write_ahead = autoseal if write_ahead is None else write_ahead
         self._lock = lock
         self._persisted = persisted
         self._read_only = read_only
@@ -155,11 +159,12 @@ class PlayerSession:
     def create(
         cls,
         run_dir: str | Path,
-        campaign: str | Path | None = None,
+        campaign: str | Path | CampaignBundle | None = None,
         *,
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
+        write_ahead: bool | None = None,
         command: str | None = None,
     ) -> PlayerSession:
         """Register a new run of `campaign` (the default one when None) in an empty `run_dir`.
@@ -174,7 +179,7 @@ class PlayerSession:
         _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 
-        bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
+        bundle = _bundle(campaign, DEFAULT_CAMPAIGN)
         identity = resolve_identity(bundle, control, agent_id)
         registration = make_registration(bundle, identity)
         journal = Journal.in_memory()
@@ -190,6 +195,7 @@ class PlayerSession:
             [],
             {},
             autoseal,
+            write_ahead=write_ahead,
             persisted=None,
             command=command,
         )
@@ -201,12 +207,13 @@ class PlayerSession:
     def resume(
         cls,
         run_dir: str | Path,
-        campaign: str | Path | None = None,
+        campaign: str | Path | CampaignBundle | None = None,
         *,
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
         read_only: bool = False,
+        write_ahead: bool | None = None,
         command: str | None = None,
     ) -> PlayerSession:
         """Resume the run `run_dir` holds by replaying its journal (a UserError when none).
@@ -220,7 +227,7 @@ class PlayerSession:
         lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
             registration = read_registration(paths)
-            bundle = load_bundle(campaign or registration.campaign_path)
+            bundle = _bundle(campaign, registration.campaign_path)
             identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
             check_registration(str(paths.root), registration, bundle, identity)
             try:
@@ -236,7 +243,7 @@ class PlayerSession:
             except ReplayError as exc:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
             persisted = len(journal)
-            if not autoseal:
+            if not (autoseal if write_ahead is None else write_ahead):
                 journal = Journal(None, list(journal.entries))
             if journal.header is None:
                 journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
@@ -250,6 +257,7 @@ class PlayerSession:
                 result.submissions,
                 result.outcomes,
                 autoseal,
+                write_ahead=write_ahead,
                 lock=lock,
                 persisted=persisted,
                 read_only=read_only,
@@ -271,7 +279,7 @@ class PlayerSession:
     def _persist(self) -> None:
         """Write what the journal holds beyond the run directory's copy (creating the run).
 
-        An autosealing session journals straight to the file from then on (write-ahead).
+        A write-ahead session journals straight to the file from then on.
         """
         if self._persisted is None:
             self._materialize()
@@ -283,7 +291,7 @@ class PlayerSession:
             else:
                 append_journal(self.paths.journal, data)
             self._persisted = len(self._journal)
-        if self._autoseal and self._journal.path is None:
+        if self._write_ahead and self._journal.path is None:
             self._journal = Journal(self.paths.journal, list(self._journal.entries))
 
     def _materialize(self) -> None:
@@ -347,7 +355,7 @@ class PlayerSession:
             ) from None
 
     def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry:
-        """Journal a new command (write-ahead when autosealing)."""
+        """Journal a new command (to the file, fsynced, first when write-ahead)."""
         return self._journal.append(self._engine.day, kind, command_id, payload)
 
     def preview(self, action_id: str) -> ScheduleOutcome:
@@ -499,6 +507,11 @@ class PlayerSession:
 
     # -- public reads ---------------------------------------------------------------
     @property
+    def run_dir(self) -> Path:
+        """The run's directory."""
+        return self.paths.root
+
+    @property
     def day(self) -> int:
         """The last closed day (decisions now belong to it)."""
         return self._engine.day
@@ -550,6 +563,13 @@ class PlayerSession:
             evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
             for task in self.bundle.tasks
         ]
+
+
+def _bundle(campaign: str | Path | CampaignBundle | None, default: str | Path) -> CampaignBundle:
+    """The campaign a session plays: one already loaded (a host loads it once), or loaded now."""
+    if isinstance(campaign, CampaignBundle):
+        return campaign
+    return load_bundle(campaign or default)
 
 
 def _require_empty(root: Path) -> None:

@@ -72,13 +72,9 @@ class WorkbenchApp(App[None]):
         self.theme = DARK
 
     @property
-    def run_dir(self) -> Path:
-        """The run directory being played (for a hosted run, the working directory)."""
-        from workbench.play.session import PlayerSession
-
-        if isinstance(self.session, PlayerSession):
-            return self.session.paths.root
-        return Path.cwd()
+    def run_dir(self) -> Path | None:
+        """The run directory being played (None for a hosted run)."""
+        return self.session.run_dir
 
     def on_mount(self) -> None:
         """Open on the dashboard."""
@@ -144,9 +140,9 @@ class WorkbenchApp(App[None]):
             refresh()
 
     def export_ledger(self, fmt: str) -> Path | None:
-        """Write the ledger as beancount or CSV into the run directory."""
+        """Write the ledger as beancount or CSV into the run directory (a hosted run's: here)."""
         suffix = {"beancount": "beancount", "csv": "csv"}[fmt]
-        target = self.run_dir / f"ledger.{suffix}"
+        target = (self.run_dir or Path.cwd()) / f"ledger.{suffix}"
 
         def write() -> Path:
             atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))

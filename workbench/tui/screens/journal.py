@@ -10,6 +10,7 @@ from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from ledger.journal import Journal, JournalError
+from workbench.runs.files import RunPaths
 from workbench.tui.screens.base import WorkbenchScreen
 
 
@@ -53,18 +54,17 @@ class JournalScreen(WorkbenchScreen):
 
     def action_verify(self) -> None:
         """Re-open the journal file, which verifies every hash link."""
-        from workbench.play.session import PlayerSession
-
         widget = self.query_one("#integrity", Static)
-        if not isinstance(self.session, PlayerSession):
+        run_dir = self.session.run_dir
+        if run_dir is None:
             widget.update(
-                f"Chain held and verified by the host: {len(self.session.journal_entries)} "
-                f"entries, head {self.session.journal_head[:16]}"
+                f"Hosted run: {len(self.session.journal_entries)} commands, head "
+                f"{self.session.journal_head[:16]} (the host keeps and verifies the file)"
             )
             widget.set_classes("ok")
             return
         try:
-            journal = Journal.open(self.session.paths.journal)
+            journal = Journal.open(RunPaths(run_dir).journal)
         except (JournalError, OSError) as exc:
             widget.update(f"Chain BROKEN: {exc}")
             widget.set_classes("rejected")
