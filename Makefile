@@ -17,8 +17,13 @@ $(STAMP): $(BIN)/python pyproject.toml
 play: $(STAMP)
 	$(BIN)/workbench play
 
-test: $(STAMP)
+lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint
 	$(BIN)/python -m pytest
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.

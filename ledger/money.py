@@ -51,13 +51,19 @@ def to_major(minor: int) -> Decimal:
     return (Decimal(minor) / MINOR_PER_MAJOR).quantize(Decimal("0.01"))
 
 
+def dollars(minor: int) -> str:
+    """Cents as the exact plain dollar string JSON carries (-30000 → '-300.00')."""
+    return str(to_major(minor))
+
+
 def round_half_up(value: Decimal, places: int = 2) -> Decimal:
     """Round a Decimal half-up to `places` decimals."""
     return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
 
 
 def format_money(minor: int, unit: str = "USD") -> str:
-    """Human text: 123456 USD → '$1,234.56', -1234 UNITS → '-1,234 UNITS'."""
+    """Display text, the one spelling for people: 123456 USD → '$1,234.56', -1234 UNITS →
+    '-1,234 UNITS'. The ASCII minus keeps it typeable back into any amount field."""
     sign = "-" if minor < 0 else ""
     if scale_of(unit) == 1:
         return f"{sign}{abs(minor):,} {unit}"
@@ -65,6 +71,11 @@ def format_money(minor: int, unit: str = "USD") -> str:
     symbol = "$" if unit == "USD" else ""
     suffix = "" if unit == "USD" else f" {unit}"
     return f"{sign}{symbol}{major:,.2f}{suffix}"
+
+
+def format_dollars(text: str) -> str:
+    """An exact dollar string, as JSON carries it, for display ('-300.00' → '-$300.00')."""
+    return format_money(to_minor(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from sqlite_utils import Database
+from sqlite_utils.db import Table
 
 from ledger.book import Book
 from ledger.canonical import dumps, loads
@@ -134,8 +135,13 @@ def _balance_rows(book: Book) -> Iterator[dict[str, Any]]:
             yield {"day": day, "account": account, "unit": units[account], "balance": balance}
 
 
+def _table(db: Database, name: str) -> Table:
+    """The table `name` (sqlite-utils types `db[name]` as Table | View; the store has no views)."""
+    return db.table(name)
+
+
 def _fill(db: Database, book: Book, metrics: list[dict[str, Any]]) -> None:
-    db["postings"].create(
+    _table(db, "postings").create(
         {
             "seq": int,
             "leg": int,
@@ -150,28 +156,30 @@ def _fill(db: Database, book: Book, metrics: list[dict[str, Any]]) -> None:
         not_null={"day", "narration", "account", "unit", "amount", "tags"},
         strict=True,
     )
-    db["balances"].create(
+    _table(db, "balances").create(
         {"day": int, "account": str, "unit": str, "balance": int},
         pk=("day", "account"),
         not_null={"unit", "balance"},
         strict=True,
     )
-    db["metrics"].create(
+    _table(db, "metrics").create(
         {"day": int, "metric": str, "value": "ANY", "units": str},
         pk=("metric", "day"),
         not_null={"units"},
         strict=True,
     )
-    db["accounts"].create({"account": str, "unit": str, "root": str}, pk="account", strict=True)
-    db["meta"].create({"key": str, "value": "ANY"}, pk="key", strict=True)
+    _table(db, "accounts").create(
+        {"account": str, "unit": str, "root": str}, pk="account", strict=True
+    )
+    _table(db, "meta").create({"key": str, "value": "ANY"}, pk="key", strict=True)
 
-    db["postings"].insert_all(_posting_rows(book), batch_size=2000)
-    db["balances"].insert_all(_balance_rows(book), batch_size=2000)
-    db["metrics"].insert_all(metrics, batch_size=2000)
-    db["accounts"].insert_all(
+    _table(db, "postings").insert_all(_posting_rows(book), batch_size=2000)
+    _table(db, "balances").insert_all(_balance_rows(book), batch_size=2000)
+    _table(db, "metrics").insert_all(metrics, batch_size=2000)
+    _table(db, "accounts").insert_all(
         {"account": a, "unit": u, "root": a.split(":", 1)[0]} for a, u in book.accounts.items()
     )
-    db["meta"].insert_all(
+    _table(db, "meta").insert_all(
         {"key": k, "value": v}
         for k, v in {
             "schema": SCHEMA,
@@ -182,10 +190,10 @@ def _fill(db: Database, book: Book, metrics: list[dict[str, Any]]) -> None:
             "transactions": len(book.transactions),
         }.items()
     )
-    db["postings"].create_index(["day"])
-    db["postings"].create_index(["account"])
-    db["balances"].create_index(["account"])
-    db["metrics"].create_index(["day"])
+    _table(db, "postings").create_index(["day"])
+    _table(db, "postings").create_index(["account"])
+    _table(db, "balances").create_index(["account"])
+    _table(db, "metrics").create_index(["day"])
 
 
 def _fsync_path(path: Path) -> None:
@@ -307,7 +315,10 @@ def read_postings(
     )
     with _reader(db_path) as db:
         rows = db.execute(sql, params).fetchall()
-    return [PostingRow(*row[:7], loads(row[7])) for row in rows]
+    return [
+        PostingRow(seq, leg, day, narration, account, unit, amount, loads(tags))
+        for seq, leg, day, narration, account, unit, amount, tags in rows
+    ]
 
 
 def read_metric_ids(db_path: Path | str) -> list[str]:

@@ -424,7 +424,7 @@ def magnitude_problems(campaign: Campaign, catalog: ActionCatalog) -> list[Probl
 
 def prerequisite_cycle(actions: list[Action]) -> list[str] | None:
     """A cycle in the 'completed' prerequisite graph, if any (as a list of action ids)."""
-    graph = nx.DiGraph()
+    graph: nx.DiGraph[str] = nx.DiGraph()
     for action in actions:
         graph.add_node(action.id)
         for needed in action.prerequisites.completed:

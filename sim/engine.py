@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ledger.book import Book
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
+from sim.campaign_model import Action
 from sim.draws import ExogenousDraws, exogenous_draws
 from sim.metrics import metric_value
 from sim.operations import free_cash, run_operations
@@ -151,7 +152,7 @@ class Engine:
         return factor
 
     # -- decisions ------------------------------------------------------------------
-    def _action(self, action_id: str):
+    def _action(self, action_id: str) -> Action:
         action = self.bundle.actions.get(action_id)
         if action is None:
             known = ", ".join(sorted(self.bundle.actions))

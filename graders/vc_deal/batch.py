@@ -177,7 +177,7 @@ def grade_inputs(
 ) -> tuple[LineResult, ...]:
     """Grade validated inputs in order: one extraction per line serves every verdict."""
     total = len(inputs)
-    results = []
+    results: list[LineResult] = []
     append = results.append
     for done, item in enumerate(inputs, start=1):
         value = extract_value(item.completion)

@@ -1,4 +1,4 @@
-"""Fixtures for the dashboard tests: a fresh run, an app on it, a finished demo run."""
+"""Fixtures for the dashboard tests: a fresh run and an app on it (demo_run is shared)."""
 
 from __future__ import annotations
 
@@ -22,11 +22,3 @@ def run_dir(tmp_path: Path) -> Path:
 def app(run_dir: Path) -> WorkbenchApp:
     """The app on a fresh run of the default campaign."""
     return WorkbenchApp(PlayerSession.create(run_dir))
-
-
-@pytest.fixture(scope="session")
-def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scripted demo run played to the horizon."""
-    from workbench.play.demo import play_demo
-
-    return play_demo(tmp_path_factory.mktemp("demo") / "run")

@@ -57,3 +57,12 @@ def test_run_creates_then_resumes_the_same_directory(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["run", "--out", str(out)])
     assert again.exit_code == 0, again.output
     assert PlayerSession.resume(out).journal_head == head
+
+
+def test_a_rejection_keeps_its_term_live_on_retry_and_after_resume(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run")
+    assert session.schedule("hire_sales_rep", "first").accepted
+    rejected = session.schedule("hire_sales_rep", "again")
+    assert not rejected.accepted and rejected.term == "not_repeatable"
+    assert session.schedule("hire_sales_rep", "again") == rejected
+    assert PlayerSession.resume(tmp_path / "run").schedule("hire_sales_rep", "again") == rejected

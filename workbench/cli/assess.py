@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click._termui_impl import ProgressBar
 
 from workbench import exit_codes
 from workbench.cli.options import (
@@ -38,7 +39,7 @@ class _StderrBar:
 
     def __init__(self, label: str) -> None:
         self._label = label
-        self._bar = None
+        self._bar: ProgressBar[int] | None = None
         self._done = 0
 
     def __call__(self, done: int, total: int, item: str) -> None:
@@ -47,7 +48,7 @@ class _StderrBar:
                 length=total, label=self._label, file=sys.stderr, show_pos=True
             )
             self._bar.__enter__()
-        self._bar.update(done - self._done, item)
+        self._bar.update(done - self._done)
         self._done = done
 
     def close(self) -> None:
@@ -112,7 +113,8 @@ def validate_counterfactual(
     """Verify a run, replay both branches of each question, score the submissions."""
     from workbench.evaluation.evaluator import run_evaluation
 
-    if (runs_dir is None) == (results is None):
+    target = results if runs_dir is None else runs_dir
+    if target is None or (runs_dir is not None and results is not None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
     if runs_dir is not None and control is None:
         raise UserError("RUNS_DIR is the private form: it needs --control and --agent")
@@ -124,7 +126,7 @@ def validate_counterfactual(
     bar = _StderrBar("validating")
     try:
         outcome = run_evaluation(
-            results or runs_dir,
+            target,
             out,
             control=control_file(control),
             agent=agent_id,

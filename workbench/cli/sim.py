@@ -93,11 +93,11 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     from workbench.runs.verify import verify_run
 
     result = verify_run(run_dir, control_file(control), agent_id)
-    if not result.ok:
+    seal = result.seal
+    if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
     click.echo(
-        f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
-        f"day {result.seal['final_day']})"
+        f"{run_dir}: intact (journal head {seal['journal_head'][:16]}, day {seal['final_day']})"
     )
     for task in result.tasks:
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
@@ -186,6 +186,7 @@ def ledger_cmd(
 def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
+    from ledger.money import format_dollars as money
     from workbench.play.public_view import action_terms
     from workbench.runs.bundle import load_bundle
 
@@ -197,14 +198,14 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     for t in terms:
         click.echo(f"{t.id}: {t.title}")
         click.echo(
-            f"  upfront ${t.upfront_cost} (capitalised ${t.capitalized}), running "
-            f"${t.running_cost_per_day}/day x {t.running_days}, delay {t.delay_days} days"
+            f"  upfront {money(t.upfront_cost)} (capitalised {money(t.capitalized)}), running "
+            f"{money(t.running_cost_per_day)}/day x {t.running_days}, delay {t.delay_days} days"
         )
         staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
         click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
         click.echo(
             f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
-            f"${t.financing_net_assets}; irreversible_work ${t.irreversible_work}"
+            f"{money(t.financing_net_assets)}; irreversible_work {money(t.irreversible_work)}"
         )
 
 

@@ -30,14 +30,14 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
-from ledger.money import to_major
+from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import UserError
+from workbench.errors import UserError, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -79,10 +79,11 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
+from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, atomic_write, read_registration
-from workbench.runs.registration import ControlFile
-from workbench.runs.verify import Verification, verify_run
+from workbench.runs.registration import ControlFile, Registration
+from workbench.runs.verify import Verification, verify_loaded
 
 __all__ = [
     "REPORT_SCHEMA",
@@ -181,26 +182,30 @@ def _conclusion(
     }
     missing = submitted is None
     if required.kind == "contract_component":
-        if inter is None or inter.status != "ok" or inter.book is None:
+        component = required.component
+        if component is None or inter is None or inter.status != "ok" or inter.book is None:
             return ConclusionCheck(
                 **common,
                 expected=None,
                 verdict="missing" if missing else "unresolved",
                 decidable=False,
                 evidence=None,
-                reason="the intervention branch has no ledger",
+                reason="the intervention branch has no ledger"
+                if component is not None
+                else "the conclusion names no contract component",
             )
-        value = component_evidence(inter.book, action, required.component or "", day)
-        expected = to_major(value)
-        declared = getattr(action, required.component or "")
+        value = component_evidence(inter.book, action, component, day)
+        declared = getattr(action, component)
         return ConclusionCheck(
             **common,
-            expected=str(expected),
-            verdict="missing" if missing else _verdict_of(_contract_met(submitted, expected)),
+            expected=dollars(value),
+            verdict="missing"
+            if missing
+            else _verdict_of(_contract_met(submitted, to_major(value))),
             decidable=True,
             evidence=ContractEvidence(
                 ledger_cents=value,
-                declared=str(Decimal(declared) / 100),
+                declared=dollars(declared),
                 matches_declared=value == declared,
             ),
         )
@@ -349,23 +354,29 @@ def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
     return [evaluate_pair(task) for task in tasks]
 
 
-def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
+def _find_private_run(
+    runs_dir: Path, agent: str, control: ControlFile
+) -> tuple[Path, Registration]:
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
     if RunPaths(runs_dir).exists():
-        return runs_dir
+        return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
-    for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    with reraised(UserError, OSError, where=str(runs_dir)):
+        children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+    for child in children:
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
-                matches.append(child)
+                matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
+            subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
             f"several runs for agent {clip(agent)} under {runs_dir}: "
-            + ", ".join(str(m) for m in matches)
+            + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
 
@@ -393,24 +404,33 @@ def run_evaluation(
         raise UserError(f"{results} is not a directory")
     if control is not None:
         if agent is None:
-            raise UserError("--agent is required with --control")
-        results = _find_private_run(results, agent, control)
-    registration = read_registration(RunPaths(results))
+            raise UserError(
+                "a control file needs the agent id whose run to validate", subject="agent"
+            )
+        results, registration = _find_private_run(results, agent, control)
+    else:
+        registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
             raise UserError(
                 f"{results} is a private campaign run: validate it with its "
-                "control file (--control) and --agent; no seed override exists"
+                "control file and agent id; no seed override exists",
+                subject="control",
             )
         if registration.agent_id != agent:
             raise UserError(
-                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}"
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}",
+                subject="agent",
             )
     if workers < 1:
-        raise UserError("--workers must be at least 1")
+        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
     check_output_dir(out, never_inside=results)
-    days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
-    verification = verify_run(results, control, agent, snapshot_days=days)
+    bundle = load_bundle(registration.campaign_path)
+    chosen = _select_questions(bundle, questions)
+    days = {q.intervene_on_day for q in chosen}
+    verification = verify_loaded(
+        RunPaths(results), registration, bundle, control, agent, snapshot_days=days
+    )
     report = _report_head(verification)
     if not verification.ok:
         return EvaluationOutcome(
@@ -418,14 +438,12 @@ def run_evaluation(
         )
     replayed = verification.replayed
     assert replayed is not None and verification.journal is not None
-    bundle = verification.bundle
     if not replayed.engine.finished:
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
             f"only finished runs are evaluated; finish it with `workbench finish {results}` "
             "(the remaining days run with no decisions) and validate again"
         )
-    chosen = _select_questions(bundle, questions)
     seal_key = control.seal_key() if control is not None else None
     tasks = []
     for q in chosen:
@@ -462,20 +480,13 @@ def run_evaluation(
         update={
             "questions": entries,
             "summary": _summary(entries),
-            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
+            "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
     report_path = out / "report.json"
     atomic_write(report_path, report.to_bytes())
     code = exit_codes.OK if report.passed else exit_codes.UNSCORED
     return EvaluationOutcome(code, report, report_path)
-
-
-def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
-    from workbench.runs.bundle import load_bundle
-
-    registration = read_registration(RunPaths(results))
-    return _select_questions(load_bundle(registration.campaign_path), wanted)
 
 
 def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[Question]:

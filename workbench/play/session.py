@@ -27,8 +27,7 @@ from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
-from sim.state import DayStats
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, UserError, reraised
 from workbench.messages import clip, problems
 from workbench.play import public_view
 from workbench.runs.assessment import (
@@ -69,7 +68,7 @@ from workbench.runs.registration import (
     make_registration,
     resolve_identity,
 )
-from workbench.runs.replay import ReplayError, apply_command, replay
+from workbench.runs.replay import CommandOutcome, ReplayError, apply_command, replay
 
 
 @dataclass(frozen=True)
@@ -129,7 +128,7 @@ class PlayerSession:
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
-        outcomes: dict[int, dict[str, Any]],
+        outcomes: dict[int, CommandOutcome],
         autoseal: bool,
         *,
         lock: RunLock | None = None,
@@ -353,10 +352,8 @@ class PlayerSession:
 
     def preview(self, action_id: str) -> ScheduleOutcome:
         """Would this action be accepted now, and if not, why? Changes nothing."""
-        try:
+        with reraised(UserError, EngineError):
             return self._engine.check(action_id)
-        except EngineError as exc:
-            raise UserError(str(exc)) from None
 
     def schedule(self, action_id: str, command_id: str | None = None) -> ScheduleOutcome:
         """Schedule an action at today's decisions (journaled even when rejected)."""
@@ -375,15 +372,10 @@ class PlayerSession:
                 self._engine, command, entry.seq, self._submissions
             )
             self._after_command()
-        recorded = self._outcomes[entry.seq]
-        return ScheduleOutcome(
-            action_id,
-            entry.day,
-            recorded["accepted"],
-            recorded["reason"],
-            None,
-            recorded["start_day"],
-        )
+        recorded = self._outcomes.get(entry.seq)
+        if isinstance(recorded, ScheduleOutcome):
+            return recorded
+        return ScheduleOutcome(action_id, entry.day, False)
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
         """Run `days` days with no further decisions; returns the new day."""
@@ -436,8 +428,9 @@ class PlayerSession:
             return SubmitResult((), known.seq, eligible(question, known.day), notes)
         self._refuse_when_finished()
         entry = self._append(command.kind, self._command_id(command_id), payload)
-        apply_command(self._engine, command, entry.seq, self._submissions)
-        self._outcomes[entry.seq] = {"recorded": True}
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
         self._after_command()
         return SubmitResult((), entry.seq, eligible(question, entry.day), notes)
 
@@ -495,10 +488,8 @@ class PlayerSession:
             for metric_id, values in self.metric_series().items()
             for day, value in enumerate(values)
         ]
-        try:
+        with reraised(UserError, StoreError, sqlite3.Error, OSError, where=str(store)):
             write_store(store, self._engine.book, rows)
-        except (StoreError, OSError, sqlite3.Error) as exc:
-            raise UserError(f"{store}: cannot write the store ({exc})") from None
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""
@@ -537,10 +528,6 @@ class PlayerSession:
         """Own submissions, in order."""
         return tuple(self._submissions)
 
-    def outcome_of(self, seq: int) -> dict[str, Any] | None:
-        """What a journaled command did."""
-        return self._outcomes.get(seq)
-
     def view(self) -> public_view.PublicView:
         """The player's public view of the run (the same data as `workbench snapshot`)."""
         return public_view.build(self.bundle, self._engine, self._submissions)
@@ -552,10 +539,6 @@ class PlayerSession:
     def metric_series(self) -> dict[str, list[Decimal]]:
         """Every metric at every closed day, in display units (for charts)."""
         return public_view.metric_series(self.bundle, self._engine.book)
-
-    def history(self) -> list[DayStats]:
-        """Operating statistics of every closed day (demand, sold, utilisation)."""
-        return self._engine.state.history
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""

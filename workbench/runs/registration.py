@@ -204,26 +204,31 @@ def resolve_identity(
     if bundle.campaign.visibility == "development":
         if control is not None:
             raise UserError(
-                f"campaign {bundle.id} is a development campaign: it takes no control file"
+                f"campaign {bundle.id} is a development campaign: it takes no control file",
+                subject="control",
             )
         seed = bundle.campaign.development_seed
         assert seed is not None
         return RunIdentity(seed, agent_id or "player", seed_commitment(seed, bundle.digest))
     if control is None:
         raise UserError(
-            f"campaign {bundle.id} is private: its control file is required "
-            "(--control FILE); no seed override exists"
+            f"campaign {bundle.id} is private: its control file is required; "
+            "no seed override exists",
+            subject="control",
         )
     if control.campaign_id != bundle.id or control.campaign_digest != bundle.digest:
         raise UserError(
             f"control file is for campaign {control.campaign_id} "
             f"({control.campaign_digest[:12]}), not {bundle.id} "
-            f"({bundle.digest[:12]})"
+            f"({bundle.digest[:12]})",
+            subject="control",
         )
     if agent_id is None:
-        raise UserError("a private campaign needs --agent AGENT_ID")
+        raise UserError("a private campaign needs a registered agent id", subject="agent")
     if agent_id not in control.agents:
-        raise UserError(f"agent {clip(agent_id)} is not registered in the control file")
+        raise UserError(
+            f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
+        )
     return RunIdentity(control.seed_value, agent_id, control.commitment(), control.seal_key())
 
 
@@ -245,7 +250,8 @@ def check_registration(
         if identity.seal_key is not None:
             raise UserError(
                 f"{where}: wrong control file: its seed commitment does not match the "
-                "run's (another campaign's control file, or a changed seed or salt)"
+                "run's (another campaign's control file, or a changed seed or salt)",
+                subject="control",
             )
         raise IntegrityError(
             f"{where}: run.json's seed commitment is not the campaign's development commitment"
@@ -274,7 +280,7 @@ def new_control(
             "only private campaigns take a control file"
         )
     if not agents:
-        raise UserError("control new needs at least one --agent ID")
+        raise UserError("a control file needs at least one agent id", subject="agent")
     tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
     try:
         control = ControlFile(

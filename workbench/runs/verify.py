@@ -49,7 +49,6 @@ class Verification:
     replayed: ReplayResult | None = None
     seal: dict[str, Any] | None = None
     tasks: list[TaskResult] = field(default_factory=list)
-    seed: int | None = None
 
     def pending_questions(self) -> list[str]:
         """Questions with a submission in this run: answered, pending offline grading."""
@@ -72,8 +71,20 @@ def verify_run(
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
     bundle = load_bundle(campaign or registration.campaign_path)
+    return verify_loaded(paths, registration, bundle, control, agent_id, snapshot_days)
+
+
+def verify_loaded(
+    paths: RunPaths,
+    registration: Registration,
+    bundle: CampaignBundle,
+    control: ControlFile | None = None,
+    agent_id: str | None = None,
+    snapshot_days: frozenset[int] | set[int] = frozenset(),
+) -> Verification:
+    """Verify a run whose registration and campaign the caller has already read."""
     identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
-    result = Verification(paths.root, registration, bundle, ok=False, seed=identity.seed)
+    result = Verification(paths.root, registration, bundle, ok=False)
     if identity.agent_id != registration.agent_id:
         result.divergence = (
             f"run.json is for agent {clip(registration.agent_id)}, not {clip(identity.agent_id)}"

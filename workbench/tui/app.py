@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from workbench.play.session import PlayerSession, SubmitResult
+from workbench.runs.files import atomic_write
 from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
 from workbench.tui.screens.help import HelpScreen
@@ -145,7 +146,7 @@ class WorkbenchApp(App[None]):
         target = self.run_dir / f"ledger.{suffix}"
 
         def write() -> Path:
-            target.write_text(self.session.ledger().export(fmt), encoding="utf-8")
+            atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))
             return target
 
         path = guarded(self, write)

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
+from ledger.money import format_dollars
 from workbench.play.models import ActionTerms
 from workbench.tui.screens.base import WorkbenchScreen
 from workbench.tui.screens.confirm import ConfirmSchedule, preview_text
@@ -31,20 +32,22 @@ def detail_text(terms: ActionTerms) -> str:
     needs = [
         f"completed: {', '.join(pre.completed)}" if pre.completed else "",
         f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
-        f"free cash after ≥ ${pre.min_cash_after}",
+        f"free cash after ≥ {format_dollars(pre.min_cash_after)}",
         ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
     ]
     effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
     return (
         f"[b]{terms.title}[/b]  ({terms.id})\n{terms.description}\n\n"
-        f"Upfront ${terms.upfront_cost} (capitalised ${terms.capitalized}), "
-        f"running ${terms.running_cost_per_day}/day for {terms.running_days} day(s), "
-        f"reserves ${terms.reserved_cash}\n"
+        f"Upfront {format_dollars(terms.upfront_cost)} "
+        f"(capitalised {format_dollars(terms.capitalized)}), "
+        f"running {format_dollars(terms.running_cost_per_day)}/day "
+        f"for {terms.running_days} day(s), "
+        f"reserves {format_dollars(terms.reserved_cash)}\n"
         f"Staffing: {staffing_text(terms)}   Delay: {terms.delay_days} day(s)\n"
         f"Prerequisites: {'; '.join(n for n in needs if n)}\n"
         f"Effects:\n{effects}\n"
-        f"Contract components: financing_net_assets ${terms.financing_net_assets}, "
-        f"irreversible_work ${terms.irreversible_work}"
+        f"Contract components: financing_net_assets {format_dollars(terms.financing_net_assets)}, "
+        f"irreversible_work {format_dollars(terms.irreversible_work)}"
     )
 
 
@@ -67,12 +70,12 @@ class ActionsScreen(WorkbenchScreen):
     def on_mount(self) -> None:
         """Fill the catalog (it never changes during a run)."""
         table = self.query_one("#catalog", DataTable)
-        table.add_columns("Action", "Upfront $", "$/day", "Staffing", "Delay", "Effects")
+        table.add_columns("Action", "Upfront", "Per day", "Staffing", "Delay", "Effects")
         for terms in self.session.view().actions:
             table.add_row(
                 terms.id,
-                terms.upfront_cost,
-                terms.running_cost_per_day,
+                format_dollars(terms.upfront_cost),
+                format_dollars(terms.running_cost_per_day),
                 staffing_text(terms),
                 str(terms.delay_days),
                 ", ".join(terms.effect_set),

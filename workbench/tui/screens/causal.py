@@ -12,10 +12,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
 
-from workbench.tui.errors import EXPECTED, message_of
+from workbench.errors import UserError, WorkbenchError, reraised
 from workbench.tui.screens.base import WorkbenchScreen
 
-SPLITS = ("train", "eval-v1")
+
+def panel_errors() -> tuple[type[Exception], ...]:
+    """What CausalPanel raises for a request it cannot serve (imported when first needed)."""
+    from graders.causal_gym.panel import PanelError
+    from graders.causal_gym.tasks import CausalGenerationError
+
+    return (PanelError, CausalGenerationError)
 
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
@@ -50,6 +56,7 @@ class CausalScreen(WorkbenchScreen):
     def compose(self) -> ComposeResult:
         """Task picker, dictionary, preview, helpers, answer and result."""
         from graders.causal_gym.families import FAMILIES
+        from graders.causal_gym.keys import NAMESPACES
 
         yield from self.compose_frame()
         with VerticalScroll(id="causal-body"):
@@ -61,7 +68,10 @@ class CausalScreen(WorkbenchScreen):
                     id="causal-family",
                 )
                 yield Select(
-                    [(s, s) for s in SPLITS], value="train", allow_blank=False, id="causal-split"
+                    [(s, s) for s in NAMESPACES],
+                    value="train",
+                    allow_blank=False,
+                    id="causal-split",
                 )
                 yield Input("0", placeholder="task id", id="causal-task", type="integer")
                 yield Button("Load (ctrl+l)", id="causal-load", variant="primary")
@@ -111,12 +121,13 @@ class CausalScreen(WorkbenchScreen):
         from graders.causal_gym.panel import CausalPanel
 
         try:
-            panel = CausalPanel()
-            info = panel.load(family, split, task_id)
-            frame = panel.preview(8)
-            readme = panel.data_dictionary()
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._error, "#causal-info", message_of(exc))
+            with reraised(UserError, *panel_errors()):
+                panel = CausalPanel()
+                info = panel.load(family, split, task_id)
+                frame = panel.preview(8)
+                readme = panel.data_dictionary()
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._error, "#causal-info", exc.message)
             return
         self.app.call_from_thread(self._show_task, panel, info, frame, readme)
 
@@ -147,12 +158,13 @@ class CausalScreen(WorkbenchScreen):
             self.notify("Load a task first.", severity="error")
             return
         try:
-            if columns:
-                estimate = self.panel.adjusted_ols(columns)
-            else:
-                estimate = self.panel.difference_in_means()
-        except EXPECTED as exc:
-            self._error("#causal-estimate", message_of(exc))
+            with reraised(UserError, *panel_errors()):
+                if columns:
+                    estimate = self.panel.adjusted_ols(columns)
+                else:
+                    estimate = self.panel.difference_in_means()
+        except WorkbenchError as exc:
+            self._error("#causal-estimate", exc.message)
             return
         self.last_estimate = (estimate, columns)
         how = f"OLS adjusted for {', '.join(columns)}" if columns else "difference in means"
@@ -198,9 +210,10 @@ class CausalScreen(WorkbenchScreen):
             return
         raw = self.query_one("#causal-answer", TextArea).text
         try:
-            result = self.panel.submit(raw)
-        except EXPECTED as exc:
-            self._error("#causal-result", message_of(exc))
+            with reraised(UserError, *panel_errors()):
+                result = self.panel.submit(raw)
+        except WorkbenchError as exc:
+            self._error("#causal-result", exc.message)
             return
         self.result = result
         widget = self.query_one("#causal-result", Static)
@@ -213,8 +226,9 @@ class CausalScreen(WorkbenchScreen):
         if result.score is not None:
             lines += breakdown_lines(result.score.to_dict())
         try:
-            lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
-        except EXPECTED as exc:
-            lines.append(message_of(exc))
+            with reraised(UserError, *panel_errors()):
+                lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
+        except WorkbenchError as exc:
+            lines.append(exc.message)
         widget.update("\n".join(lines))
         self.notify("Causal answer scored")

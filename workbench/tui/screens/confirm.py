@@ -10,7 +10,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from workbench.tui.errors import message_of
+from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
     from workbench.tui.app import WorkbenchApp
@@ -20,8 +20,8 @@ def preview_text(app: WorkbenchApp, action_id: str) -> tuple[bool, str]:
     """(accepted, text) of what scheduling the action now would do."""
     try:
         outcome = app.session.preview(action_id)
-    except Exception as exc:  # noqa: BLE001 - any preview failure is shown, not raised
-        return False, f"Cannot preview: {message_of(exc)}"
+    except WorkbenchError as exc:
+        return False, f"Cannot preview: {exc.message}"
     if outcome.accepted:
         waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
         return True, f"Would be accepted: starts on day {outcome.start_day}{waits}."

@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Input, Label, Sparkline, Static
 
+from ledger.money import format_dollars
 from workbench.play.models import AlertRow, CommitmentRow, MetricRow, PublicState
 from workbench.tui.format import signed, unit_label
 from workbench.tui.screens.base import WorkbenchScreen
@@ -47,7 +48,7 @@ class DashboardScreen(WorkbenchScreen):
         """Set up the tables' columns."""
         self.query_one("#metrics", DataTable).add_columns("Metric", "Value", "Unit", "Δ day")
         self.query_one("#commitments", DataTable).add_columns(
-            "In flight", "Sched", "Start", "Lands", "Reserved $"
+            "In flight", "Sched", "Start", "Lands", "Reserved"
         )
         self.refresh_view()
 
@@ -58,7 +59,7 @@ class DashboardScreen(WorkbenchScreen):
         ended = "  [b]campaign ended[/b]" if view.finished else ""
         self.query_one("#day-line", Static).update(
             f"[b]Day {view.day}[/b] / {view.horizon}  {view.date}  "
-            f"cash ${state.cash} (free ${state.free_cash}){ended}"
+            f"cash {format_dollars(state.cash)} (free {format_dollars(state.free_cash)}){ended}"
         )
         self._metrics(view.metrics)
         self._charts(view.metrics)
@@ -101,7 +102,7 @@ class DashboardScreen(WorkbenchScreen):
                 str(row.scheduled_day),
                 str(row.start_day),
                 ", ".join(str(d) for d in row.effects_land_on) or str(row.landing_day),
-                row.cash_reserved,
+                format_dollars(row.cash_reserved),
             )
             for row in rows
         ]
@@ -125,7 +126,7 @@ class DashboardScreen(WorkbenchScreen):
             )
         inventory = state.inventory_units
         self.query_one("#operations", Static).update(
-            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice ${state.price}  "
+            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {format_dollars(state.price)}  "
             f"supplier {state.supplier}\nBeans raw {inventory.raw}  "
             f"in transit {inventory.in_transit}  bags {inventory.finished}"
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, ProgressBar, Static
 
-from workbench.tui.errors import EXPECTED, message_of
+from workbench.errors import WorkbenchError
 from workbench.tui.screens.base import WorkbenchScreen
 
 if TYPE_CHECKING:
@@ -111,8 +112,8 @@ class ValidateScreen(WorkbenchScreen):
             return None
         try:
             return Path(value), self._control()
-        except EXPECTED as exc:
-            self.notify(message_of(exc), severity="error")
+        except WorkbenchError as exc:
+            self.notify(exc.message, severity="error")
             return None
 
     def action_validate(self) -> None:
@@ -126,7 +127,7 @@ class ValidateScreen(WorkbenchScreen):
         self.query_one("#validate-summary", Static).update("validating…")
         self.evaluate(run, control, agent)
 
-    def _progress(self, bar_id: str):
+    def _progress(self, bar_id: str) -> Callable[[int, int, str], None]:
         bar = self.query_one(bar_id, ProgressBar)
 
         def progress(done: int, total: int, label: str) -> None:
@@ -149,8 +150,8 @@ class ValidateScreen(WorkbenchScreen):
                 agent=agent,
                 progress=self._progress("#validate-progress"),
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#validate-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#validate-summary", exc.message)
             return
         self.app.call_from_thread(
             self._show_report, outcome.report.to_json(), outcome.report_path, outcome.message
@@ -212,8 +213,8 @@ class ValidateScreen(WorkbenchScreen):
             report = check_campaign(
                 campaign, control, progress=self._progress("#validate-progress")
             )
-        except EXPECTED as exc:
-            self.app.call_from_thread(self._failed, "#check-summary", message_of(exc))
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self._failed, "#check-summary", exc.message)
             return
         self.app.call_from_thread(self._show_findings, report.ok, report.findings)
 

@@ -14,8 +14,11 @@ from textual.widgets import Button, DataTable, Input, ProgressBar, Select, Stati
 from graders.vc_deal.batch import BatchReport
 from graders.vc_deal.generator import DEFAULT_SEED
 from graders.vc_deal.panel import TextGrade, VCPanel
-from workbench.tui.errors import EXPECTED, message_of
+from workbench.errors import UserError, WorkbenchError, reraised
 from workbench.tui.screens.base import WorkbenchScreen
+
+PANEL_ERRORS: tuple[type[Exception], ...] = (ValueError,)
+"""What VCPanel raises for bad input (its documented contract: ValueError and subclasses)."""
 
 
 def highlighted(grade: TextGrade) -> Text:
@@ -107,9 +110,10 @@ class VCScreen(WorkbenchScreen):
             return
         difficulty = str(self.query_one("#vc-difficulty", Select).value)
         try:
-            item = self.panel.generate_item(difficulty, int(seed), int(index.value))  # type: ignore[arg-type]
-        except EXPECTED as exc:
-            self.notify(message_of(exc), severity="error")
+            with reraised(UserError, *PANEL_ERRORS):
+                item = self.panel.generate_item(difficulty, int(seed), int(index.value))  # type: ignore[arg-type]
+        except WorkbenchError as exc:
+            self.notify(exc.message, severity="error")
             return
         self.query_one("#vc-item", Static).update(Text(item.question))
         self.query_one("#vc-gold", Input).value = f"{item.answer}"
@@ -120,9 +124,10 @@ class VCScreen(WorkbenchScreen):
         text = self.query_one("#vc-text", TextArea).text
         gold = self.query_one("#vc-gold", Input).value.strip()
         try:
-            grade = self.panel.grade_text(text, gold)
-        except EXPECTED as exc:
-            self.notify(f"Cannot grade: {message_of(exc)}", severity="error")
+            with reraised(UserError, *PANEL_ERRORS):
+                grade = self.panel.grade_text(text, gold)
+        except WorkbenchError as exc:
+            self.notify(f"Cannot grade: {exc.message}", severity="error")
             return
         self.last_grade = grade
         self.query_one("#vc-highlight", Static).update(highlighted(grade))
@@ -146,9 +151,10 @@ class VCScreen(WorkbenchScreen):
             self.app.call_from_thread(bar.update, total=total, progress=done)
 
         try:
-            report = self.panel.grade_batch(path, progress=progress)
-        except EXPECTED as exc:
-            self.app.call_from_thread(self.notify, message_of(exc), severity="error")
+            with reraised(UserError, *PANEL_ERRORS):
+                report = self.panel.grade_batch(path, progress=progress)
+        except WorkbenchError as exc:
+            self.app.call_from_thread(self.notify, exc.message, severity="error")
             return
         self.app.call_from_thread(self._show_report, report)
 
