@@ -43,22 +43,22 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def _parent(path: Path, what: str) -> Path:
+def _parent(path: Path, subject: str | None) -> Path:
     """The existing directory `path` would be written into, or a UserError."""
     parent = path.parent
     if not parent.exists():
-        raise UserError(f"{what} {path}: directory {parent} does not exist")
+        raise UserError(f"{path}: directory {parent} does not exist", subject=subject)
     if not parent.is_dir():
-        raise UserError(f"{what} {path}: {parent} is not a directory")
+        raise UserError(f"{path}: {parent} is not a directory", subject=subject)
     return parent
 
 
-def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path) -> Path:
-    """`data` in a new uniquely named, fsynced temporary file in `directory`."""
+def _write_temp(directory: Path, data: bytes, target: Path, subject: str | None) -> Path:
+    """`data` in a new uniquely named, fsynced temporary file beside `target`."""
     try:
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{target.name}.", suffix=".tmp")
     except OSError as exc:
-        raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
+        raise UserError(f"{target}: cannot write ({_why(exc)})", subject=subject) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -66,47 +66,50 @@ def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path
             os.fsync(handle.fileno())
     except OSError as exc:
         Path(temp).unlink(missing_ok=True)
-        raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
+        raise UserError(f"{target}: cannot write ({_why(exc)})", subject=subject) from None
     return Path(temp)
 
 
-def atomic_write(path: Path, data: bytes, what: str = "file") -> None:
+def atomic_write(path: Path, data: bytes, subject: str | None = None) -> None:
     """Write `path` whole or not at all: a unique temporary sibling, fsync, rename."""
     path = Path(path)
-    temp = _write_temp(_parent(path, what), path.name, data, what, path)
+    temp = _write_temp(_parent(path, subject), data, path, subject)
     try:
         os.replace(temp, path)
     except OSError as exc:
         temp.unlink(missing_ok=True)
-        raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
+        raise UserError(f"{path}: cannot write ({_why(exc)})", subject=subject) from None
 
 
-def write_new_file(path: Path, data: bytes, *, force: bool = False, what: str = "--out") -> None:
+def write_new_file(path: Path, data: bytes, *, force: bool = False, subject: str = "out") -> None:
     """Write a user-named output file atomically; never clobber, never write into a run.
 
     An existing regular file is replaced only with `force`; anything else that exists at
     `path` (a device, a symbolic link, a directory) is refused even then.
     """
     path = Path(path)
-    parent = _parent(path, what)
+    parent = _parent(path, subject)
     if (parent / RUN_MARKER).exists():
         raise UserError(
-            f"{what} {path}: {parent} is a run directory; exports are never written into a run"
+            f"{path}: {parent} is a run directory; exports are never written into a run",
+            subject=subject,
         )
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         info = None
     except OSError as exc:
-        raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
+        raise UserError(f"{path}: cannot inspect ({_why(exc)})", subject=subject) from None
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{what} {path}: is {_kind(info.st_mode)}; refusing to replace it")
+            raise UserError(
+                f"{path}: is {_kind(info.st_mode)}; refusing to replace it", subject=subject
+            )
         if not force:
             raise UserError(
-                f"{what} {path}: exists; refusing to overwrite it (--force replaces it)"
+                f"{path}: exists; refusing to overwrite it unless forced", subject=subject
             )
-    temp = _write_temp(parent, path.name, data, what, path)
+    temp = _write_temp(parent, data, path, subject)
     try:
         if force:
             os.replace(temp, path)
@@ -114,10 +117,10 @@ def write_new_file(path: Path, data: bytes, *, force: bool = False, what: str = 
             os.link(temp, path)
     except FileExistsError:
         raise UserError(
-            f"{what} {path}: appeared while writing; refusing to overwrite it"
+            f"{path}: appeared while writing; refusing to overwrite it", subject=subject
         ) from None
     except OSError as exc:
-        raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
+        raise UserError(f"{path}: cannot write ({_why(exc)})", subject=subject) from None
     finally:
         temp.unlink(missing_ok=True)
 
@@ -145,23 +148,26 @@ def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
         inner, outer = out.resolve(), never_inside.resolve()
         if inner == outer or outer in inner.parents:
             raise UserError(
-                f"--out {out} is inside the results directory {never_inside}; "
-                "the results directory is never written"
+                f"{out} is inside the results directory {never_inside}; "
+                "the results directory is never written",
+                subject="out",
             )
     try:
         info = os.lstat(out)
     except FileNotFoundError:
         return
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot inspect ({_why(exc)})") from None
+        raise UserError(f"{out}: cannot inspect ({_why(exc)})", subject="out") from None
     if not stat.S_ISDIR(info.st_mode):
-        raise UserError(f"--out {out}: is {_kind(info.st_mode)}, not a new directory")
+        raise UserError(f"{out}: is {_kind(info.st_mode)}, not a new directory", subject="out")
     try:
         empty = not any(out.iterdir())
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot list ({_why(exc)})") from None
+        raise UserError(f"{out}: cannot list ({_why(exc)})", subject="out") from None
     if not empty:
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
+        raise UserError(
+            f"{out} exists and is not empty: evaluate into a new directory", subject="out"
+        )
 
 
 def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None) -> OutputClaim:
@@ -180,26 +186,33 @@ def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None)
             created = True
         except FileExistsError:
             if not out.is_dir():
-                raise UserError(f"--out {out}: appeared as a file; not a new directory") from None
+                raise UserError(
+                    f"{out}: appeared as a file; not a new directory", subject="out"
+                ) from None
         except OSError as exc:
-            raise UserError(f"--out {out}: cannot create the directory ({_why(exc)})") from None
+            raise UserError(
+                f"{out}: cannot create the directory ({_why(exc)})", subject="out"
+            ) from None
     target = out / claim
     try:
         target.mkdir()
     except FileExistsError:
         raise UserError(
-            f"--out {out} is not empty (another evaluation may be writing it): "
-            "evaluate into a new directory"
+            f"{out} is not empty (another evaluation may be writing it): "
+            "evaluate into a new directory",
+            subject="out",
         ) from None
     except OSError as exc:
-        raise UserError(f"--out {out}: cannot write ({_why(exc)})") from None
+        raise UserError(f"{out}: cannot write ({_why(exc)})", subject="out") from None
     result = OutputClaim(out, target, created)
     try:
         others = [p.name for p in out.iterdir() if p.name != claim]
     except OSError as exc:
         result.abandon()
-        raise UserError(f"--out {out}: cannot list ({_why(exc)})") from None
+        raise UserError(f"{out}: cannot list ({_why(exc)})", subject="out") from None
     if others:
         result.abandon()
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
+        raise UserError(
+            f"{out} exists and is not empty: evaluate into a new directory", subject="out"
+        )
     return result

@@ -65,4 +65,5 @@ def test_a_rejection_keeps_its_term_live_on_retry_and_after_resume(tmp_path: Pat
     rejected = session.schedule("hire_sales_rep", "again")
     assert not rejected.accepted and rejected.term == "not_repeatable"
     assert session.schedule("hire_sales_rep", "again") == rejected
+    session.close()  # release the writer lock
     assert PlayerSession.resume(tmp_path / "run").schedule("hire_sales_rep", "again") == rejected
