@@ -179,3 +179,14 @@ def test_clip_keeps_short_values_and_cuts_long_ones() -> None:
     assert clip("abc") == "'abc'"
     long = "a" * (CLIP + 5)
     assert clip(long) == f"{'a' * CLIP!r}… ({CLIP + 5} chars)"
+
+
+def test_copying_a_campaign_reads_its_reference_script_bounded(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    reference = campaign_copy / "reference.jsonl"
+    with open(reference, "wb") as handle:
+        handle.truncate(17 * 1024 * 1024)  # sparse: as large as a runaway file, instantly
+    lines = _refused(_cli("new", str(tmp_path / "mine"), "--from", str(campaign_copy)))
+    assert lines == [f"Error: {reference}: script is larger than its limit of 16 MiB"]
+    assert not (tmp_path / "mine").exists()

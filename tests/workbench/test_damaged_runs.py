@@ -161,3 +161,11 @@ def test_a_run_json_that_is_not_valid_is_one_line_per_problem(run: Path) -> None
     assert len(lines) > 2 and all(f"{run / 'run.json'}: " in line for line in lines)
     assert any("campaign_id: Input should be a valid string" in line for line in lines)
     assert any("agent_id: Field required" in line for line in lines)
+
+
+def test_a_re_encoded_run_json_is_an_alteration(run: Path) -> None:
+    import json
+
+    document = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps(document, indent=1))
+    assert "run.json: not in canonical encoding" in _error(_cli("verify", str(run)), 3)

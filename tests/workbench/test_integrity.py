@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from graders import counterfactual as cf
+from ledger.canonical import dumps
 from ledger.journal import GENESIS, Journal, make_entry
 from ledger.seal import seal_bytes
 from sim.campaign_load import load_campaign
@@ -443,7 +444,7 @@ def test_a_private_run_relabelled_development_is_refused(
 ) -> None:
     registration = json.loads((private_run / "run.json").read_text())
     registration["visibility"] = "development"
-    (private_run / "run.json").write_text(json.dumps(registration))
+    (private_run / "run.json").write_bytes(dumps(registration) + b"\n")  # canonical, as written
     result = cli("verify", private_run)
     assert result.exit_code == 2 and "is private: its control file is required" in result.output
     result = cli("verify", private_run, "--control", private.control_path, "--agent", "agent-7")

@@ -16,9 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns import resolve_campaign
-from sim.campaign_load import DIGESTED_FILES, REFERENCE_SCRIPT, SCHEMA_DIRECTIVE, load_campaign
+from sim.campaign_load import (
+    DIGESTED_FILES,
+    MAX_FILE_BYTES,
+    REFERENCE_SCRIPT,
+    SCHEMA_DIRECTIVE,
+    load_campaign,
+)
 from workbench.authoring.reference import directive
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
 from workbench.runs.bundle import load_bundle
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -52,11 +59,21 @@ def _starter(campaign_id: str) -> dict[str, str]:
     return texts
 
 
+def _read_text(path: Path) -> str:
+    """A campaign file's text through the bounded reader (the campaign loader's limit)."""
+    what = "script" if path.name == REFERENCE_SCRIPT else "campaign file"
+    data = read_bounded(path, what, None if what == "script" else MAX_FILE_BYTES)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+
+
 def _copy_of(source: str, campaign_id: str) -> dict[str, str]:
     bundle = load_bundle(source)
     folder = bundle.path
     texts = {
-        name: (folder / name).read_text(encoding="utf-8")
+        name: _read_text(folder / name)
         for name in (*DIGESTED_FILES, REFERENCE_SCRIPT)
         if (folder / name).is_file()
     }

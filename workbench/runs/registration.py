@@ -173,8 +173,9 @@ def load_control(path: str | Path) -> ControlFile:
 def parse_registration(where: str, data: bytes) -> Registration:
     """Validate run.json strictly: anything but a cfwb.run/2 registration is refused (exit 3).
 
-    run.json is written only by the workbench, so a field it does not write (a `salt`),
-    an unknown visibility or a malformed digest means the run directory was altered.
+    run.json is written only by the workbench, in canonical encoding, so a field it does not
+    write (a `salt`), an unknown visibility, a malformed digest or a re-encoding means the
+    run directory was altered.
     """
     try:
         document = orjson.loads(data)
@@ -188,9 +189,12 @@ def parse_registration(where: str, data: bytes) -> Registration:
             "be searched (an old or altered registration)"
         )
     try:
-        return Registration.model_validate(document)
+        registration = Registration.model_validate(document)
     except ValidationError as exc:
         raise IntegrityError(validation_message(exc, where)) from None
+    if dumps(document) + b"\n" != data:
+        raise IntegrityError(f"{where}: not in canonical encoding (changed file)")
+    return registration
 
 
 def resolve_identity(
