@@ -1,0 +1,1 @@
+"""Run directories: registration, files, bundle loading, command records, replay, verification."""

@@ -1,0 +1,16 @@
+"""Loading a campaign for a run: its problems become one UserError listing each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
+from workbench.errors import UserError
+
+
+def load_bundle(campaign: str | Path) -> CampaignBundle:
+    """Load a campaign, turning its problems into a UserError listing each."""
+    try:
+        return load_campaign(campaign)
+    except CampaignError as exc:
+        raise UserError(str(exc)) from None
