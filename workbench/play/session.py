@@ -8,12 +8,11 @@ counterfactual oracle: branches exist only in the offline evaluator and author c
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
-
-from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
 from sim.campaign_load import CampaignBundle
@@ -23,7 +22,21 @@ from sim.scheduling import ScheduleOutcome
 from sim.state import DayStats
 from workbench.errors import IntegrityError, UserError
 from workbench.play import public_view
-from workbench.runs.assessment import SubmissionRecord, eligible, validate_assessment
+from workbench.play.objective import (
+    Briefing,
+    CampaignSummary,
+    ObjectiveProgress,
+    briefing,
+    campaign_summary,
+    objective_progress,
+)
+from workbench.play.traps import Trap, sprung_traps, traps_if_scheduled
+from workbench.runs.assessment import (
+    ParsedAssessment,
+    SubmissionRecord,
+    eligible,
+    parse_assessment,
+)
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
     Advance,
@@ -212,25 +225,15 @@ class PlayerSession:
         return self._engine.day
 
     def submit(
-        self, assessment: dict[str, Any] | CounterfactualAssessment, command_id: str | None = None
+        self,
+        assessment: Mapping[str, Any] | CounterfactualAssessment,
+        command_id: str | None = None,
     ) -> SubmitResult:
         """Submit an assessment: schema and contract errors change nothing."""
-        try:
-            parsed = (
-                assessment
-                if isinstance(assessment, CounterfactualAssessment)
-                else CounterfactualAssessment.model_validate(assessment)
-            )
-        except ValidationError as exc:
-            return SubmitResult(
-                tuple(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: {e['msg']}"
-                    for e in exc.errors()
-                )
-            )
-        errors = validate_assessment(self.bundle, parsed)
-        if errors:
-            return SubmitResult(tuple(errors))
+        checked = self.check_assessment(assessment)
+        if checked.assessment is None:
+            return SubmitResult(checked.errors)
+        parsed = checked.assessment
         command = SubmitAssessment(assessment=parsed)
         command_id = self._command_id(command_id)
         entry = self._append(command.kind, command_id, command_payload(command))
@@ -244,6 +247,12 @@ class PlayerSession:
         self._after_command()
         question = self.bundle.questions[parsed.question]
         return SubmitResult((), entry.seq, eligible(question, entry.day))
+
+    def check_assessment(
+        self, assessment: Mapping[str, Any] | CounterfactualAssessment
+    ) -> ParsedAssessment:
+        """Check a submission exactly as `submit` would, changing nothing."""
+        return parse_assessment(self.bundle, assessment)
 
     def _after_command(self) -> None:
         if self._autoseal:
@@ -324,6 +333,33 @@ class PlayerSession:
     def history(self) -> list[DayStats]:
         """Operating statistics of every closed day (demand, sold, utilisation)."""
         return self._engine.state.history
+
+    def briefing(self) -> Briefing:
+        """The campaign's briefing: situation, objective, questions and their deadlines."""
+        return briefing(self.bundle)
+
+    def objective_progress(self) -> tuple[ObjectiveProgress, ...]:
+        """Each business objective at the latest close (final once the run finished)."""
+        return objective_progress(self.bundle, self._engine.book, self.day, self.finished)
+
+    def summary(self) -> CampaignSummary:
+        """The end-of-campaign summary: objective, submissions made, what happens next."""
+        return campaign_summary(
+            self.bundle,
+            self._engine.book,
+            self.day,
+            self.finished,
+            self._submissions,
+            str(self.paths.root),
+        )
+
+    def traps_if_scheduled(self, action_id: str) -> tuple[Trap, ...]:
+        """Questions that scheduling `action_id` now would make unresolvable."""
+        return traps_if_scheduled(self.bundle, self.day, action_id)
+
+    def sprung_traps(self) -> tuple[Trap, ...]:
+        """Questions already made unresolvable by actions scheduled before their day."""
+        return sprung_traps(self.bundle, self._engine.state.scheduled)
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""

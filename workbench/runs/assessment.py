@@ -7,9 +7,12 @@ latest (highest journal seq) counts.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from pydantic import ValidationError
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
@@ -63,11 +66,20 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
     return errors
 
 
+def conclusion_needed(question: Question) -> str:
+    """What a question's required conclusion asks for, in words."""
+    required = question.conclusion
+    assert required is not None
+    if required.kind == "contract_component":
+        return f"the {required.component} of {required.action} in dollars, e.g. -300.00"
+    return f"the declared effects of {required.action} that show, comma separated"
+
+
 def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -> list[str]:
     required = question.conclusion
     assert required is not None
-    if value is None:
-        return [f"conclusion: required ({required.kind} of {required.action})"]
+    if value is None or (isinstance(value, str) and not value.strip()) or value == []:
+        return [f"conclusion: required: {conclusion_needed(question)}"]
     if required.kind == "contract_component":
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             return ['conclusion: a money amount in dollars, e.g. "-300.00"']
@@ -90,6 +102,41 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
     if len(set(value)) != len(value):
         return ["conclusion: lists an effect twice"]
     return []
+
+
+@dataclass(frozen=True)
+class ParsedAssessment:
+    """A submission checked exactly as `submit` checks it: the typed record, or the errors."""
+
+    assessment: CounterfactualAssessment | None
+    errors: tuple[str, ...]
+
+
+def parse_assessment(
+    bundle: CampaignBundle, data: Mapping[str, Any] | CounterfactualAssessment
+) -> ParsedAssessment:
+    """Schema and contract errors of a submission, one line each (none when it is valid)."""
+    if isinstance(data, CounterfactualAssessment):
+        parsed = data
+    else:
+        value = data.get("value")
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return ParsedAssessment(
+                None, ("value: required: the predicted intervention − baseline, a number",)
+            )
+        try:
+            parsed = CounterfactualAssessment.model_validate(dict(data))
+        except ValidationError as exc:
+            return ParsedAssessment(
+                None,
+                tuple(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: "
+                    f"{e['msg'].removeprefix('Value error, ')}"
+                    for e in exc.errors()
+                ),
+            )
+    errors = validate_assessment(bundle, parsed)
+    return ParsedAssessment(None if errors else parsed, tuple(errors))
 
 
 def latest_eligible(

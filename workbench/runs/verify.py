@@ -14,8 +14,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import seal_differences
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
-from workbench.runs.registration import ControlFile, Registration, resolve_seed
-from workbench.runs.replay import ReplayError, ReplayResult, replay
+from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     RunPaths,
     build_seal,
@@ -23,7 +22,8 @@ from workbench.runs.files import (
     read_registration,
     read_seal,
 )
-from workbench.runs.bundle import load_bundle
+from workbench.runs.registration import ControlFile, Registration, resolve_seed
+from workbench.runs.replay import ReplayError, ReplayResult, replay
 
 
 @dataclass

@@ -1,0 +1,81 @@
+"""Display text for amounts: one money formatter for every screen and summary.
+
+Money reads `$14,000.00` and `−$300.00` (a true minus sign, before the dollar sign)
+wherever a player sees it; counts read `1,234 bags`. Pure functions on exact values.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+MINUS = "\u2212"
+"""The minus sign shown before negative amounts (not the ASCII hyphen)."""
+
+UNIT_NOUNS = {"UNITS": "bags", "EVENTS": "events"}
+"""How a metric's non-money unit reads after a count."""
+
+
+def _decimal(value: Decimal | str | int) -> Decimal:
+    if isinstance(value, Decimal):
+        return value
+    try:
+        return Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"not a number: {value!r}") from None
+
+
+def money(dollars: Decimal | str | int) -> str:
+    """Dollars as `$14,000.00` or `−$300.00` (exact, two decimals, thousands separated)."""
+    amount = _decimal(dollars).quantize(Decimal("0.01"))
+    sign = MINUS if amount < 0 else ""
+    return f"{sign}${abs(amount):,.2f}"
+
+
+def money_of_cents(cents: int) -> str:
+    """Integer cents as money text (`1400000` → `$14,000.00`)."""
+    return money(Decimal(cents) / 100)
+
+
+def signed_money(dollars: Decimal | str | int) -> str:
+    """A change in dollars with its sign: `+$1,200.00`, `−$300.00`, `$0.00`."""
+    amount = _decimal(dollars)
+    return f"+{money(amount)}" if amount > 0 else money(amount)
+
+
+def count(value: Decimal | str | int) -> str:
+    """A whole count with thousands separated and a true minus sign (`−1,234`)."""
+    number = _decimal(value)
+    sign = MINUS if number < 0 else ""
+    text = f"{abs(number):,f}" if number != number.to_integral_value() else f"{abs(number):,.0f}"
+    return f"{sign}{text}"
+
+
+def amount(value: Decimal | str | int, units: str) -> str:
+    """A metric value in its units: money for USD, `1,234 bags` for counts."""
+    if units == "USD":
+        return money(value)
+    noun = UNIT_NOUNS.get(units, units.lower())
+    return f"{count(value)} {noun}"
+
+
+def signed_amount(value: Decimal | str | int, units: str) -> str:
+    """A change of a metric with its sign (`+$12.00`, `−3 bags`, `0 events`)."""
+    number = _decimal(value)
+    text = amount(number, units)
+    return f"+{text}" if number > 0 else text
+
+
+def unit_label(units: str) -> str:
+    """A short unit label for a column (`$`, `bags`, `events`)."""
+    return "$" if units == "USD" else UNIT_NOUNS.get(units, units.lower())
+
+
+def short_number(value: Decimal | str | float) -> str:
+    """A measured number (a loss, a score) to four significant digits, never in exponent form."""
+    number = _decimal(value) if not isinstance(value, float) else Decimal(repr(value))
+    if number == 0:
+        return "0"
+    exponent = number.adjusted()
+    places = max(0, 3 - exponent)
+    text = f"{round(number, places):,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
