@@ -80,7 +80,8 @@ def test_sprung_traps_use_the_day_each_action_was_scheduled(bundle: CampaignBund
 @pytest.mark.parametrize("question_id", ["q_spring_campaign", "q_pick_a_lever", "q_bank_loan"])
 def test_every_question_names_its_cautions(bundle: CampaignBundle, question_id: str) -> None:
     question = bundle.questions[question_id]
-    cautions = question_cautions(bundle, question)
+    assert question_cautions(bundle, question, question.intervene_on_day) == ()
+    cautions = question_cautions(bundle, question, 0)
     arm_actions = question.intervention.select_from or question.intervention.actions
     assert len(cautions) == len(arm_actions)
     for line, action_id in zip(cautions, arm_actions, strict=True):

@@ -1,7 +1,7 @@
 """The `workbench` command line: a click group whose subcommands load lazily.
 
 Lazy loading keeps start-up fast and keeps Textual out of every command but
-`play` and `serve`.
+`play`, `serve` and `author`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ class _CliError(click.ClickException):
 _COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("workbench.cli.play", "play"),
     "serve": ("workbench.cli.play", "serve"),
+    "author": ("workbench.cli.author", "author"),
     "run": ("workbench.cli.sim", "run"),
     "verify": ("workbench.cli.sim", "verify"),
     "show": ("workbench.cli.sim", "show"),
@@ -42,6 +43,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
 _HELP: dict[str, str] = {
     "play": "Open the Textual dashboard on a campaign run.",
     "serve": "Serve the dashboard in a browser (demonstrations).",
+    "author": "Author tools: check findings, validate finished runs, reports.",
     "run": "Play a campaign headless from a script, to the horizon.",
     "verify": "Re-execute a run's journal and compare its seal.",
     "show": "Metrics by day and the task outcome of a run.",

@@ -1,12 +1,17 @@
-"""`workbench play` and `workbench serve`: the only commands that import Textual."""
+"""`workbench play` and `workbench serve`: the player's Textual app, in a terminal or a browser."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from workbench.play.session import PlayerSession
 
 RUNS_DIR = Path("runs")
 
@@ -28,6 +33,13 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     return root / f"play-{n}"
 
 
+def _open_session(run_dir: Path, campaign: Path | None) -> PlayerSession:
+    """Create or resume the run (called in the app's worker, after the first screen)."""
+    from workbench.play.session import PlayerSession
+
+    return PlayerSession.open(run_dir, campaign)
+
+
 @click.command()
 @click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option(
@@ -37,12 +49,14 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     help="Run directory: created when missing, resumed when it holds a run.",
 )
 def play(campaign: Path | None, run_dir: Path | None) -> None:
-    """Open the Textual dashboard on a campaign run."""
-    from workbench.play.session import PlayerSession
-    from workbench.tui.app import WorkbenchApp
+    """Open the Textual dashboard on a campaign run (the run opens while the app starts)."""
+    from workbench.tui.app import PlayerApp
 
-    session = PlayerSession.open(run_dir or next_run_dir(), campaign)
-    WorkbenchApp(session).run()
+    target = run_dir or next_run_dir()
+    app = PlayerApp(opener=partial(_open_session, target, campaign), opening=str(target))
+    app.run()
+    if app.open_error is not None:
+        raise app.open_error
 
 
 @click.command()
@@ -54,12 +68,12 @@ def play(campaign: Path | None, run_dir: Path | None) -> None:
     help="Run directory each browser session plays.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
     """Serve the dashboard in a browser (demonstrations)."""
     from textual_serve.server import Server
 
-    command = [sys.executable, "-c", "from workbench.cli import main; main()", "play"]
+    command = [sys.executable, "-m", "workbench", "play"]
     if campaign is not None:
         command.append(str(campaign))
     if run_dir is not None:

@@ -11,12 +11,13 @@ from decimal import Decimal
 from typing import Any
 
 from ledger.book import Book
-from ledger.money import format_money, scale_of, to_major
+from ledger.money import scale_of, to_major
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Question
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
+from workbench import display
 from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
 
 PublicView = dict[str, Any]
@@ -267,14 +268,22 @@ class LedgerView:
     def trial_balance(self, day: int | None = None) -> list[tuple[str, str, str]]:
         """(account, unit, balance text) for every account at a day's close."""
         rows = []
-        for name, unit, amount in self._book.trial_balance_rows(day):
-            text = format_money(amount) if unit == "USD" else str(amount)
+        for name, unit, minor in self._book.trial_balance_rows(day):
+            text = display.money_of_cents(minor) if unit == "USD" else display.count(minor)
             rows.append((name, unit, text))
         return rows
 
     def totals(self, day: int | None = None) -> dict[str, int]:
         """Sum of balances per unit: all zero in a balanced book."""
         return self._book.trial_balance(day)
+
+    def unbalanced(self, day: int | None = None) -> dict[str, str]:
+        """Units whose balances do not sum to zero at a day's close, with the excess as text."""
+        return {
+            unit: display.money_of_cents(total) if unit == "USD" else display.count(total)
+            for unit, total in sorted(self.totals(day).items())
+            if total != 0
+        }
 
     def account_history(self, account: str) -> list[tuple[int, Decimal]]:
         """(day, balance in major units) for every closed day."""

@@ -60,6 +60,9 @@ from workbench.runs.registration import (
 )
 from workbench.runs.replay import ReplayError, apply_command, replay
 
+EXPORT_FORMATS = ("beancount", "csv")
+"""Ledger export formats a session writes into its run directory."""
+
 
 @dataclass(frozen=True)
 class SubmitResult:
@@ -325,6 +328,19 @@ class PlayerSession:
     def ledger(self) -> public_view.LedgerView:
         """Read-only ledger access (balances, trial balance, exports)."""
         return public_view.LedgerView(self._engine.book, self.bundle)
+
+    def export_ledger(self, fmt: str) -> Path:
+        """Write the ledger as `ledger.beancount` or `ledger.csv` into the run dir, atomically."""
+        from workbench.runs.files import atomic_write
+
+        if fmt not in EXPORT_FORMATS:
+            raise UserError(f"unknown ledger format {fmt!r} (beancount or csv)")
+        target = self.paths.root / f"ledger.{fmt}"
+        try:
+            atomic_write(target, self.ledger().export(fmt).encode())
+        except OSError as exc:
+            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
+        return target
 
     def metric_series(self) -> dict[str, list[Decimal]]:
         """Every metric at every closed day, in display units (for charts)."""

@@ -40,6 +40,15 @@ class Trap:
         return f"{self.blocked} cannot be scheduled once {self.scheduled} is"
 
     @property
+    def sprung_text(self) -> str:
+        """One line for a trap already sprung (the action was scheduled before the day)."""
+        choice = f"the pick {self.blocked}" if self.pick else f"its {self.arm}"
+        return (
+            f"{choice} cannot run: {self.scheduled} was scheduled before day "
+            f"{self.intervene_on_day}, when the branches start, and {self.why}"
+        )
+
+    @property
     def text(self) -> str:
         """One line naming the question, the choice and the reason."""
         choice = f"the pick {self.blocked}" if self.pick else f"its {self.arm}"
@@ -84,8 +93,10 @@ def sprung_traps(bundle: CampaignBundle, scheduled: Mapping[str, int]) -> tuple[
     return tuple(found)
 
 
-def question_cautions(bundle: CampaignBundle, question: Question) -> tuple[str, ...]:
-    """For a question: which actions not to schedule before its day, and why (one line each)."""
+def question_cautions(bundle: CampaignBundle, question: Question, day: int) -> tuple[str, ...]:
+    """Which actions not to schedule before the question's day, and why (none from that day)."""
+    if day >= question.intervene_on_day:
+        return ()
     lines = []
     for arm in ARMS:
         for blocked, pick in _arm_actions(question, arm):

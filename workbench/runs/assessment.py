@@ -72,13 +72,13 @@ def conclusion_needed(question: Question) -> str:
     assert required is not None
     if required.kind == "contract_component":
         return f"the {required.component} of {required.action} in dollars, e.g. -300.00"
-    return f"the declared effects of {required.action} that show, comma separated"
+    return f"the declared effects of {required.action} that show, comma separated (or none)"
 
 
 def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -> list[str]:
     required = question.conclusion
     assert required is not None
-    if value is None or (isinstance(value, str) and not value.strip()) or value == []:
+    if value is None or (isinstance(value, str) and not value.strip()):
         return [f"conclusion: required: {conclusion_needed(question)}"]
     if required.kind == "contract_component":
         if isinstance(value, bool) or not isinstance(value, (str, int)):
@@ -102,6 +102,29 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
     if len(set(value)) != len(value):
         return ["conclusion: lists an effect twice"]
     return []
+
+
+def assessment_from_form(
+    question: Question, value: str, conclusion: str, choice: str | None
+) -> dict[str, Any]:
+    """A submission from a form's typed text: blank fields left out, effect lists split.
+
+    Only fields the question takes are included, so what one question's form held
+    never leaks into another's submission.
+    """
+    data: dict[str, Any] = {"kind": "counterfactual", "question": question.id}
+    if value.strip():
+        data["value"] = value.strip()
+    required = question.conclusion
+    if required is not None and conclusion.strip():
+        if required.kind == "supported_effects":
+            names = [p.strip() for p in conclusion.split(",") if p.strip()]
+            data["conclusion"] = [] if names == ["none"] else names
+        else:
+            data["conclusion"] = conclusion.strip()
+    if question.intervention.participant_selected and choice:
+        data["choice"] = choice
+    return data
 
 
 @dataclass(frozen=True)

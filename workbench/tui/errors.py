@@ -1,4 +1,4 @@
-"""Turn the project's expected errors into notifications instead of crashes."""
+"""Turn the project's expected errors into notifications; anything else is a bug and raises."""
 
 from __future__ import annotations
 
@@ -11,20 +11,11 @@ from workbench.errors import WorkbenchError
 
 T = TypeVar("T")
 
-EXPECTED: tuple[type[Exception], ...] = (WorkbenchError, ValueError, OSError, KeyError)
-
-
-def message_of(exc: Exception) -> str:
-    """The user-facing text of an error."""
-    if isinstance(exc, WorkbenchError):
-        return exc.message
-    return str(exc) or type(exc).__name__
-
 
 def guarded(app: App, call: Callable[[], T]) -> T | None:
-    """Run `call`; on an expected error notify it and return None."""
+    """Run `call`; on a WorkbenchError notify its one line and return None."""
     try:
         return call()
-    except EXPECTED as exc:
-        app.notify(message_of(exc), severity="error", timeout=6)
+    except WorkbenchError as exc:
+        app.notify(exc.message, severity="error", timeout=6)
         return None

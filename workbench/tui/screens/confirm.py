@@ -1,8 +1,6 @@
-"""Confirm scheduling an action, showing the preview (and a rejection reason) first."""
+"""Confirm scheduling an action, showing the preview, a rejection reason or warnings first."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,45 +8,46 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from workbench.tui.errors import message_of
-
-if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
-
-
-def preview_text(app: WorkbenchApp, action_id: str) -> tuple[bool, str]:
-    """(accepted, text) of what scheduling the action now would do."""
-    try:
-        outcome = app.session.preview(action_id)
-    except Exception as exc:  # noqa: BLE001 - any preview failure is shown, not raised
-        return False, f"Cannot preview: {message_of(exc)}"
-    if outcome.accepted:
-        waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
-        return True, f"Would be accepted: starts on day {outcome.start_day}{waits}."
-    return False, (
-        f"Would be REJECTED: {outcome.reason}\nScheduling anyway journals the rejection."
-    )
-
 
 class ConfirmSchedule(ModalScreen[bool]):
-    """Ask before scheduling; dismisses with True when the player confirms."""
+    """Ask before scheduling; `y` schedules through the app, escape cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("y", "confirm", "Schedule")]
+    DEFAULT_CSS = """
+    ConfirmSchedule {
+        align: center middle;
+    }
+    ConfirmSchedule > Vertical {
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ConfirmSchedule #confirm-preview {
+        margin: 1 0;
+    }
+    ConfirmSchedule Horizontal {
+        height: auto;
+    }
+    ConfirmSchedule Button {
+        margin-right: 2;
+    }
+    """
+    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "confirm", "Schedule")]
 
-    def __init__(self, action_id: str) -> None:
+    def __init__(self, action_id: str, preview: str) -> None:
         super().__init__()
         self.action_id = action_id
+        self.preview = preview
 
     def compose(self) -> ComposeResult:
         """The question, the preview and two buttons."""
-        accepted, text = preview_text(self.app, self.action_id)  # type: ignore[arg-type]
-        with Vertical(id="confirm-box"):
-            yield Static(f"Schedule [b]{self.action_id}[/b] at today's decisions?", classes="title")
-            yield Static(text, id="confirm-preview", classes="ok" if accepted else "rejected")
-            with Horizontal(id="confirm-buttons"):
-                yield Button(
-                    "Schedule (y)", id="confirm-yes", variant="primary" if accepted else "warning"
-                )
+        with Vertical():
+            yield Static(f"[b]Schedule {self.action_id} at today's decisions?[/b]")
+            yield Static(self.preview, id="confirm-preview")
+            with Horizontal():
+                yield Button("Schedule (y)", id="confirm-yes", variant="primary")
                 yield Button("Cancel (esc)", id="confirm-no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
