@@ -18,7 +18,7 @@ async def measure(run_dir: Path) -> tuple[float, list[float], list[float]]:
     from workbench.play.session import PlayerSession
     from workbench.tui.app import WorkbenchApp
 
-    app = WorkbenchApp(PlayerSession.open(run_dir))
+    app = WorkbenchApp(PlayerSession.create(run_dir))
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         first = time.perf_counter() - started

@@ -49,7 +49,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         build_campaign(root / "campaign")
-        session = PlayerSession.open(root / "run", root / "campaign", autoseal=False)
+        session = PlayerSession.create(root / "run", root / "campaign", autoseal=False)
         for i in range(QUESTIONS):
             session.submit({"question": f"q{i:03d}", "value": "0"})
         session.run_to_horizon()

@@ -18,7 +18,7 @@ SIZE = (120, 40)
 
 async def shoot(run_dir: Path) -> list[Path]:
     """Play a few days, then save one SVG per screen into docs/screenshots/."""
-    app = WorkbenchApp(PlayerSession.open(run_dir))
+    app = WorkbenchApp(PlayerSession.create(run_dir))
     saved = []
     async with app.run_test(size=SIZE) as pilot:
         app.schedule("hire_sales_rep")

@@ -25,7 +25,7 @@ def run_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def app(run_dir: Path) -> PlayerApp:
     """The player's app on a fresh run of the default campaign (briefing not shown)."""
-    return PlayerApp(PlayerSession.open(run_dir), briefing_at_start=False)
+    return PlayerApp(PlayerSession.create(run_dir), briefing_at_start=False)
 
 
 async def wait_for(

@@ -19,7 +19,7 @@ def branch_numbers(run_dir: Path, tmp_path: Path) -> set[str]:
     """Every branch outcome and effect of a finished copy of the run, in every text form."""
     copy = tmp_path / "finished"
     shutil.copytree(run_dir, copy)
-    PlayerSession.open(copy).run_to_horizon()
+    PlayerSession.resume(copy).run_to_horizon()
     outcome = run_evaluation(copy, tmp_path / "report")
     numbers: set[str] = set()
     for entry in outcome.report["questions"]:

@@ -56,7 +56,7 @@ async def test_schedule_shows_on_timeline_and_journal(app: PlayerApp) -> None:
         assert "Would be accepted" in screen_text(app.screen)
         await pilot.press("y")
         await notified(pilot, "Scheduled hire_roaster")
-        assert "hire_roaster" in [c["action"] for c in app.session.view()["commitments"]]
+        assert "hire_roaster" in [c.action for c in app.session.view().commitments]
         await go(pilot, "1")
         timeline = app.screen.query_one(CommitmentTimeline)
         await wait_for(pilot, lambda: "hire_roaster" in str(timeline.render()), "timeline row")

@@ -40,7 +40,7 @@ def _check(session: PlayerSession, **data: object) -> tuple[str, ...]:
 
 def test_check_agrees_with_submit(tmp_path: Path) -> None:
     """Whatever the check accepts, submit journals; whatever it refuses, submit refuses."""
-    session = PlayerSession.open(tmp_path / "run", autoseal=False)
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
     cases = [
         {"question": "q_bank_loan", "value": "-500", "conclusion": "-300.005"},
         {"question": "q_bank_loan", "value": "-500", "conclusion": ""},
@@ -58,7 +58,7 @@ def test_check_agrees_with_submit(tmp_path: Path) -> None:
 
 
 def test_refusals_name_the_field_and_what_it_needs(tmp_path: Path) -> None:
-    session = PlayerSession.open(tmp_path / "run", autoseal=False)
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
     [cent] = _check(session, question="q_bank_loan", value="1", conclusion="-300.005")
     assert cent == "conclusion: must be exact to the cent"
     [empty] = _check(session, question="q_bank_loan", value="1", conclusion="")

@@ -58,7 +58,7 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
 
 def test_skipped_question_is_unsubmitted_and_unscored(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    session = PlayerSession.open(run)
+    session = PlayerSession.create(run)
     session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
     session.advance(25)
     code, _ = _validate(
@@ -79,7 +79,7 @@ def test_skipped_question_is_unsubmitted_and_unscored(tmp_path: Path) -> None:
 
 def test_rejected_participant_choice_gets_no_invented_score(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    session = PlayerSession.open(run)
+    session = PlayerSession.create(run)
     session.submit({"question": "q_pick_a_lever", "value": "100", "choice": "switch_to_highland"})
     session.schedule("switch_to_highland")
     session.advance(91)
@@ -196,7 +196,7 @@ def test_snapshot_and_session_expose_no_answers_or_branch_controls(
 
 
 def test_invalid_submission_changes_nothing(tmp_path: Path) -> None:
-    session = PlayerSession.open(tmp_path / "run")
+    session = PlayerSession.create(tmp_path / "run")
     before = session.journal_head
     for bad in (
         {"question": "nope", "value": "1"},

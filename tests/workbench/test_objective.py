@@ -24,7 +24,7 @@ def test_briefing_states_the_objective_and_the_questions(bundle: CampaignBundle)
 
 
 def test_progress_is_judged_on_today_until_the_end(tmp_path: Path) -> None:
-    session = PlayerSession.open(tmp_path / "run", autoseal=False)
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
     [progress] = session.objective_progress()
     assert progress.status == "behind" and not progress.final
     net, missed = progress.goals
@@ -36,7 +36,7 @@ def test_progress_is_judged_on_today_until_the_end(tmp_path: Path) -> None:
 
 
 def test_final_verdict_agrees_with_the_factual_task(demo_run: Path, tmp_path: Path) -> None:
-    session = PlayerSession.open(demo_run, autoseal=False)
+    session = PlayerSession.resume(demo_run, autoseal=False)
     [progress] = session.objective_progress()
     assert progress.final
     [task] = session.task_results()
@@ -45,7 +45,7 @@ def test_final_verdict_agrees_with_the_factual_task(demo_run: Path, tmp_path: Pa
 
 
 def test_summary_counts_submissions_and_says_what_happens_next(demo_run: Path) -> None:
-    session = PlayerSession.open(demo_run, autoseal=False)
+    session = PlayerSession.resume(demo_run, autoseal=False)
     summary = session.summary()
     assert summary.finished and summary.day == summary.horizon == 180
     assert summary.submissions_made == len(session.submissions) > 0
@@ -55,7 +55,7 @@ def test_summary_counts_submissions_and_says_what_happens_next(demo_run: Path) -
 
 
 def test_summary_before_the_end_says_the_run_is_not_finished(tmp_path: Path) -> None:
-    session = PlayerSession.open(tmp_path / "run", autoseal=False)
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
     summary = session.summary()
     assert not summary.finished and summary.submissions_made == 0 and summary.answered == 0
     assert "not finished" in summary.next_steps[0]

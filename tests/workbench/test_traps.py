@@ -27,7 +27,7 @@ def _blocked_arms(report: dict) -> set[tuple[str, str]]:
 
 
 def _accepted_at_day_zero(bundle: CampaignBundle, tmp: Path) -> list[str]:
-    session = PlayerSession.open(tmp / "probe", autoseal=False)
+    session = PlayerSession.create(tmp / "probe", autoseal=False)
     return [a for a in bundle.actions if session.preview(a).accepted]
 
 
@@ -39,7 +39,7 @@ def test_every_warning_is_a_rejected_branch_and_nothing_else(
     assert actions
     for action_id in actions:
         run = tmp_path / action_id
-        session = PlayerSession.open(run, autoseal=False)
+        session = PlayerSession.create(run, autoseal=False)
         predicted = session.traps_if_scheduled(action_id)
         assert session.schedule(action_id).accepted
         assert session.sprung_traps() == predicted

@@ -62,7 +62,7 @@ def _reference_entries(bundle: CampaignBundle, seed: int, control: ControlFile |
     from workbench.play.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
-        session = PlayerSession.open(
+        session = PlayerSession.create(
             Path(tmp) / "ref",
             bundle.path,
             control=control,

@@ -64,7 +64,7 @@ def run_status(run_dir: Path, control: ControlFile | None = None) -> RunStatus:
     """Open a run read-only (its journal replayed) and say how far it got."""
     registration = read_registration(RunPaths(run_dir))
     try:
-        session = PlayerSession.open(
+        session = PlayerSession.resume(
             run_dir, control=control, agent_id=registration.agent_id, autoseal=False
         )
     except WorkbenchError as exc:

@@ -7,6 +7,7 @@ Lazy loading keeps start-up fast and keeps Textual out of every command but
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 import click
 
@@ -22,41 +23,62 @@ class _CliError(click.ClickException):
         self.exit_code = error.exit_code
 
 
-_COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("workbench.cli.play", "play"),
-    "serve": ("workbench.cli.play", "serve"),
-    "author": ("workbench.cli.author", "author"),
-    "run": ("workbench.cli.sim", "run"),
-    "verify": ("workbench.cli.sim", "verify"),
-    "show": ("workbench.cli.sim", "show"),
-    "ledger": ("workbench.cli.sim", "ledger_cmd"),
-    "actions": ("workbench.cli.sim", "actions"),
-    "schema": ("workbench.cli.sim", "schema"),
-    "snapshot": ("workbench.cli.assess", "snapshot"),
-    "validate": ("workbench.cli.assess", "validate"),
-    "check": ("workbench.cli.assess", "check"),
-    "demo": ("workbench.cli.assess", "demo"),
-    "vc": ("workbench.cli.vc", "vc"),
-    "causal": ("workbench.cli.causal", "causal"),
-}
+class CommandEntry(NamedTuple):
+    """Where a subcommand lives and its one-line help in `workbench --help`."""
 
-_HELP: dict[str, str] = {
-    "play": "Open the Textual dashboard on a campaign run.",
-    "serve": "Serve the dashboard in a browser (demonstrations).",
-    "author": "Author tools: check findings, validate finished runs, reports.",
-    "run": "Play a campaign headless from a script, to the horizon.",
-    "verify": "Re-execute a run's journal and compare its seal.",
-    "show": "Metrics by day and the task outcome of a run.",
-    "ledger": "Export a run's ledger as beancount or CSV.",
-    "actions": "The action catalog of a campaign, with every term.",
-    "schema": "Print a JSON Schema (campaign, submission).",
-    "snapshot": "The player's public view of a run, as JSON.",
-    "validate": "Offline evaluation of finished runs.",
-    "check": "Author checks: run every question's branches.",
-    "demo": "Play, validate and summarise the default campaign.",
-    "vc": "VC deal math: generate items and grade answers.",
-    "causal": "causal-gym: generate, score and audit tasks.",
+    module: str
+    attr: str
+    help: str
+
+
+_COMMANDS: dict[str, CommandEntry] = {
+    "play": CommandEntry(
+        "workbench.cli.play", "play", "Open the Textual dashboard on a campaign run."
+    ),
+    "serve": CommandEntry(
+        "workbench.cli.play", "serve", "Serve the dashboard in a browser (demonstrations)."
+    ),
+    "author": CommandEntry(
+        "workbench.cli.author",
+        "author",
+        "Author tools: check findings, validate finished runs, reports.",
+    ),
+    "run": CommandEntry(
+        "workbench.cli.sim", "run", "Play a campaign headless from a script, to the horizon."
+    ),
+    "verify": CommandEntry(
+        "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."
+    ),
+    "show": CommandEntry(
+        "workbench.cli.sim", "show", "Metrics by day and the task outcome of a run."
+    ),
+    "ledger": CommandEntry(
+        "workbench.cli.sim", "ledger_cmd", "Export a run's ledger as beancount or CSV."
+    ),
+    "actions": CommandEntry(
+        "workbench.cli.sim", "actions", "The action catalog of a campaign, with every term."
+    ),
+    "schema": CommandEntry(
+        "workbench.cli.sim", "schema", "Print a JSON Schema (campaign, submission)."
+    ),
+    "snapshot": CommandEntry(
+        "workbench.cli.assess", "snapshot", "The player's public view of a run, as JSON."
+    ),
+    "validate": CommandEntry(
+        "workbench.cli.assess", "validate", "Offline evaluation of finished runs."
+    ),
+    "check": CommandEntry(
+        "workbench.cli.assess", "check", "Author checks: run every question's branches."
+    ),
+    "demo": CommandEntry(
+        "workbench.cli.assess", "demo", "Play, validate and summarise the default campaign."
+    ),
+    "vc": CommandEntry("workbench.cli.vc", "vc", "VC deal math: generate items and grade answers."),
+    "causal": CommandEntry(
+        "workbench.cli.causal", "causal", "causal-gym: generate, score and audit tasks."
+    ),
 }
+"""Every subcommand: the one table of names, modules and help text."""
 
 
 class LazyGroup(click.Group):
@@ -69,8 +91,8 @@ class LazyGroup(click.Group):
         target = _COMMANDS.get(cmd_name)
         if target is None:
             return None
-        module_name, attr = target
-        return getattr(importlib.import_module(module_name), attr)
+        command: click.Command = getattr(importlib.import_module(target.module), target.attr)
+        return command
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the subcommand; a WorkbenchError becomes a one-line message and its exit code."""
@@ -80,7 +102,7 @@ class LazyGroup(click.Group):
             raise _CliError(exc) from None
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        rows = [(name, _HELP.get(name, "")) for name in self.list_commands(ctx)]
+        rows = [(name, _COMMANDS[name].help) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):
             formatter.write_dl(rows)
 

@@ -9,30 +9,26 @@ from pathlib import Path
 import click
 
 from workbench import exit_codes
+from workbench.cli.options import (
+    DIR,
+    campaign_arg,
+    control_file,
+    control_opt,
+    json_opt,
+    open_run,
+    private_options,
+    run_dir_arg,
+)
 from workbench.errors import UserError
-
-_dir = click.Path(file_okay=False, path_type=Path)
-_file = click.Path(dir_okay=False, path_type=Path)
 
 
 @click.command()
-@click.argument("run_dir", type=_dir)
-@click.option("--control", type=_file, help="Control file of a private campaign.")
-@click.option("--agent", "agent_id", help="Registered agent id (private campaigns).")
+@run_dir_arg
+@private_options
 def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """The player's public view of RUN_DIR as JSON (no seed, no answers, no branch controls)."""
-    from workbench.play.session import PlayerSession
-    from workbench.runs.registration import load_control
-
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(
-        run_dir,
-        control=load_control(control) if control else None,
-        agent_id=agent_id,
-        autoseal=False,
-    )
-    click.echo(json.dumps(session.view(), indent=2))
+    session = open_run(run_dir, control, agent_id)
+    click.echo(json.dumps(session.view().to_data(), indent=2))
 
 
 class _StderrBar:
@@ -90,11 +86,10 @@ def validate() -> None:
 
 
 @validate.command("counterfactual")
-@click.argument("runs_dir", required=False, type=_dir)
-@click.option("--results", type=_dir, help="A development run directory.")
-@click.option("--control", type=_file, help="Control file of a private campaign.")
-@click.option("--agent", "agent_id", help="Registered agent id (with --control).")
-@click.option("--out", required=True, type=_dir, help="New output directory.")
+@click.argument("runs_dir", required=False, type=DIR)
+@click.option("--results", type=DIR, help="A development run directory.")
+@private_options
+@click.option("--out", required=True, type=DIR, help="New output directory.")
 @click.option("--question", "questions", multiple=True, help="Restrict to these question ids.")
 @click.option(
     "--workers",
@@ -114,7 +109,6 @@ def validate_counterfactual(
 ) -> None:
     """Verify a run, replay both branches of each question, score the submissions."""
     from workbench.evaluation.evaluator import run_evaluation
-    from workbench.runs.registration import load_control
 
     if (runs_dir is None) == (results is None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
@@ -130,7 +124,7 @@ def validate_counterfactual(
         outcome = run_evaluation(
             results or runs_dir,
             out,
-            control=load_control(control) if control else None,
+            control=control_file(control),
             agent=agent_id,
             questions=list(questions) or None,
             workers=workers,
@@ -149,20 +143,17 @@ def validate_counterfactual(
 
 
 @click.command()
-@click.argument("campaign", required=False, type=_dir)
-@click.option("--control", type=_file, help="Control file of a private campaign.")
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable findings.")
+@campaign_arg
+@control_opt
+@json_opt
 def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
     """Validate CAMPAIGN and run every question's branches from its reference play."""
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.authoring.check import check_campaign
-    from workbench.runs.registration import load_control
 
     bar = _StderrBar("checking")
     try:
-        report = check_campaign(
-            campaign or DEFAULT_CAMPAIGN, load_control(control) if control else None, bar
-        )
+        report = check_campaign(campaign or DEFAULT_CAMPAIGN, control_file(control), bar)
     finally:
         bar.close()
     if as_json:
@@ -185,7 +176,7 @@ def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
 @click.command()
 @click.option(
     "--out",
-    type=_dir,
+    type=DIR,
     default=Path("runs/demo"),
     show_default=True,
     help="Run directory for the demo play (a fresh one is picked if it exists).",

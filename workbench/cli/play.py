@@ -6,12 +6,8 @@ import shlex
 import sys
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
-
-if TYPE_CHECKING:
-    from workbench.play.session import PlayerSession
 
 RUNS_DIR = Path("runs")
 
@@ -33,13 +29,6 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     return root / f"play-{n}"
 
 
-def _open_session(run_dir: Path, campaign: Path | None) -> PlayerSession:
-    """Create or resume the run (called in the app's worker, after the first screen)."""
-    from workbench.play.session import PlayerSession
-
-    return PlayerSession.open(run_dir, campaign)
-
-
 @click.command()
 @click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
 @click.option(
@@ -50,10 +39,11 @@ def _open_session(run_dir: Path, campaign: Path | None) -> PlayerSession:
 )
 def play(campaign: Path | None, run_dir: Path | None) -> None:
     """Open the Textual dashboard on a campaign run (the run opens while the app starts)."""
+    from workbench.cli.options import play_session
     from workbench.tui.app import PlayerApp
 
     target = run_dir or next_run_dir()
-    app = PlayerApp(opener=partial(_open_session, target, campaign), opening=str(target))
+    app = PlayerApp(opener=partial(play_session, target, campaign), opening=str(target))
     app.run()
     if app.open_error is not None:
         raise app.open_error

@@ -8,42 +8,31 @@ from pathlib import Path
 
 import click
 
-from workbench import exit_codes
-from workbench.errors import IntegrityError, UserError
-
-campaign_arg = click.argument(
-    "campaign", required=False, type=click.Path(file_okay=False, path_type=Path)
+from workbench.cli.options import (
+    DIR,
+    FILE,
+    campaign_arg,
+    control_file,
+    json_opt,
+    open_run,
+    play_session,
+    private_options,
+    run_dir_arg,
 )
-control_opt = click.option(
-    "--control",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Control file of a private campaign.",
-)
-agent_opt = click.option("--agent", "agent_id", help="Registered agent id (private campaigns).")
-
-
-def _control(path: Path | None):
-    from workbench.runs.registration import load_control
-
-    return load_control(path) if path else None
+from workbench.errors import IntegrityError
 
 
 @click.command()
 @campaign_arg
-@click.option(
-    "--script",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="JSONL commands: schedule, advance, submit_assessment.",
-)
+@click.option("--script", type=FILE, help="JSONL commands: schedule, advance, submit_assessment.")
 @click.option(
     "--out",
     "out",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIR,
     help="Run directory (created, or resumed when it holds a run).",
 )
-@control_opt
-@agent_opt
+@private_options
 def run(
     campaign: Path | None,
     script: Path | None,
@@ -52,11 +41,7 @@ def run(
     agent_id: str | None,
 ) -> None:
     """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
-    from workbench.play.session import PlayerSession
-
-    session = PlayerSession.open(
-        out, campaign, control=_control(control), agent_id=agent_id, autoseal=False
-    )
+    session = play_session(out, campaign, control, agent_id, autoseal=False)
     try:
         if script is not None:
             from workbench.play.script import play_script
@@ -69,21 +54,20 @@ def run(
         session.write_store()
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
-    for row in view["metrics"]:
-        click.echo(f"  {row['title']}: {row['value']} {row['units']}")
+    for row in view.metrics:
+        click.echo(f"  {row.title}: {row.value} {row.units}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
 
 
 @click.command()
-@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@control_opt
-@agent_opt
+@run_dir_arg
+@private_options
 def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """Re-execute RUN_DIR's journal from its campaign and seed; compare the seal."""
     from workbench.runs.verify import verify_run
 
-    result = verify_run(run_dir, _control(control), agent_id)
+    result = verify_run(run_dir, control_file(control), agent_id)
     if not result.ok:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
     click.echo(
@@ -105,21 +89,14 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
 
 
 @click.command()
-@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
-@control_opt
-@agent_opt
+@run_dir_arg
+@json_opt
+@private_options
 def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | None) -> None:
     """Metrics by day and the task outcome of RUN_DIR."""
     import pandas as pd
 
-    from workbench.play.session import PlayerSession
-
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(
-        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
-    )
+    session = open_run(run_dir, control, agent_id)
     series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
     frame.index.name = "day"
@@ -139,7 +116,7 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
 
 
 @click.command("ledger")
-@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@run_dir_arg
 @click.option(
     "--format",
     "fmt",
@@ -147,25 +124,15 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     default="beancount",
     show_default=True,
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write to FILE instead of standard output.",
-)
-@control_opt
-@agent_opt
+@click.option("--out", type=FILE, help="Write to FILE instead of standard output.")
+@private_options
 def ledger_cmd(
     run_dir: Path, fmt: str, out: Path | None, control: Path | None, agent_id: str | None
 ) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
-    from workbench.play.session import PlayerSession
     from workbench.runs.files import atomic_write
 
-    if not (run_dir / "run.json").exists():
-        raise UserError(f"{run_dir} is not a run directory (no run.json)")
-    session = PlayerSession.open(
-        run_dir, control=_control(control), agent_id=agent_id, autoseal=False
-    )
+    session = open_run(run_dir, control, agent_id)
     text = session.ledger().export(fmt)
     if out is None:
         sys.stdout.write(text)
@@ -176,7 +143,7 @@ def ledger_cmd(
 
 @click.command()
 @campaign_arg
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_opt
 def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
@@ -186,20 +153,19 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
     terms = [action_terms(a) for a in bundle.actions.values()]
     if as_json:
-        click.echo(json.dumps(terms, indent=2))
+        click.echo(json.dumps([t.to_data() for t in terms], indent=2))
         return
     for t in terms:
-        click.echo(f"{t['id']}: {t['title']}")
+        click.echo(f"{t.id}: {t.title}")
         click.echo(
-            f"  upfront ${t['upfront_cost']} (capitalised ${t['capitalized']}), running "
-            f"${t['running_cost_per_day']}/day x {t['running_days']}, delay "
-            f"{t['delay_days']} days"
+            f"  upfront ${t.upfront_cost} (capitalised ${t.capitalized}), running "
+            f"${t.running_cost_per_day}/day x {t.running_days}, delay {t.delay_days} days"
         )
-        staffing = ", ".join(f"{s['role']} x{s['count']} for {s['days']}d" for s in t["staffing"])
-        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t['prerequisites']}")
+        staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
+        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
         click.echo(
-            f"  effects: {', '.join(t['effect_set'])}; financing_net_assets "
-            f"${t['financing_net_assets']}; irreversible_work ${t['irreversible_work']}"
+            f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
+            f"${t.financing_net_assets}; irreversible_work ${t.irreversible_work}"
         )
 
 
@@ -227,6 +193,3 @@ def schema(what: str) -> None:
     else:
         document = TypeAdapter(models[what]).json_schema()
     click.echo(json.dumps(document, indent=2))
-
-
-__all__ = ["actions", "exit_codes", "ledger_cmd", "run", "schema", "show", "verify"]

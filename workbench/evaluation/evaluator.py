@@ -49,7 +49,7 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
-from workbench.runs.files import RUN_FILE, RunPaths, atomic_write, read_registration
+from workbench.runs.files import RunPaths, atomic_write, read_registration
 from workbench.runs.registration import ControlFile
 from workbench.runs.replay import reach_branch_points
 from workbench.runs.verify import Verification, verify_run
@@ -138,7 +138,7 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
     q = task.question
     bundle = task.snapshot.bundle
     metric = bundle.metrics[q.metric]
-    entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q)}
+    entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q).to_data()}
     entry["contract_digest"] = hashlib.sha256(dumps(entry["contract"])).hexdigest()
     sub = task.submission
     entry["submission"] = (
@@ -205,11 +205,11 @@ def evaluate_pair(task: PairTask) -> dict[str, Any]:
 
 
 def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
-    if (runs_dir / RUN_FILE).exists():
+    if RunPaths(runs_dir).exists():
         return runs_dir
     matches = []
     for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
-        if (child / RUN_FILE).exists():
+        if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
                 matches.append(child)

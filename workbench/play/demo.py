@@ -17,7 +17,7 @@ def play_demo(run_dir: str | Path) -> Path:
     run_dir = Path(run_dir)
     if run_dir.exists() and any(run_dir.iterdir()):
         raise UserError(f"{run_dir} exists and is not empty: the demo plays into a new folder")
-    session = PlayerSession.open(run_dir, DEFAULT_CAMPAIGN, autoseal=False)
+    session = PlayerSession.create(run_dir, DEFAULT_CAMPAIGN, autoseal=False)
     play_script(session, DEMO_SCRIPT)
     session.run_to_horizon()
     session.seal()

@@ -1,4 +1,4 @@
-"""The player's public view: what a player may see, as JSON-ready data.
+"""The player's public view: what a player may see, built as typed models (play/models.py).
 
 It holds the day, public state, action catalog, question contracts and the player's
 own submissions. It never holds the seed, a simulated branch outcome or a branch control.
@@ -18,10 +18,27 @@ from sim.campaign_model import Action, Question
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
 from workbench import display
+from workbench.play.models import (
+    ActionTerms,
+    AlertRow,
+    CampaignInfo,
+    ChoiceTerms,
+    CommitmentRow,
+    DayOperations,
+    InterventionTerms,
+    InventoryUnits,
+    LoanRow,
+    MetricRow,
+    OrderRow,
+    PrerequisiteTerms,
+    PublicState,
+    PublicView,
+    QuestionContract,
+    QuestionView,
+    StaffingTerms,
+    SubmissionRow,
+)
 from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
-
-PublicView = dict[str, Any]
-SCHEMA = "cfwb.snapshot/1"
 
 
 def money(minor: int) -> str:
@@ -34,8 +51,8 @@ def date_of(bundle: CampaignBundle, day: int) -> str:
     return (bundle.campaign.start_date + dt.timedelta(days=day)).isoformat()
 
 
-def action_terms(action: Action) -> dict[str, Any]:
-    """Every term of an action, JSON-ready (the catalog entry players see)."""
+def action_terms(action: Action) -> ActionTerms:
+    """Every term of an action (the catalog entry players see)."""
     effects = []
     for effect in action.effects:
         data = effect.model_dump(mode="json")
@@ -44,34 +61,35 @@ def action_terms(action: Action) -> dict[str, Any]:
                 data[key] = money(getattr(effect, key))
         effects.append(data)
     pre = action.prerequisites
-    return {
-        "id": action.id,
-        "title": action.title,
-        "description": action.description,
-        "upfront_cost": money(action.upfront_cost),
-        "capitalized": money(action.capitalized),
-        "running_cost_per_day": money(action.running_cost_per_day),
-        "running_days": action.running_days,
-        "reserved_cash": money(action.reserved_cash),
-        "staffing": [n.model_dump() for n in action.staffing],
-        "prerequisites": {
-            "completed": list(pre.completed),
-            "not_scheduled": list(pre.not_scheduled),
-            "min_cash_after": money(pre.min_cash_after),
-            "min_headcount": dict(pre.min_headcount),
-        },
-        "delay_days": action.delay_days,
-        "effects": effects,
-        "effect_set": list(action.effect_names),
-        "financing_net_assets": money(action.financing_net_assets),
-        "irreversible_work": money(action.irreversible_work),
-    }
+    return ActionTerms(
+        id=action.id,
+        title=action.title,
+        description=action.description,
+        upfront_cost=money(action.upfront_cost),
+        capitalized=money(action.capitalized),
+        running_cost_per_day=money(action.running_cost_per_day),
+        running_days=action.running_days,
+        reserved_cash=money(action.reserved_cash),
+        staffing=tuple(
+            StaffingTerms(role=n.role, count=n.count, days=n.days) for n in action.staffing
+        ),
+        prerequisites=PrerequisiteTerms(
+            completed=pre.completed,
+            not_scheduled=pre.not_scheduled,
+            min_cash_after=money(pre.min_cash_after),
+            min_headcount=dict(pre.min_headcount),
+        ),
+        delay_days=action.delay_days,
+        effects=tuple(effects),
+        effect_set=tuple(action.effect_names),
+        financing_net_assets=money(action.financing_net_assets),
+        irreversible_work=money(action.irreversible_work),
+    )
 
 
-def question_contract(bundle: CampaignBundle, question: Question) -> dict[str, Any]:
-    """A question's public contract: choices, timing, metric, units, scale, conclusion."""
+def _contract_fields(bundle: CampaignBundle, question: Question) -> dict[str, Any]:
     metric = bundle.metrics[question.metric]
-    contract: dict[str, Any] = {
+    return {
         "id": question.id,
         "title": question.title,
         "metric": metric.id,
@@ -81,38 +99,48 @@ def question_contract(bundle: CampaignBundle, question: Question) -> dict[str, A
         "intervene_on_day": question.intervene_on_day,
         "deadline_day": question.deadline_day,
         "outcome_day": question.outcome_day,
-        "baseline": {"name": question.baseline.name, "actions": list(question.baseline.actions)},
-        "intervention": {
-            "name": question.intervention.name,
-            "actions": list(question.intervention.actions),
-            "select_from": list(question.intervention.select_from),
-        },
-        "predict": "intervention - baseline",
-        "conclusion": None,
+        "baseline": ChoiceTerms(name=question.baseline.name, actions=question.baseline.actions),
+        "intervention": InterventionTerms(
+            name=question.intervention.name,
+            actions=question.intervention.actions,
+            select_from=question.intervention.select_from,
+        ),
+        "conclusion": question.conclusion,
     }
-    if question.conclusion is not None:
-        contract["conclusion"] = question.conclusion.model_dump(exclude_none=True)
-    return contract
 
 
-def _metric_rows(bundle: CampaignBundle, book: Book, day: int) -> list[dict[str, Any]]:
+def question_contract(bundle: CampaignBundle, question: Question) -> QuestionContract:
+    """A question's public contract: choices, timing, metric, units, scale, conclusion."""
+    return QuestionContract(**_contract_fields(bundle, question))
+
+
+def question_view(bundle: CampaignBundle, question: Question, day: int) -> QuestionView:
+    """A question's contract with its countdown and whether it is open on `day`."""
+    return QuestionView(
+        **_contract_fields(bundle, question),
+        days_to_deadline=question.deadline_day - day,
+        open=eligible(question, day),
+    )
+
+
+def _metric_rows(bundle: CampaignBundle, book: Book, day: int) -> list[MetricRow]:
     rows = []
     for metric in bundle.metrics.values():
         now = metric_value(book, metric, day)
         before = metric_value(book, metric, day - 1) if day > 0 else now
         rows.append(
-            {
-                "id": metric.id,
-                "title": metric.title,
-                "units": metric.units,
-                "value": str(to_display(metric, now)),
-                "change": str(to_display(metric, now - before)),
-            }
+            MetricRow(
+                id=metric.id,
+                title=metric.title,
+                units=metric.units,
+                value=str(to_display(metric, now)),
+                change=str(to_display(metric, now - before)),
+            )
         )
     return rows
 
 
-def _commitments(bundle: CampaignBundle, engine: Engine) -> list[dict[str, Any]]:
+def _commitments(bundle: CampaignBundle, engine: Engine) -> list[CommitmentRow]:
     rows = []
     for action_id, c in sorted(engine.state.commitments.items()):
         action = bundle.actions[action_id]
@@ -120,21 +148,23 @@ def _commitments(bundle: CampaignBundle, engine: Engine) -> list[dict[str, Any]]
             {c.landing_day + action.effects[i].extra_delay_days for i in c.pending_effects}
         )
         rows.append(
-            {
-                "action": action_id,
-                "title": action.title,
-                "scheduled_day": c.scheduled_day,
-                "start_day": c.start_day,
-                "landing_day": c.landing_day,
-                "effects_pending": [action.effects[i].kind for i in c.pending_effects],
-                "effects_land_on": landing,
-                "cash_reserved": money(c.reserve_left),
-            }
+            CommitmentRow(
+                action=action_id,
+                title=action.title,
+                scheduled_day=c.scheduled_day,
+                start_day=c.start_day,
+                landing_day=c.landing_day,
+                effects_pending=tuple(action.effects[i].kind for i in c.pending_effects),
+                effects_land_on=tuple(landing),
+                cash_reserved=money(c.reserve_left),
+            )
         )
     return rows
 
 
-def submission_rows(bundle: CampaignBundle, submissions: list[SubmissionRecord]) -> list[dict]:
+def submission_rows(
+    bundle: CampaignBundle, submissions: list[SubmissionRecord]
+) -> list[SubmissionRow]:
     """Own submissions with their eligibility and whether each is the one that counts."""
     counting = {}
     for question in bundle.questions.values():
@@ -145,18 +175,68 @@ def submission_rows(bundle: CampaignBundle, submissions: list[SubmissionRecord])
     for record in submissions:
         question = bundle.questions.get(record.assessment.question)
         rows.append(
-            {
-                "seq": record.seq,
-                "day": record.day,
-                "question": record.assessment.question,
-                "value": record.assessment.value,
-                "conclusion": record.assessment.conclusion,
-                "choice": record.assessment.choice,
-                "eligible": bool(question and eligible(question, record.day)),
-                "counts": counting.get(record.assessment.question) == record.seq,
-            }
+            SubmissionRow(
+                seq=record.seq,
+                day=record.day,
+                question=record.assessment.question,
+                value=record.assessment.value,
+                conclusion=record.assessment.conclusion,
+                choice=record.assessment.choice,
+                eligible=bool(question and eligible(question, record.day)),
+                counts=counting.get(record.assessment.question) == record.seq,
+            )
         )
     return rows
+
+
+def _state(engine: Engine) -> PublicState:
+    state = engine.state
+    last = state.history[-1] if state.history else None
+    return PublicState(
+        cash=money(engine.book.balance(C.CASH)),
+        free_cash=money(engine.free_cash()),
+        reserved_cash=money(state.reserved_cash),
+        price=money(state.price),
+        headcount=dict(state.headcount),
+        equipment_capacity=state.equipment_capacity,
+        supplier=state.supplier,
+        inventory_units=InventoryUnits(
+            raw=state.raw_units, in_transit=state.in_transit_units, finished=state.finished_units
+        ),
+        marketing_reach=round(state.reach_milli / 1000, 1),
+        demand_lift_bp=state.demand_lift_bp,
+        overhead_per_day=money(state.overhead_per_day),
+        loans=tuple(
+            LoanRow(
+                action=loan.action_id,
+                principal=money(loan.principal),
+                annual_rate_bp=loan.annual_rate_bp,
+                due_day=loan.maturity_day,
+            )
+            for loan in state.loans
+        ),
+        orders_in_transit=tuple(
+            OrderRow(
+                placed_day=o.placed_day,
+                arrival_day=o.arrival_day,
+                supplier=o.supplier,
+                units=o.units,
+            )
+            for o in state.orders
+        ),
+        missed_payrolls=state.missed_payrolls,
+        yesterday=None
+        if last is None
+        else DayOperations(
+            demand=last.demand,
+            sold=last.sold,
+            lost_sales=last.lost_sales,
+            produced=last.produced,
+            capacity=last.capacity,
+            utilisation=round(last.utilisation, 3),
+            shocks=last.shocks,
+        ),
+    )
 
 
 def build(
@@ -164,84 +244,29 @@ def build(
 ) -> PublicView:
     """The full public view of a run at its current day."""
     state = engine.state
-    book = engine.book
     day = engine.day
-    last = state.history[-1] if state.history else None
-    questions = []
-    for q in bundle.questions.values():
-        contract = question_contract(bundle, q)
-        contract["days_to_deadline"] = q.deadline_day - day
-        contract["open"] = eligible(q, day)
-        questions.append(contract)
-    return {
-        "schema": SCHEMA,
-        "campaign": {
-            "id": bundle.id,
-            "title": bundle.campaign.title,
-            "description": bundle.campaign.description.strip(),
-            "company": bundle.campaign.company.name,
-        },
-        "day": day,
-        "date": date_of(bundle, day),
-        "horizon": engine.horizon,
-        "finished": engine.finished,
-        "state": {
-            "cash": money(book.balance(C.CASH)),
-            "free_cash": money(engine.free_cash()),
-            "reserved_cash": money(state.reserved_cash),
-            "price": money(state.price),
-            "headcount": dict(state.headcount),
-            "equipment_capacity": state.equipment_capacity,
-            "supplier": state.supplier,
-            "inventory_units": {
-                "raw": state.raw_units,
-                "in_transit": state.in_transit_units,
-                "finished": state.finished_units,
-            },
-            "marketing_reach": round(state.reach_milli / 1000, 1),
-            "demand_lift_bp": state.demand_lift_bp,
-            "overhead_per_day": money(state.overhead_per_day),
-            "loans": [
-                {
-                    "action": loan.action_id,
-                    "principal": money(loan.principal),
-                    "annual_rate_bp": loan.annual_rate_bp,
-                    "due_day": loan.maturity_day,
-                }
-                for loan in state.loans
-            ],
-            "orders_in_transit": [
-                {
-                    "placed_day": o.placed_day,
-                    "arrival_day": o.arrival_day,
-                    "supplier": o.supplier,
-                    "units": o.units,
-                }
-                for o in state.orders
-            ],
-            "missed_payrolls": state.missed_payrolls,
-            "yesterday": None
-            if last is None
-            else {
-                "demand": last.demand,
-                "sold": last.sold,
-                "lost_sales": last.lost_sales,
-                "produced": last.produced,
-                "capacity": last.capacity,
-                "utilisation": round(last.utilisation, 3),
-                "shocks": list(last.shocks),
-            },
-        },
-        "metrics": _metric_rows(bundle, book, day),
-        "commitments": _commitments(bundle, engine),
-        "completed": dict(sorted(state.completed.items())),
-        "alerts": [
-            {"day": a.day, "kind": a.kind, "message": a.message} for a in state.alerts[-50:]
-        ],
-        "actions": [action_terms(a) for a in bundle.actions.values()],
-        "questions": questions,
-        "submissions": submission_rows(bundle, submissions),
-    }
+    return PublicView(
+        campaign=CampaignInfo(
+            id=bundle.id,
+            title=bundle.campaign.title,
+            description=bundle.campaign.description.strip(),
+            company=bundle.campaign.company.name,
+        ),
+        day=day,
+        date=date_of(bundle, day),
+        horizon=engine.horizon,
+        finished=engine.finished,
+        state=_state(engine),
+        metrics=tuple(_metric_rows(bundle, engine.book, day)),
+        commitments=tuple(_commitments(bundle, engine)),
+        completed=dict(sorted(state.completed.items())),
+        alerts=tuple(
+            AlertRow(day=a.day, kind=a.kind, message=a.message) for a in state.alerts[-50:]
+        ),
+        actions=tuple(action_terms(a) for a in bundle.actions.values()),
+        questions=tuple(question_view(bundle, q, day) for q in bundle.questions.values()),
+        submissions=tuple(submission_rows(bundle, submissions)),
+    )
 
 
 def metric_series(bundle: CampaignBundle, book: Book) -> dict[str, list[Decimal]]:

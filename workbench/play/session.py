@@ -55,6 +55,7 @@ from workbench.runs.files import (
 )
 from workbench.runs.registration import (
     ControlFile,
+    Registration,
     make_registration,
     resolve_seed,
 )
@@ -85,6 +86,7 @@ class PlayerSession:
         self,
         paths: RunPaths,
         bundle: CampaignBundle,
+        registration: Registration,
         seed: int,
         journal: Journal,
         engine: Engine,
@@ -94,7 +96,7 @@ class PlayerSession:
     ) -> None:
         self.paths = paths
         self.bundle = bundle
-        self.registration = read_registration(paths)
+        self.registration = registration
         self._seed = seed
         self._journal = journal
         self._engine = engine
@@ -104,7 +106,7 @@ class PlayerSession:
 
     # -- opening --------------------------------------------------------------------
     @classmethod
-    def open(
+    def create(
         cls,
         run_dir: str | Path,
         campaign: str | Path | None = None,
@@ -113,36 +115,10 @@ class PlayerSession:
         agent_id: str | None = None,
         autoseal: bool = True,
     ) -> PlayerSession:
-        """Create a run in `run_dir` (made when missing) or resume the run it holds."""
+        """Register a new run of `campaign` (the default one when None) in an empty `run_dir`."""
         paths = RunPaths(Path(run_dir))
         if paths.exists():
-            registration = read_registration(paths)
-            bundle = load_bundle(campaign or registration.campaign_path)
-            if bundle.digest != registration.campaign_digest:
-                raise UserError(
-                    f"{paths.root} was played on campaign digest "
-                    f"{registration.campaign_digest[:12]}, but "
-                    f"{bundle.path} now has {bundle.digest[:12]}"
-                )
-            seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
-            try:
-                journal = Journal.open(paths.journal)
-            except JournalError as exc:
-                raise IntegrityError(f"{paths.journal}: {exc}") from None
-            try:
-                result = replay(bundle, seed, journal.entries)
-            except ReplayError as exc:
-                raise IntegrityError(f"{paths.journal}: {exc}") from None
-            return cls(
-                paths,
-                bundle,
-                seed,
-                journal,
-                result.engine,
-                result.submissions,
-                result.outcomes,
-                autoseal,
-            )
+            raise UserError(f"{paths.root} already holds a run: resume it instead")
         if paths.root.exists() and any(paths.root.iterdir()):
             raise UserError(f"{paths.root} exists and is not an empty run directory")
         from campaigns import DEFAULT_CAMPAIGN
@@ -154,9 +130,51 @@ class PlayerSession:
         write_registration(paths, registration)
         journal = Journal.open(paths.journal)
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
-        session = cls(paths, bundle, seed, journal, Engine(bundle, seed), [], {}, autoseal)
+        engine = Engine(bundle, seed)
+        session = cls(paths, bundle, registration, seed, journal, engine, [], {}, autoseal)
         session.seal()
         return session
+
+    @classmethod
+    def resume(
+        cls,
+        run_dir: str | Path,
+        campaign: str | Path | None = None,
+        *,
+        control: ControlFile | None = None,
+        agent_id: str | None = None,
+        autoseal: bool = True,
+    ) -> PlayerSession:
+        """Resume the run `run_dir` holds by replaying its journal (a UserError when none)."""
+        paths = RunPaths(Path(run_dir))
+        registration = read_registration(paths)
+        bundle = load_bundle(campaign or registration.campaign_path)
+        if bundle.digest != registration.campaign_digest:
+            raise UserError(
+                f"{paths.root} was played on campaign digest "
+                f"{registration.campaign_digest[:12]}, but "
+                f"{bundle.path} now has {bundle.digest[:12]}"
+            )
+        seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
+        try:
+            journal = Journal.open(paths.journal)
+        except JournalError as exc:
+            raise IntegrityError(f"{paths.journal}: {exc}") from None
+        try:
+            result = replay(bundle, seed, journal.entries)
+        except ReplayError as exc:
+            raise IntegrityError(f"{paths.journal}: {exc}") from None
+        return cls(
+            paths,
+            bundle,
+            registration,
+            seed,
+            journal,
+            result.engine,
+            result.submissions,
+            result.outcomes,
+            autoseal,
+        )
 
     # -- commands -------------------------------------------------------------------
     def _command_id(self, command_id: str | None) -> str:

@@ -50,7 +50,7 @@ class ActionsScreen(PlayerScreen):
 
     def on_mount(self) -> None:
         """Fill the catalog once."""
-        self.catalog.fill(self.session.view()["actions"])
+        self.catalog.fill(self.session.view().actions)
 
     def preview(self, action_id: str) -> str:
         """The preview of scheduling `action_id` now, with its question warnings."""
@@ -63,7 +63,9 @@ class ActionsScreen(PlayerScreen):
         action_id = self.catalog.selected
         if action_id is None:
             return
-        terms = next(a for a in self.session.view()["actions"] if a["id"] == action_id)
+        terms = self.session.view().action(action_id)
+        if terms is None:
+            return
         if self.session.finished:
             preview = "the campaign has ended: nothing more can be scheduled."
         else:

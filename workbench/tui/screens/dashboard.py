@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -17,6 +20,9 @@ from workbench.tui.widgets.dashboard import (
     OperationsPanel,
 )
 from workbench.tui.widgets.inputs import FormInput
+
+if TYPE_CHECKING:
+    from workbench.play.models import PublicView
 
 MONEY_CHART = ("net_assets", "cash")
 """The first chart: net assets (with the objective's target) and cash."""
@@ -93,9 +99,9 @@ class DashboardScreen(PlayerScreen):
         progress = self.session.objective_progress()
         self.status.show(view)
         self.objective.show(progress)
-        self.metrics.show(view["metrics"])
-        self.operations.show(view["state"])
-        self.alerts.show(view["alerts"], view["state"]["missed_payrolls"])
+        self.metrics.show(view.metrics)
+        self.operations.show(view.state)
+        self.alerts.show(view.alerts, view.state.missed_payrolls)
         series = self.session.metric_series()
         target = next(
             (
@@ -111,20 +117,20 @@ class DashboardScreen(PlayerScreen):
             ", ".join(titles[m] for m in MONEY_CHART),
             "USD",
             [Series(titles[m], series[m]) for m in MONEY_CHART],
-            view["horizon"],
+            view.horizon,
             target,
         )
         self._metric_chart(view, series)
-        self.timeline.show(_spans(view), view["day"], view["horizon"])
+        self.timeline.show(_spans(view), view.day, view.horizon)
 
-    def _metric_chart(self, view: dict, series: dict) -> None:
+    def _metric_chart(self, view: PublicView, series: dict[str, list[Decimal]]) -> None:
         picked = self.metrics.picked or "cumulative_revenue"
         if picked in MONEY_CHART:
             picked = "cumulative_revenue"
         titles = _titles(view)
-        units = next(row["units"] for row in view["metrics"] if row["id"] == picked)
+        units = next(row.units for row in view.metrics if row.id == picked)
         self.metric_chart.show(
-            titles[picked], units, [Series(titles[picked], series[picked])], view["horizon"]
+            titles[picked], units, [Series(titles[picked], series[picked])], view.horizon
         )
 
     def on_metrics_table_picked(self, message: MetricsTable.Picked) -> None:
@@ -158,19 +164,18 @@ class DashboardScreen(PlayerScreen):
         self.metrics.focus()
 
 
-def _titles(view: dict) -> dict[str, str]:
-    return {row["id"]: row["title"].split(" (")[0] for row in view["metrics"]}
+def _titles(view: PublicView) -> dict[str, str]:
+    return {row.id: row.title.split(" (")[0] for row in view.metrics}
 
 
-def _spans(view: dict) -> list[Span]:
+def _spans(view: PublicView) -> list[Span]:
     """Completed actions (at their completion day), then commitments still in flight."""
-    flying = {c["action"] for c in view["commitments"]}
+    flying = {c.action for c in view.commitments}
     done = [
         Span(action, day, (day,), done=True)
-        for action, day in view["completed"].items()
+        for action, day in view.completed.items()
         if action not in flying
     ]
     return done + [
-        Span(c["action"], c["scheduled_day"], tuple(c["effects_land_on"]), done=False)
-        for c in view["commitments"]
+        Span(c.action, c.scheduled_day, c.effects_land_on, done=False) for c in view.commitments
     ]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -18,6 +18,9 @@ from workbench.tui.widgets.questions import (
     SubmissionHistory,
     contract_text,
 )
+
+if TYPE_CHECKING:
+    from workbench.play.models import QuestionView
 
 
 class QuestionsScreen(PlayerScreen):
@@ -61,16 +64,16 @@ class QuestionsScreen(PlayerScreen):
             yield Static("[b]Your submissions[/b]", classes="title")
             yield self.history
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> QuestionView | None:
         """The highlighted question's public contract."""
         wanted = self.table.selected
-        return next((q for q in self.session.view()["questions"] if q["id"] == wanted), None)
+        return None if wanted is None else self.session.view().question(wanted)
 
     def refresh_view(self) -> None:
         """Repaint the tables, the contract and the check from the session."""
         view = self.session.view()
-        self.table.show(view["questions"])
-        self.history.show(view["submissions"])
+        self.table.show(view.questions)
+        self.history.show(view.submissions)
         self._show_question()
 
     def _needs(self, question_id: str) -> str | None:
@@ -81,12 +84,12 @@ class QuestionsScreen(PlayerScreen):
         q = self.current()
         if q is None:
             return
-        question = self.session.bundle.questions[q["id"]]
-        sprung = tuple(t for t in self.session.sprung_traps() if t.question_id == q["id"])
+        question = self.session.bundle.questions[q.id]
+        sprung = tuple(t for t in self.session.sprung_traps() if t.question_id == q.id)
         cautions = (
             () if sprung else question_cautions(self.session.bundle, question, self.session.day)
         )
-        needs = self._needs(q["id"])
+        needs = self._needs(q.id)
         self.contract.update(contract_text(q, cautions, sprung, needs))
         self.form.load(q, needs)
         self._check()
@@ -118,7 +121,7 @@ class QuestionsScreen(PlayerScreen):
         errors = self.session.check_assessment(data).errors
         q = self.current()
         note = "ready to submit"
-        if q is not None and not q["open"]:
+        if q is not None and not q.open:
             note = "ready, but the deadline has passed: it will not count"
         self.form.show_check(errors, note)
 

@@ -12,48 +12,51 @@ from textual.widgets import DataTable, Static
 from workbench.display import money
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from sim.scheduling import ScheduleOutcome
+    from workbench.play.models import ActionTerms
     from workbench.play.traps import Trap
 
 
-def staffing_text(terms: dict[str, Any]) -> str:
+def staffing_text(terms: ActionTerms) -> str:
     """Staffing needs as "roaster×1 5d"."""
-    return ", ".join(f"{n['role']}×{n['count']} {n['days']}d" for n in terms["staffing"]) or "-"
+    return ", ".join(f"{n.role}×{n.count} {n.days}d" for n in terms.staffing) or "-"
 
 
 MONEY_FIELDS = ("principal", "new_price", "per_day")
 
 
-def effect_text(effect: dict[str, Any]) -> str:
+def effect_text(effect: Mapping[str, Any]) -> str:
     """One effect as "kind key=value ..." (money fields as money)."""
     parts = []
     for key, value in effect.items():
         if key == "kind" or not value:
             continue
-        parts.append(f"{key}={money(value) if key in MONEY_FIELDS else value}")
+        parts.append(f"{key}={money(str(value)) if key in MONEY_FIELDS else value}")
     return f"{effect['kind']} {' '.join(parts)}".strip()
 
 
-def detail_text(terms: dict[str, Any]) -> str:
+def detail_text(terms: ActionTerms) -> str:
     """Every term of an action, as markup."""
-    pre = terms["prerequisites"]
+    pre = terms.prerequisites
     needs = [
-        f"completed: {', '.join(pre['completed'])}" if pre["completed"] else "",
-        f"not scheduled: {', '.join(pre['not_scheduled'])}" if pre["not_scheduled"] else "",
-        f"free cash after ≥ {money(pre['min_cash_after'])}",
-        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre["min_headcount"].items()),
+        f"completed: {', '.join(pre.completed)}" if pre.completed else "",
+        f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
+        f"free cash after ≥ {money(pre.min_cash_after)}",
+        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
     ]
-    effects = "\n".join(f"  • {effect_text(e)}" for e in terms["effects"]) or "  none"
+    effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
     return (
-        f"[b]{escape(terms['title'])}[/b]  ({terms['id']})\n{escape(terms['description'])}\n\n"
-        f"Upfront {money(terms['upfront_cost'])} (capitalised {money(terms['capitalized'])}), "
-        f"running {money(terms['running_cost_per_day'])}/day for {terms['running_days']} "
-        f"day(s), reserves {money(terms['reserved_cash'])}\n"
-        f"Staffing: {staffing_text(terms)} · delay {terms['delay_days']} day(s)\n"
+        f"[b]{escape(terms.title)}[/b]  ({terms.id})\n{escape(terms.description)}\n\n"
+        f"Upfront {money(terms.upfront_cost)} (capitalised {money(terms.capitalized)}), "
+        f"running {money(terms.running_cost_per_day)}/day for {terms.running_days} "
+        f"day(s), reserves {money(terms.reserved_cash)}\n"
+        f"Staffing: {staffing_text(terms)} · delay {terms.delay_days} day(s)\n"
         f"Prerequisites: {'; '.join(n for n in needs if n)}\n"
         f"Effects:\n{effects}\n"
-        f"Contract components: financing_net_assets {money(terms['financing_net_assets'])}, "
-        f"irreversible_work {money(terms['irreversible_work'])}"
+        f"Contract components: financing_net_assets {money(terms.financing_net_assets)}, "
+        f"irreversible_work {money(terms.irreversible_work)}"
     )
 
 
@@ -105,19 +108,19 @@ class ActionCatalog(DataTable[str]):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
 
-    def fill(self, actions: list[dict[str, Any]]) -> None:
+    def fill(self, actions: Sequence[ActionTerms]) -> None:
         """The catalog (it never changes during a run); one space between columns."""
         self.add_columns(*(f" {c}" for c in COLUMNS))
         for terms in actions:
             cells = (
-                terms["id"],
-                money(terms["upfront_cost"]),
-                money(terms["running_cost_per_day"]),
+                terms.id,
+                money(terms.upfront_cost),
+                money(terms.running_cost_per_day),
                 staffing_text(terms),
-                f"{terms['delay_days']}d",
-                ", ".join(terms["effect_set"]),
+                f"{terms.delay_days}d",
+                ", ".join(terms.effect_set),
             )
-            self.add_row(*(f" {c}" for c in cells), key=terms["id"])
+            self.add_row(*(f" {c}" for c in cells), key=terms.id)
 
     @property
     def selected(self) -> str | None:
@@ -152,6 +155,6 @@ class ActionDetail(Static):
     }
     """
 
-    def show(self, day: int, preview: str, terms: dict[str, Any]) -> None:
+    def show(self, day: int, preview: str, terms: ActionTerms) -> None:
         """Paint the preview at `day` and the terms."""
         self.update(f"[b]Day {day}[/b]: {preview}\n\n{detail_text(terms)}")

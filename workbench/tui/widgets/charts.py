@@ -142,5 +142,6 @@ class CommitmentTimeline(TitledPlot):
         plt.vline(today, "red")
         plt.xlim(0, horizon)
         plt.ylim(0.5, max(len(spans), 1) + 0.5)
-        plt.yticks(list(range(1, len(spans) + 1)) or [1], [s.action for s in spans] or ["none yet"])
+        width = max(6, min(LABEL, self.size.width // 5))
+        plt.yticks(list(range(1, len(spans) + 1)), [s.action[:width] for s in spans])
         self.refresh()

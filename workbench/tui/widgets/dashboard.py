@@ -12,6 +12,9 @@ from workbench.display import amount, money, signed_amount
 from workbench.tui.format import objective_lines
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.play.models import AlertRow, MetricRow, PublicState, PublicView
     from workbench.play.objective import ObjectiveProgress
 
 
@@ -28,17 +31,15 @@ class DayStatus(Static):
     }
     """
 
-    def show(self, view: dict[str, Any]) -> None:
+    def show(self, view: PublicView) -> None:
         """Paint from the public view."""
-        state = view["state"]
-        left = view["horizon"] - view["day"]
-        tail = "[b]campaign ended[/b] (e: summary)" if view["finished"] else f"{left} days left"
-        free = ""
-        if state["free_cash"] != state["cash"]:
-            free = f" (free {money(state['free_cash'])})"
+        state = view.state
+        left = view.horizon - view.day
+        tail = "[b]campaign ended[/b] (e: summary)" if view.finished else f"{left} days left"
+        free = f" (free {money(state.free_cash)})" if state.free_cash != state.cash else ""
         self.update(
-            f"[b]Day {view['day']}[/b] / {view['horizon']} · {view['date']} · "
-            f"cash {money(state['cash'])}{free} · {tail}"
+            f"[b]Day {view.day}[/b] / {view.horizon} · {view.date} · "
+            f"cash {money(state.cash)}{free} · {tail}"
         )
 
 
@@ -83,19 +84,19 @@ class MetricsTable(DataTable[str]):
         """Columns."""
         self.add_columns("Metric", "Today", "Δ day")
 
-    def show(self, rows: list[dict[str, Any]]) -> None:
+    def show(self, rows: Sequence[MetricRow]) -> None:
         """Update cells in place (new metrics are added as rows)."""
         for row in rows:
             cells = (
-                row["title"].split(" (")[0],
-                amount(row["value"], row["units"]),
-                signed_amount(row["change"], row["units"]),
+                row.title.split(" (")[0],
+                amount(row.value, row.units),
+                signed_amount(row.change, row.units),
             )
-            if row["id"] in self.rows:
+            if row.id in self.rows:
                 for column, value in zip(self.columns, cells, strict=True):
-                    self.update_cell(row["id"], column, value, update_width=True)
+                    self.update_cell(row.id, column, value, update_width=True)
             else:
-                self.add_row(*cells, key=row["id"])
+                self.add_row(*cells, key=row.id)
 
     @property
     def picked(self) -> str | None:
@@ -120,23 +121,23 @@ class OperationsPanel(Static):
     }
     """
 
-    def show(self, state: dict[str, Any]) -> None:
+    def show(self, state: PublicState) -> None:
         """Paint from the public state."""
-        last = state["yesterday"]
-        staff = ", ".join(f"{role} {n}" for role, n in sorted(state["headcount"].items()))
+        last = state.yesterday
+        staff = ", ".join(f"{role} {n}" for role, n in sorted(state.headcount.items()))
         if last is None:
             ops = "No day closed yet."
         else:
             ops = (
-                f"Utilisation {last['utilisation']:.0%} ({last['produced']:,}/"
-                f"{last['capacity']:,} bags)\nDemand {last['demand']:,} · sold "
-                f"{last['sold']:,} · lost {last['lost_sales']:,}"
+                f"Utilisation {last.utilisation:.0%} ({last.produced:,}/"
+                f"{last.capacity:,} bags)\nDemand {last.demand:,} · sold "
+                f"{last.sold:,} · lost {last.lost_sales:,}"
             )
-        stock = state["inventory_units"]
+        stock = state.inventory_units
         self.update(
-            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {money(state['price'])} · "
-            f"supplier {state['supplier']}\nBeans {stock['raw']:,} · in transit "
-            f"{stock['in_transit']:,} · bags {stock['finished']:,}"
+            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {money(state.price)} · "
+            f"supplier {state.supplier}\nBeans {stock.raw:,} · in transit "
+            f"{stock.in_transit:,} · bags {stock.finished:,}"
         )
 
 
@@ -153,9 +154,9 @@ class AlertsPanel(Static):
     }
     """
 
-    def show(self, alerts: list[dict[str, Any]], missed: int, limit: int = 6) -> None:
+    def show(self, alerts: Sequence[AlertRow], missed: int, limit: int = 6) -> None:
         """Paint the newest `limit` alerts."""
-        lines = [f"day {a['day']:>3} {a['kind']}: {escape(a['message'])}" for a in alerts[-limit:]]
+        lines = [f"day {a.day:>3} {a.kind}: {escape(a.message)}" for a in alerts[-limit:]]
         head = f"[b]Alerts[/b] · missed payrolls: {missed}"
         self.update("\n".join([head, *(lines or ["none"])]))
         self.set_class(bool(lines) or missed > 0, "-warn")

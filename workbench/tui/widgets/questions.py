@@ -15,30 +15,32 @@ from workbench.display import unit_label
 from workbench.tui.widgets.inputs import FormInput
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.play.models import QuestionView, SubmissionRow
     from workbench.play.traps import Trap
 
 
-def countdown(question: dict[str, Any]) -> str:
+def countdown(question: QuestionView) -> str:
     """Days left before the deadline, or closed."""
-    return f"{question['days_to_deadline']}d left" if question["open"] else "closed"
+    return f"{question.days_to_deadline}d left" if question.open else "closed"
 
 
 def contract_text(
-    q: dict[str, Any], cautions: tuple[str, ...], sprung: tuple[Trap, ...], needs: str | None
+    q: QuestionView, cautions: tuple[str, ...], sprung: tuple[Trap, ...], needs: str | None
 ) -> str:
     """A question's public contract, what not to schedule early, and what already broke it."""
-    base, arm = q["baseline"], q["intervention"]
-    arm_actions = ", ".join(arm["actions"]) or "none"
-    if arm["select_from"]:
-        arm_actions = f"your pick of {', '.join(arm['select_from'])}"
+    base, arm = q.baseline, q.intervention
+    arm_actions = ", ".join(arm.actions) or "none"
+    if arm.select_from:
+        arm_actions = f"your pick of {', '.join(arm.select_from)}"
     lines = [
-        f"[b]{escape(q['title'])}[/b]",
-        f"Baseline [i]{escape(base['name'])}[/i]: {', '.join(base['actions']) or 'no actions'}",
-        f"Intervention [i]{escape(arm['name'])}[/i]: {arm_actions}",
-        f"Branches from day {q['intervene_on_day']} to day {q['outcome_day']}; submit before "
-        f"day {q['deadline_day']} ({countdown(q)})",
-        f"Predict {q['predict']} of {q['metric_title']} in {unit_label(q['units'])} "
-        f"(scale {q['scale']})",
+        f"[b]{escape(q.title)}[/b]",
+        f"Baseline [i]{escape(base.name)}[/i]: {', '.join(base.actions) or 'no actions'}",
+        f"Intervention [i]{escape(arm.name)}[/i]: {arm_actions}",
+        f"Branches from day {q.intervene_on_day} to day {q.outcome_day}; submit before "
+        f"day {q.deadline_day} ({countdown(q)})",
+        f"Predict {q.predict} of {q.metric_title} in {unit_label(q.units)} (scale {q.scale})",
         f"Conclusion: {needs}" if needs else "No conclusion required.",
     ]
     lines += [f"[b red]Unresolvable:[/b red] {escape(t.sprung_text)}." for t in sprung]
@@ -70,14 +72,14 @@ class QuestionTable(DataTable[str]):
         """Columns."""
         self.add_columns("Question", "Metric", "Units", "Deadline", "Left")
 
-    def show(self, questions: list[dict[str, Any]]) -> None:
+    def show(self, questions: Sequence[QuestionView]) -> None:
         """Rows by question id (countdowns updated in place)."""
         for q in questions:
-            cells = (q["id"], q["metric"], unit_label(q["units"]), str(q["deadline_day"]))
-            if q["id"] in self.rows:
-                self.update_cell(q["id"], self.ordered_columns[4].key, countdown(q))
+            cells = (q.id, q.metric, unit_label(q.units), str(q.deadline_day))
+            if q.id in self.rows:
+                self.update_cell(q.id, self.ordered_columns[4].key, countdown(q))
             else:
-                self.add_row(*cells, countdown(q), key=q["id"])
+                self.add_row(*cells, countdown(q), key=q.id)
 
     @property
     def selected(self) -> str | None:
@@ -147,22 +149,22 @@ class AssessmentForm(Vertical):
             yield Button("Submit (ctrl+s)", id="submit", variant="primary")
             yield self.check
 
-    def load(self, question: dict[str, Any], needs: str | None) -> None:
+    def load(self, question: QuestionView, needs: str | None) -> None:
         """Show `question`'s own draft (empty for a question not typed into yet)."""
-        if question["id"] == self.question:
+        if question.id == self.question:
             return
         self._save()
-        self.question = question["id"]
-        draft = self.drafts.get(question["id"], Draft())
+        self.question = question.id
+        draft = self.drafts.get(question.id, Draft())
         with self.prevent(Input.Changed, Select.Changed):
             self.value.value = draft.value
             self.value.placeholder = (
-                f"predicted {question['metric']} difference ({unit_label(question['units'])})"
+                f"predicted {question.metric} difference ({unit_label(question.units)})"
             )
             self.conclusion.display = needs is not None
             self.conclusion.value = draft.conclusion
             self.conclusion.placeholder = needs or ""
-            picks = question["intervention"]["select_from"]
+            picks = question.intervention.select_from
             self.choice.display = bool(picks)
             self.choice.set_options([(a, a) for a in picks])
             if draft.choice in picks:
@@ -224,25 +226,25 @@ class SubmissionHistory(DataTable[str]):
             "#", "Day", "Question", "Value", "Conclusion", "Pick", "Eligible", "Counts"
         )
 
-    def show(self, submissions: list[dict[str, Any]]) -> None:
+    def show(self, submissions: Sequence[SubmissionRow]) -> None:
         """Rows for every submission (appended; eligibility and counting updated in place)."""
         for s in submissions:
-            conclusion = s["conclusion"]
+            conclusion = s.conclusion
             if isinstance(conclusion, list):
-                conclusion = ", ".join(conclusion) or "none"
-            key = str(s["seq"])
-            counts = "✓" if s["counts"] else ""
+                conclusion = ", ".join(str(c) for c in conclusion) or "none"
+            key = str(s.seq)
+            counts = "✓" if s.counts else ""
             if key in self.rows:
                 self.update_cell(key, self.ordered_columns[7].key, counts)
                 continue
             self.add_row(
                 key,
-                str(s["day"]),
-                s["question"],
-                s["value"],
+                str(s.day),
+                s.question,
+                s.value,
                 "" if conclusion is None else str(conclusion),
-                s["choice"] or "",
-                "yes" if s["eligible"] else "no",
+                s.choice or "",
+                "yes" if s.eligible else "no",
                 counts,
                 key=key,
             )

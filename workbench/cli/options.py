@@ -1,0 +1,77 @@
+"""Option declarations and run-directory helpers shared by every CLI command.
+
+`--control` and `--agent` are declared once here; every command that opens a run goes
+through `open_run` (read-only) or `play_session` (create or resume), so the run-dir guard
+lives in `PlayerSession.resume` and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import click
+
+if TYPE_CHECKING:
+    from workbench.play.session import PlayerSession
+    from workbench.runs.registration import ControlFile
+
+F = TypeVar("F", bound=Callable[..., object])
+
+DIR = click.Path(file_okay=False, path_type=Path)
+"""A directory argument (it need not exist yet)."""
+FILE = click.Path(dir_okay=False, path_type=Path)
+"""A file argument (it need not exist yet)."""
+
+campaign_arg = click.argument("campaign", required=False, type=DIR)
+"""An optional campaign directory (the default campaign when omitted)."""
+run_dir_arg = click.argument("run_dir", type=DIR)
+"""A run directory."""
+json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+"""`--json`: machine-readable output."""
+control_opt = click.option("--control", type=FILE, help="Control file of a private campaign.")
+"""`--control FILE`: a private campaign's control file."""
+agent_opt = click.option(
+    "--agent", "agent_id", help="Registered agent id (private campaigns, with --control)."
+)
+"""`--agent ID`: the registered agent of a private campaign."""
+
+
+def private_options(command: F) -> F:
+    """`--control FILE` and `--agent ID`, the pair every private-campaign command takes."""
+    return control_opt(agent_opt(command))
+
+
+def control_file(path: Path | None) -> ControlFile | None:
+    """The control file at `path`, validated, or None when the option was not given."""
+    from workbench.runs.registration import load_control
+
+    return load_control(path) if path is not None else None
+
+
+def open_run(run_dir: Path, control: Path | None, agent_id: str | None) -> PlayerSession:
+    """The run in `run_dir` resumed read-only (nothing is sealed or written)."""
+    from workbench.play.session import PlayerSession
+
+    return PlayerSession.resume(
+        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False
+    )
+
+
+def play_session(
+    run_dir: Path,
+    campaign: Path | None,
+    control: Path | None = None,
+    agent_id: str | None = None,
+    *,
+    autoseal: bool = True,
+) -> PlayerSession:
+    """Resume the run `run_dir` holds, or create one there when it holds none."""
+    from workbench.play.session import PlayerSession
+    from workbench.runs.files import RunPaths
+
+    opener = PlayerSession.resume if RunPaths(run_dir).exists() else PlayerSession.create
+    return opener(
+        run_dir, campaign, control=control_file(control), agent_id=agent_id, autoseal=autoseal
+    )
