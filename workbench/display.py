@@ -11,8 +11,8 @@ from decimal import Decimal, InvalidOperation
 MINUS = "\u2212"
 """The minus sign shown before negative amounts (not the ASCII hyphen)."""
 
-UNIT_NOUNS = {"UNITS": "bags", "EVENTS": "events"}
-"""How a metric's non-money unit reads after a count."""
+UNIT_NOUNS = {"UNITS": ("bag", "bags"), "EVENTS": ("event", "events")}
+"""How a metric's non-money unit reads after a count (one, many)."""
 
 
 def _decimal(value: Decimal | str | int) -> Decimal:
@@ -54,8 +54,9 @@ def amount(value: Decimal | str | int, units: str) -> str:
     """A metric value in its units: money for USD, `1,234 bags` for counts."""
     if units == "USD":
         return money(value)
-    noun = UNIT_NOUNS.get(units, units.lower())
-    return f"{count(value)} {noun}"
+    number = _decimal(value)
+    one, many = UNIT_NOUNS.get(units, (units.lower(), units.lower()))
+    return f"{count(number)} {one if abs(number) == 1 else many}"
 
 
 def signed_amount(value: Decimal | str | int, units: str) -> str:
@@ -67,7 +68,7 @@ def signed_amount(value: Decimal | str | int, units: str) -> str:
 
 def unit_label(units: str) -> str:
     """A short unit label for a column (`$`, `bags`, `events`)."""
-    return "$" if units == "USD" else UNIT_NOUNS.get(units, units.lower())
+    return "$" if units == "USD" else UNIT_NOUNS.get(units, ("", units.lower()))[1]
 
 
 def short_number(value: Decimal | str | float) -> str:

@@ -19,6 +19,7 @@ def test_money_reads_the_same_everywhere() -> None:
     assert signed_money("0") == "$0.00"
     assert amount("1234", "UNITS") == "1,234 bags"
     assert amount("-2", "EVENTS") == f"{MINUS}2 events"
+    assert amount("1", "EVENTS") == "1 event" and amount("1", "UNITS") == "1 bag"
 
 
 @given(st.integers(min_value=-(10**12), max_value=10**12))
@@ -68,3 +69,18 @@ def test_refusals_name_the_field_and_what_it_needs(tmp_path: Path) -> None:
     assert blank.startswith("value: required")
     [word] = _check(session, question="q_spring_campaign", value="abc")
     assert word == "value: value 'abc' is not a number"
+
+
+def test_demo_prints_losses_rounded_and_effects_as_money(tmp_path: Path) -> None:
+    import re
+
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    losses = re.findall(r" loss ([\d.]+)", result.output)
+    assert losses and all(len(loss.replace(".", "").lstrip("0")) <= 4 for loss in losses)
+    assert re.search(r"effect (\u2212)?\$[\d,]+\.\d\d loss", result.output)
+    assert re.search(r"mean score -?[\d.]+\n", result.output)

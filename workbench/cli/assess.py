@@ -54,14 +54,18 @@ class _StderrBar:
 
 
 def _print_summary(report: dict) -> None:
+    from workbench.display import money, short_number
+
     for q in report.get("questions", []):
         branches = q.get("branches") or {}
         statuses = "/".join(
             (branches.get(k) or {}).get("status") or "-" for k in ("baseline", "intervention")
         )
+        money_metric = (q.get("contract") or {}).get("units") == "USD"
         line = f"  {q['id']}: {q['status']} (branches {statuses})"
         if q["status"] == "scored":
-            line += f" effect {q['effect']} loss {q['loss']}"
+            line += f" effect {money(q['effect']) if money_metric else q['effect']}"
+            line += f" loss {short_number(q['loss'])}"
         elif q.get("reason"):
             line += f": {q['reason']}"
         if q.get("conclusion") and q["conclusion"].get("correct") is not None:
@@ -71,7 +75,7 @@ def _print_summary(report: dict) -> None:
     if summary:
         click.echo(
             f"  scored {summary['scored']}/{summary['questions']}, "
-            f"mean score {summary['mean_score']}"
+            f"mean score {short_number(summary['mean_score']) if summary['mean_score'] else '-'}"
         )
     for task in report.get("business_objective", []):
         click.echo(

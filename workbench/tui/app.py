@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.command import Provider
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
@@ -24,6 +23,8 @@ from workbench.tui.errors import guarded
 from workbench.tui.messages import SessionChanged, SessionFailed, SessionOpened
 
 if TYPE_CHECKING:
+    from textual.command import Provider
+
     from workbench.errors import WorkbenchError
     from workbench.play.session import PlayerSession, SubmitResult
     from workbench.runs.registration import ControlFile

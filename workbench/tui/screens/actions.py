@@ -17,10 +17,11 @@ class ActionsScreen(PlayerScreen):
         height: 1fr;
     }
     ActionsScreen ActionCatalog {
-        width: 3fr;
+        width: auto;
+        max-width: 70%;
     }
     ActionsScreen #action-side {
-        width: 2fr;
+        width: 1fr;
         border-left: solid $primary;
     }
     ActionsScreen.-narrow #actions-body {
@@ -28,6 +29,7 @@ class ActionsScreen(PlayerScreen):
     }
     ActionsScreen.-narrow ActionCatalog {
         width: 1fr;
+        max-width: 100%;
         max-height: 50%;
     }
     ActionsScreen.-narrow #action-side {

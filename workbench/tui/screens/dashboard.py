@@ -114,7 +114,7 @@ class DashboardScreen(PlayerScreen):
         )
         titles = _titles(view)
         self.money_chart.show(
-            ", ".join(titles[m] for m in MONEY_CHART),
+            ", ".join(titles[m] for m in MONEY_CHART) + (" vs objective" if target else ""),
             "USD",
             [Series(titles[m], series[m]) for m in MONEY_CHART],
             view.horizon,

@@ -9,7 +9,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Select, Static, TextArea
+from textual.widgets import Button, Select, Static, TextArea
 
 from graders.vc_deal.batch import BatchReport
 from graders.vc_deal.generator import DEFAULT_SEED
@@ -18,6 +18,7 @@ from workbench.tui.messages import BatchGraded, JobFailed, JobProgress
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.progress import JobProgress as JobBar
+from workbench.tui.widgets.tables import Table
 
 GRADER_ERRORS = (ValueError,)
 """What the VC panel raises for bad input (GenerationError, TemplateError, GradeInputError)."""
@@ -43,6 +44,12 @@ def verdict_text(grade: TextGrade) -> str:
         f"loose {'✓' if grade.loose_correct else '✗'}  "
         f"format {'✓' if grade.format_valid_number else '✗'}  reward {grade.reward:g}"
     )
+
+
+class GradeSummary(Table):
+    """Accuracy by difficulty of a graded file."""
+
+    COLUMNS = ("Difficulty", "Count", "Strict", "Loose", "Format", "Gap")
 
 
 class VCScreen(PlayerScreen):
@@ -96,7 +103,7 @@ class VCScreen(PlayerScreen):
         self.verdict = Static(id="vc-verdict")
         self.file = FormInput(placeholder="JSONL file to grade", id="vc-file", max_length=4096)
         self.progress = JobBar(id="vc-progress")
-        self.summary: DataTable[str] = DataTable(id="vc-summary")
+        self.summary = GradeSummary(id="vc-summary")
         with VerticalScroll():
             with Horizontal(classes="form-row"):
                 yield self.difficulty
@@ -115,10 +122,6 @@ class VCScreen(PlayerScreen):
                 yield Button("Grade file (ctrl+b)", id="vc-batch")
             yield self.progress
             yield self.summary
-
-    def on_mount(self) -> None:
-        """Summary columns."""
-        self.summary.add_columns("Difficulty", "Count", "Strict", "Loose", "Format", "Gap")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Route the three buttons."""

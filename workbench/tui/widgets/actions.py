@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from workbench.display import money
+from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -74,14 +75,12 @@ def preview_text(outcome: ScheduleOutcome, traps: tuple[Trap, ...]) -> str:
     return "\n".join(lines)
 
 
-COLUMNS = ("Action", "Upfront", "$/day", "Staffing", "Delay", "Effects")
-"""The catalog's columns: all fit in 80 columns (every term is also in the detail pane)."""
-
-
-class ActionCatalog(DataTable[str]):
+class ActionCatalog(Table):
     """Every action with its costs, staffing, delay and effects; `s` or enter schedules."""
 
     HELP_NAME = "the catalog"
+    COLUMNS = (" Action", " Upfront", " $/day", " Staffing", " Delay", " Effects")
+    """One space before each column: all six fit in 80 columns (cell padding is 0)."""
     DEFAULT_CSS = """
     ActionCatalog {
         height: auto;
@@ -106,11 +105,10 @@ class ActionCatalog(DataTable[str]):
             self.action_id = action_id
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
+        super().__init__(zebra_stripes=True, cell_padding=0, **kwargs)
 
     def fill(self, actions: Sequence[ActionTerms]) -> None:
         """The catalog (it never changes during a run); one space between columns."""
-        self.add_columns(*(f" {c}" for c in COLUMNS))
         for terms in actions:
             cells = (
                 terms.id,

@@ -9,11 +9,13 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import DataTable
 
+from workbench.tui.widgets.tables import Table
+
 if TYPE_CHECKING:
     from workbench.authoring.runs import ReportEntry, RunStatus
 
 
-class KeyedTable(DataTable[str]):
+class KeyedTable(Table):
     """A row table whose highlighted and chosen rows are reported by key."""
 
     class Highlighted(Message):
@@ -33,7 +35,7 @@ class KeyedTable(DataTable[str]):
             self.key = key
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        super().__init__(zebra_stripes=True, **kwargs)
 
     @property
     def selected(self) -> str | None:
@@ -58,15 +60,13 @@ class KeyedTable(DataTable[str]):
 class FindingsTable(KeyedTable):
     """The campaign check's findings: question, branch, level and message."""
 
+    COLUMNS = ("Question", "Branch", "Level", "Message")
+
     DEFAULT_CSS = """
     FindingsTable {
         height: 1fr;
     }
     """
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Question", "Branch", "Level", "Message")
 
     def show(self, findings: list[dict[str, Any]]) -> None:
         """One row per finding, keyed by its position."""
@@ -78,6 +78,8 @@ class FindingsTable(KeyedTable):
 class RunsTable(KeyedTable):
     """Run directories: campaign, agent, how far they got; `v` or enter validates one."""
 
+    COLUMNS = ("Run", "Campaign", "Agent", "State")
+
     HELP_NAME = "the runs table"
     DEFAULT_CSS = """
     RunsTable {
@@ -86,10 +88,6 @@ class RunsTable(KeyedTable):
     }
     """
     BINDINGS = [Binding("v", "validate", "Validate run")]
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Run", "Campaign", "Agent", "State")
 
     def show(self, runs: list[RunStatus]) -> None:
         """One row per run, keyed by its path."""
@@ -108,16 +106,14 @@ class RunsTable(KeyedTable):
 class ReportsTable(KeyedTable):
     """Validation output directories with their headline."""
 
+    COLUMNS = ("Report", "Run", "Scored", "Mean score")
+
     DEFAULT_CSS = """
     ReportsTable {
         height: auto;
         max-height: 10;
     }
     """
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Report", "Run", "Scored", "Mean score")
 
     def show(self, reports: list[ReportEntry]) -> None:
         """One row per report, keyed by its directory."""
@@ -135,16 +131,14 @@ class ReportsTable(KeyedTable):
 class ReportQuestions(KeyedTable):
     """A report's questions with both branch statuses and the score."""
 
+    COLUMNS = ("Question", "Status", "Baseline", "Intervention", "Score")
+
     DEFAULT_CSS = """
     ReportQuestions {
         height: auto;
         max-height: 12;
     }
     """
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Question", "Status", "Baseline", "Intervention", "Score")
 
     def show(self, entries: list[dict[str, Any]]) -> None:
         """One row per question of the report."""

@@ -10,6 +10,7 @@ from textual.widgets import DataTable, Static
 
 from workbench.display import amount, money, signed_amount
 from workbench.tui.format import objective_lines
+from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -60,8 +61,10 @@ class ObjectivePanel(Static):
         self.update("\n".join(objective_lines(progress)) or "No business objective.")
 
 
-class MetricsTable(DataTable[str]):
+class MetricsTable(Table):
     """Every registered metric today with its change since yesterday; the cursor picks a chart."""
+
+    COLUMNS = ("Metric", "Today", "Δ day")
 
     DEFAULT_CSS = """
     MetricsTable {
@@ -78,11 +81,7 @@ class MetricsTable(DataTable[str]):
             self.metric_id = metric_id
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Metric", "Today", "Δ day")
+        super().__init__(zebra_stripes=True, **kwargs)
 
     def show(self, rows: Sequence[MetricRow]) -> None:
         """Update cells in place (new metrics are added as rows)."""

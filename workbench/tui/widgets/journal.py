@@ -13,6 +13,8 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from workbench.tui.widgets.tables import Table
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -27,8 +29,10 @@ def payload_line(payload: Mapping[str, Any]) -> str:
     return text if len(text) <= PAYLOAD_WIDTH else text[: PAYLOAD_WIDTH - 1] + "…"
 
 
-class JournalTable(DataTable[str]):
+class JournalTable(Table):
     """Every journal entry in order; enter opens one with its whole payload."""
+
+    COLUMNS = ("Seq", "Day", "Kind", "Payload", "Hash")
 
     HELP_NAME = "the journal table"
     DEFAULT_CSS = """
@@ -46,11 +50,7 @@ class JournalTable(DataTable[str]):
             self.seq = seq
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Seq", "Day", "Kind", "Payload", "Hash")
+        super().__init__(zebra_stripes=True, **kwargs)
 
     def show(self, entries: Sequence[Entry]) -> None:
         """Append entries not shown yet (the journal only grows); follow the newest."""

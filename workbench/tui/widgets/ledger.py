@@ -9,10 +9,13 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from workbench.display import count, money
+from workbench.tui.widgets.tables import Table
 
 
-class TrialBalance(DataTable[str]):
+class TrialBalance(Table):
     """Every account's balance at a day's close; enter picks an account to follow by day."""
+
+    COLUMNS = ("Account", "Balance", "Unit")
 
     DEFAULT_CSS = """
     TrialBalance {
@@ -28,11 +31,7 @@ class TrialBalance(DataTable[str]):
             self.account = account
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Account", "Balance", "Unit")
+        super().__init__(zebra_stripes=True, **kwargs)
 
     def show(self, rows: list[tuple[str, str, str]]) -> None:
         """Rows by account, updated in place (the cursor stays where it was)."""
@@ -49,8 +48,10 @@ class TrialBalance(DataTable[str]):
             self.post_message(self.Picked(str(event.row_key.value)))
 
 
-class AccountHistory(DataTable[str]):
+class AccountHistory(Table):
     """One account's balance at every closed day (repainted when the run advances)."""
+
+    COLUMNS = ("Day", "Balance")
 
     DEFAULT_CSS = """
     AccountHistory {
@@ -59,12 +60,8 @@ class AccountHistory(DataTable[str]):
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", **kwargs)
+        super().__init__(**kwargs)
         self.account: str | None = None
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Day", "Balance")
 
     def show(self, account: str, unit: str, history: list[tuple[int, Decimal]]) -> None:
         """Rows for every day (new days appended; a new account starts over)."""

@@ -13,6 +13,7 @@ from textual.widgets import Button, DataTable, Input, Select, Static
 
 from workbench.display import unit_label
 from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,8 +49,10 @@ def contract_text(
     return "\n".join(lines)
 
 
-class QuestionTable(DataTable[str]):
+class QuestionTable(Table):
     """Every question: metric, units, deadline and countdown."""
+
+    COLUMNS = ("Question", "Metric", "Units", "Deadline", "Left")
 
     DEFAULT_CSS = """
     QuestionTable {
@@ -66,11 +69,7 @@ class QuestionTable(DataTable[str]):
             self.question_id = question_id
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns("Question", "Metric", "Units", "Deadline", "Left")
+        super().__init__(zebra_stripes=True, **kwargs)
 
     def show(self, questions: Sequence[QuestionView]) -> None:
         """Rows by question id (countdowns updated in place)."""
@@ -207,8 +206,10 @@ class AssessmentForm(Vertical):
         self.post_message(self.SubmitAsked())
 
 
-class SubmissionHistory(DataTable[str]):
+class SubmissionHistory(Table):
     """Own submissions: eligibility, and which one counts for its question."""
+
+    COLUMNS = ("#", "Day", "Question", "Value", "Conclusion", "Pick", "Eligible", "Counts")
 
     DEFAULT_CSS = """
     SubmissionHistory {
@@ -218,13 +219,7 @@ class SubmissionHistory(DataTable[str]):
     """
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(cursor_type="row", **kwargs)
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.add_columns(
-            "#", "Day", "Question", "Value", "Conclusion", "Pick", "Eligible", "Counts"
-        )
+        super().__init__(**kwargs)
 
     def show(self, submissions: Sequence[SubmissionRow]) -> None:
         """Rows for every submission (appended; eligibility and counting updated in place)."""
