@@ -58,11 +58,12 @@ def main() -> None:
             start = time.perf_counter()
             outcome = run_evaluation(root / "run", root / f"out{workers}", workers=workers)
             seconds = time.perf_counter() - start
-            summary = outcome.report["summary"]
+            summary = outcome.report.summary
+            assert summary is not None
             print(
                 f"validate {QUESTIONS} questions with {workers} worker(s): {seconds:.2f} s = "
-                f"{QUESTIONS / seconds:.1f} questions/s ({summary['scored']} scored, "
-                f"{summary['unresolved']} unresolved: rejected branches)"
+                f"{QUESTIONS / seconds:.1f} questions/s ({summary.scored} scored, "
+                f"{summary.unresolved} unresolved: rejected branches)"
             )
 
 

@@ -6,8 +6,16 @@ Decimal so that the same inputs give the same digits everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from decimal import Decimal, localcontext
+from collections.abc import Iterable, Sequence
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, localcontext
+
+PRECISION = 28
+"""Significant digits of every loss and mean (the exponent range is the widest Decimal has,
+so no finite input overflows)."""
+
+
+def _context() -> Context:
+    return Context(prec=PRECISION, Emax=MAX_EMAX, Emin=MIN_EMIN)
 
 
 def effect(baseline: Decimal, intervention: Decimal) -> Decimal:
@@ -19,14 +27,21 @@ def loss(prediction: Decimal, true_effect: Decimal, scale: Decimal) -> Decimal:
     """((prediction − effect) / scale)², exact to 28 significant digits."""
     if scale <= 0:
         raise ValueError("scale must be positive")
-    with localcontext() as ctx:
-        ctx.prec = 28
+    with localcontext(_context()):
         return ((prediction - true_effect) / scale) ** 2
 
 
 def score(prediction: Decimal, true_effect: Decimal, scale: Decimal) -> Decimal:
     """The negative loss (higher is better; 0 is perfect)."""
     return -loss(prediction, true_effect, scale)
+
+
+def mean(scores: Sequence[Decimal]) -> Decimal:
+    """The mean of scores, to 28 significant digits."""
+    if not scores:
+        raise ValueError("mean of no scores")
+    with localcontext(_context()):
+        return sum(scores, Decimal(0)) / len(scores)
 
 
 def contract_component_correct(submitted: Decimal, evidence: Decimal) -> bool:

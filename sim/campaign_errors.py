@@ -1,8 +1,9 @@
-"""Campaign problems: each names the file, the field path and what is wrong."""
+"""Campaign problems: each names the file, the field path and what is wrong, on one line."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -14,14 +15,27 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.file}: {self.path}" if self.path else self.file
-        return f"{where}: {self.message}"
+        where = f"{self.file}: {_printable(self.path, 120)}" if self.path else self.file
+        return " ".join(f"{where}: {_printable(self.message, 1000)}".split())
+
+
+def _printable(text: str, limit: int) -> str:
+    """`text` with every non-printable character escaped and cut to `limit` characters, so a
+    key or value from a campaign file can never act on a terminal or flood it."""
+    shown = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return shown if len(shown) <= limit else shown[: limit - 3] + "..."
 
 
 class CampaignError(ValueError):
-    """A campaign that cannot be used; holds every problem found."""
+    """A campaign that cannot be used; holds every problem found, one line each."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], folder: str | Path | None = None) -> None:
         self.problems = problems
-        lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"campaign has {len(problems)} problem(s):\n{lines}")
+        self.folder = folder
+        where = f"campaign {folder}" if folder is not None else "campaign"
+        if len(problems) == 1:
+            text = f"{where}: {problems[0]}"
+        else:
+            lines = "\n".join(f"  - {p}" for p in problems)
+            text = f"{where} has {len(problems)} problems:\n{lines}"
+        super().__init__(text)

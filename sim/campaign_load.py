@@ -6,6 +6,7 @@ Every problem is reported with the file, the field path and what is wrong, all a
 from __future__ import annotations
 
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,11 @@ METRICS_FILE = "metrics.toml"
 QUESTIONS_FILE = "questions.toml"
 REFERENCE_SCRIPT = "reference.jsonl"
 DIGESTED_FILES = (CAMPAIGN_FILE, ACTIONS_FILE, METRICS_FILE, QUESTIONS_FILE)
+MAX_FILE_BYTES = 1024 * 1024
+"""The largest campaign TOML file read (1 MiB)."""
+SCHEMA_DIRECTIVE = b"#:schema "
+"""A first line `#:schema PATH` tells TOML editors which JSON Schema applies; it is editor
+metadata, so it is left out of the campaign digest."""
 
 
 @dataclass(frozen=True)
@@ -76,29 +82,72 @@ class CampaignBundle:
         )
 
 
+_INTERNAL = re.compile(r"^[a-z-]+\[")
+"""pydantic's own location parts (`function-after[_range()]`), not a field of the file."""
+
+
 def _loc(loc: tuple[Any, ...]) -> str:
+    """A pydantic location as a field path; an effect's union tag (`effects[0].loan`) is dropped."""
     out = ""
-    for part in loc:
+    for index, part in enumerate(loc):
         if isinstance(part, int):
             out += f"[{part}]"
+        elif index >= 2 and loc[index - 2] == "effects" and isinstance(loc[index - 1], int):
+            continue
         else:
             out += f".{part}" if out else str(part)
     return out
 
 
-def _read_toml(folder: Path, name: str, problems: list[Problem], required: bool) -> dict | None:
+def digested_bytes(data: bytes) -> bytes:
+    """A campaign file's bytes as digested: without a leading `#:schema` directive line."""
+    if data.startswith(SCHEMA_DIRECTIVE):
+        _, _, rest = data.partition(b"\n")
+        return rest
+    return data
+
+
+def _read_bytes(folder: Path, name: str, problems: list[Problem], required: bool) -> bytes | None:
     path = folder / name
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         if required:
             problems.append(Problem(name, "", "file is missing"))
         return None
+    if not path.is_file():
+        problems.append(Problem(name, "", "is not a regular file"))
+        return None
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        problems.append(Problem(name, "", f"cannot be read ({exc.strerror or exc})"))
+        return None
+    if len(data) > MAX_FILE_BYTES:
+        problems.append(Problem(name, "", "is larger than the limit of 1 MiB"))
+        return None
+    return data
+
+
+def _parse_toml(data: bytes | None, name: str, problems: list[Problem]) -> dict | None:
+    if data is None:
+        return None
+    try:
+        return tomllib.loads(data.decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         problems.append(Problem(name, "", f"is not valid TOML: {exc}"))
     except UnicodeDecodeError:
         problems.append(Problem(name, "", "is not UTF-8 text"))
+    except RecursionError:
+        problems.append(Problem(name, "", "is nested too deeply"))
     return None
+
+
+def _message(err: Any) -> str:
+    """A pydantic error as one line without its `Value error, ` prefix."""
+    text = str(err["msg"])
+    if err["type"] == "value_error" and text.startswith("Value error, "):
+        text = text[len("Value error, ") :]
+    return " ".join(text.split())
 
 
 def _validate(model: type[BaseModel], data: dict | None, name: str, problems: list[Problem]) -> Any:
@@ -108,8 +157,10 @@ def _validate(model: type[BaseModel], data: dict | None, name: str, problems: li
         return model.model_validate(data)
     except ValidationError as exc:
         for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and "[" in p))
-            problems.append(Problem(name, _loc(loc), err["msg"]))
+            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _INTERNAL.match(p)))
+            problems.append(Problem(name, _loc(loc), _message(err)))
+    except RecursionError:
+        problems.append(Problem(name, "", "is nested too deeply"))
     return None
 
 
@@ -119,31 +170,36 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
     if not folder.is_dir():
         raise CampaignError([Problem(str(folder), "", "is not a campaign folder")])
     problems: list[Problem] = []
+    raw = {
+        name: _read_bytes(folder, name, problems, name != QUESTIONS_FILE) for name in DIGESTED_FILES
+    }
     campaign = _validate(
-        Campaign, _read_toml(folder, CAMPAIGN_FILE, problems, True), CAMPAIGN_FILE, problems
+        Campaign, _parse_toml(raw[CAMPAIGN_FILE], CAMPAIGN_FILE, problems), CAMPAIGN_FILE, problems
     )
     catalog = _validate(
-        ActionCatalog, _read_toml(folder, ACTIONS_FILE, problems, True), ACTIONS_FILE, problems
-    )
-    metrics = _validate(
-        MetricsFile, _read_toml(folder, METRICS_FILE, problems, True), METRICS_FILE, problems
-    )
-    questions_data = _read_toml(folder, QUESTIONS_FILE, problems, False)
-    questions = _validate(
-        QuestionsFile,
-        questions_data if questions_data is not None else {},
-        QUESTIONS_FILE,
+        ActionCatalog,
+        _parse_toml(raw[ACTIONS_FILE], ACTIONS_FILE, problems),
+        ACTIONS_FILE,
         problems,
     )
+    metrics = _validate(
+        MetricsFile, _parse_toml(raw[METRICS_FILE], METRICS_FILE, problems), METRICS_FILE, problems
+    )
+    questions_data = (
+        _parse_toml(raw[QUESTIONS_FILE], QUESTIONS_FILE, problems)
+        if raw[QUESTIONS_FILE] is not None
+        else {}
+    )
+    questions = _validate(QuestionsFile, questions_data, QUESTIONS_FILE, problems)
     if problems or campaign is None or catalog is None or metrics is None or questions is None:
-        raise CampaignError(problems or [Problem(str(folder), "", "could not be read")])
+        raise CampaignError(problems or [Problem(str(folder), "", "could not be read")], folder)
     problems.extend(cross_check(campaign, catalog, metrics, questions))
     if problems:
-        raise CampaignError(problems)
+        raise CampaignError(problems, folder)
     file_digests = {
-        name: hashlib.sha256((folder / name).read_bytes()).hexdigest()
-        for name in DIGESTED_FILES
-        if (folder / name).exists()
+        name: hashlib.sha256(digested_bytes(data)).hexdigest()
+        for name, data in raw.items()
+        if data is not None
     }
     reference = folder / REFERENCE_SCRIPT
     return CampaignBundle(

@@ -1,76 +1,412 @@
-"""Pydantic models of a campaign's TOML files; money fields hold exact integer cents."""
+"""Pydantic models of a campaign's TOML files; money fields hold exact integer cents.
+
+Every number has a closed allowed range and every text a length and character rule,
+declared once on its type (`Bounds`, `MoneyBounds`, `DecimalBounds`, `TextRule`). The
+same objects validate, print the range in error messages, write the JSON Schema and
+generate the field tables of docs/authoring.md, so the three cannot drift. The ranges
+keep each value sane on its own; `sim.campaign_checks.magnitude_problems` then bounds
+the products the engine forms over the horizon (price × units sold, wages × days, …).
+"""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import Decimal
+from types import UnionType
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
-    WithJsonSchema,
-    field_validator,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     model_validator,
 )
+from pydantic_core import PydanticCustomError, core_schema
 
-from ledger.money import MoneyError, to_minor
+MAX_HORIZON_DAYS = 36_500
+"""The longest campaign: a hundred years of days."""
+MAX_DAYS = MAX_HORIZON_DAYS
+"""Any duration or day number (delays, terms, question days)."""
+MAX_LEAD_DAYS = 365
+"""A supplier's lead time or a shock's extra lead days."""
+MAX_UNITS = 1_000_000_000
+"""Any count of product units: stock, capacity, order sizes, output per person."""
+MAX_STAFF = 1_000_000
+"""Any headcount."""
+MAX_DEMAND = 10_000_000.0
+"""Base demand a day, in units."""
+MAX_REACH = 1_000_000.0
+"""Marketing reach points added a day."""
+CENT = 1
+"""One cent: the smallest price."""
+MAX_PRICE = 100_000_000
+"""$1,000,000.00 in cents: the price or cost of one unit."""
+MAX_DAILY = 100_000_000_000
+"""$1,000,000,000.00 in cents: a daily wage, rent, overhead or running cost."""
+MAX_AMOUNT = 100_000_000_000_000
+"""$1,000,000,000,000.00 in cents: a lump sum (opening cash, upfront cost, loan principal)."""
+MAX_SEED = 2**63 - 1
+"""The largest development seed (TOML integers are 64-bit)."""
+MAX_LIST = 200
+"""The most actions, questions or listed action ids in one place."""
+MAX_SMALL_LIST = 32
+"""The most roles, suppliers, shocks, staffing needs or requirements in one place."""
+MAX_METRIC_TERMS = 16
+"""The most ledger subtrees one metric sums (keeps a metric inside 64-bit integers)."""
+TITLE_CHARS = 200
+DESCRIPTION_CHARS = 10_000
 
 
-def _money(value: Any) -> int:
-    if isinstance(value, int) and not isinstance(value, bool):
-        return to_minor(value)
-    if isinstance(value, str):
-        try:
-            return to_minor(value)
-        except MoneyError as exc:
-            raise ValueError(str(exc)) from None
-    raise ValueError('money must be written as a string such as "1250.00" or a whole number')
+def _number(value: float | int) -> str:
+    if isinstance(value, float) and not value.is_integer():
+        return repr(value)
+    return f"{int(value):,}"
 
 
-Money = Annotated[
-    int,
-    BeforeValidator(_money),
-    WithJsonSchema(
-        {
-            "type": ["string", "integer"],
-            "pattern": r"^-?\d+(\.\d{1,2})?$",
-            "description": 'Amount in dollars, e.g. "1250.00" (exact to the cent).',
+def _dollars(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
+
+
+def _shown(value: Any) -> str:
+    """A user's value for a message: repr, cut short so a huge input is never echoed whole."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """A whole or real number in a closed range, with its unit (validation, schema and docs)."""
+
+    low: int | float
+    high: int | float
+    unit: str = ""
+    real: bool = False
+
+    def describe(self) -> str:
+        """The allowed range in words, e.g. `0 to 1,000,000,000 units`."""
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{_number(self.low)} to {_number(self.high)}{unit}"
+
+    def kind(self) -> str:
+        """The TOML type an author writes."""
+        return "number" if self.real else "integer"
+
+    def _check(self, value: Any) -> int | float:
+        kind = "a number" if self.real else "a whole number"
+        ok_type = isinstance(value, int) and not isinstance(value, bool)
+        if self.real:
+            ok_type = ok_type or isinstance(value, float)
+        if not ok_type:
+            raise PydanticCustomError(
+                "number_type",
+                "expected {kind} from {range}, got {got}",
+                {"kind": kind, "range": self.describe(), "got": _shown(value)},
+            )
+        if self.real:
+            value = float(value)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise PydanticCustomError(
+                    "number_finite",
+                    "{got} is not a finite number: allowed {range}",
+                    {"got": _shown(value), "range": self.describe()},
+                )
+        if not self.low <= value <= self.high:
+            raise PydanticCustomError(
+                "number_range",
+                "{got} is out of range: allowed {range}",
+                {"got": _shown(value), "range": self.describe()},
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(self._check)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {"type": self.kind(), "minimum": self.low, "maximum": self.high}
+
+
+MONEY_PATTERN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
+_MONEY = re.compile(MONEY_PATTERN)
+
+
+@dataclass(frozen=True)
+class MoneyBounds:
+    """A dollar amount exact to the cent, held as integer cents, in a closed range."""
+
+    low: int
+    high: int
+
+    unit = "USD"
+
+    def describe(self) -> str:
+        """The allowed range in dollars."""
+        return f"{_dollars(self.low)} to {_dollars(self.high)}"
+
+    def kind(self) -> str:
+        """The TOML type an author writes."""
+        return 'string "1250.00" (or whole dollars)'
+
+    def _check(self, value: Any) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            cents = value * 100
+        elif isinstance(value, str) and _MONEY.match(value):
+            whole, _, frac = value.lstrip("-").partition(".")
+            cents = int(whole) * 100 + int((frac + "00")[:2])
+            cents = -cents if value.startswith("-") else cents
+        else:
+            raise PydanticCustomError(
+                "money_type",
+                'expected dollars exact to the cent such as "1250.00", from {range}, got {got}',
+                {"range": self.describe(), "got": _shown(value)},
+            )
+        if not self.low <= cents <= self.high:
+            raise PydanticCustomError(
+                "money_range",
+                "{got} is out of range: allowed {range}",
+                {"got": _shown(value), "range": self.describe()},
+            )
+        return cents
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(self._check)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {
+            "anyOf": [
+                {"type": "string", "pattern": MONEY_PATTERN},
+                {"type": "integer", "minimum": -(-self.low // 100), "maximum": self.high // 100},
+            ]
         }
-    ),
-]
-"""A money amount written in dollars, held as exact integer cents."""
 
+
+DECIMAL_PATTERN = r"^-?[0-9]{1,19}(\.[0-9]{1,6})?$"
+_DECIMAL = re.compile(DECIMAL_PATTERN)
+
+
+@dataclass(frozen=True)
+class DecimalBounds:
+    """A decimal number written as a string (kept as written), in a closed range."""
+
+    low: str
+    high: str
+    unit: str = ""
+    positive: bool = False
+
+    def describe(self) -> str:
+        """The allowed range in words."""
+        low = f"{Decimal(self.low):,}"
+        low = f"above {low}" if self.positive else low
+        unit = f" {self.unit}" if self.unit else ""
+        return f"{low} to {Decimal(self.high):,}{unit}"
+
+    def kind(self) -> str:
+        """The TOML type an author writes."""
+        return 'string "1000" (decimal)'
+
+    def _check(self, value: Any) -> str:
+        if not isinstance(value, str) or not _DECIMAL.match(value):
+            raise PydanticCustomError(
+                "decimal_type",
+                'expected a plain decimal string such as "1000" or "0.5", from {range}, got {got}',
+                {"range": self.describe(), "got": _shown(value)},
+            )
+        number = Decimal(value)
+        low, high = Decimal(self.low), Decimal(self.high)
+        inside = (number > low if self.positive else number >= low) and number <= high
+        if not inside:
+            raise PydanticCustomError(
+                "decimal_range",
+                "{got} is out of range: allowed {range}",
+                {"got": _shown(value), "range": self.describe()},
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(self._check)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {"type": "string", "pattern": DECIMAL_PATTERN}
+
+
+_BIDI = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029"
+)
+
+
+_NO_BIDI = r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029"
+_ONE_LINE_TEXT = rf"^[^\u0000-\u001f\u007f-\u009f{_NO_BIDI}]*$"
+_MULTILINE_TEXT = rf"^[^\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f{_NO_BIDI}]*$"
+
+
+def forbidden_character(text: str, multiline: bool) -> tuple[int, str] | None:
+    """The first character a terminal could act on (controls, bidi overrides), if any."""
+    for index, char in enumerate(text):
+        if multiline and char in "\n\r\t":
+            continue
+        if unicodedata.category(char) == "Cc" or char in _BIDI:
+            return index, char
+    return None
+
+
+@dataclass(frozen=True)
+class TextRule:
+    """Printable text of bounded length: no control or bidi characters (newlines in prose)."""
+
+    max_length: int
+    multiline: bool = False
+    min_length: int = 1
+
+    def describe(self) -> str:
+        """The rule in words."""
+        lines = "newlines allowed" if self.multiline else "one line"
+        return f"{self.min_length} to {self.max_length:,} characters, {lines}, no controls"
+
+    def kind(self) -> str:
+        """The TOML type an author writes."""
+        return "string"
+
+    def _check(self, value: Any) -> str:
+        if not isinstance(value, str):
+            raise PydanticCustomError(
+                "text_type", "expected text, got {got}", {"got": _shown(value)}
+            )
+        if not self.min_length <= len(value) <= self.max_length:
+            raise PydanticCustomError(
+                "text_length",
+                "text of {n} characters: allowed {rule}",
+                {"n": len(value), "rule": self.describe()},
+            )
+        bad = forbidden_character(value, self.multiline)
+        if bad is not None:
+            index, char = bad
+            raise PydanticCustomError(
+                "text_control",
+                "contains the control character U+{code} at position {index}: allowed {rule}",
+                {"code": f"{ord(char):04X}", "index": index, "rule": self.describe()},
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(self._check)
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        return {
+            "type": "string",
+            "minLength": self.min_length,
+            "maxLength": self.max_length,
+            "pattern": _MULTILINE_TEXT if self.multiline else _ONE_LINE_TEXT,
+        }
+
+
+@dataclass(frozen=True)
+class Items:
+    """How many entries a list holds, checked after its entries (so one bad entry is one error)."""
+
+    low: int
+    high: int
+
+    def describe(self) -> str:
+        """The allowed count in words."""
+        return f"{self.low} to {self.high} entries"
+
+    def _check(self, value: tuple[Any, ...]) -> tuple[Any, ...]:
+        if not self.low <= len(value) <= self.high:
+            raise PydanticCustomError(
+                "items_count",
+                "{n} entries: allowed {rule}",
+                {"n": len(value), "rule": self.describe()},
+            )
+        return value
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(self._check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> dict[str, Any]:
+        document = handler(schema)
+        document.update(minItems=self.low, maxItems=self.high)
+        return document
+
+
+# -- field types (each carries its rule once) ----------------------------------------------
 Identifier = Annotated[str, Field(pattern=r"^[a-z0-9_]+$", min_length=1, max_length=64)]
-Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+RoleId = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", min_length=1, max_length=64)]
+Title = Annotated[str, TextRule(TITLE_CHARS)]
+Prose = Annotated[str, TextRule(DESCRIPTION_CHARS, multiline=True, min_length=0)]
+
+Money = Annotated[int, MoneyBounds(-MAX_AMOUNT, MAX_AMOUNT)]
+"""A signed lump sum in dollars (contract components), held as exact integer cents."""
+Amount = Annotated[int, MoneyBounds(0, MAX_AMOUNT)]
+PositiveAmount = Annotated[int, MoneyBounds(CENT, MAX_AMOUNT)]
+DailyAmount = Annotated[int, MoneyBounds(0, MAX_DAILY)]
+UnitPrice = Annotated[int, MoneyBounds(CENT, MAX_PRICE)]
+UnitCost = Annotated[int, MoneyBounds(0, MAX_PRICE)]
+
+Units = Annotated[int, Bounds(0, MAX_UNITS, "units")]
+UnitsAtLeastOne = Annotated[int, Bounds(1, MAX_UNITS, "units")]
+UnitsPerDay = Annotated[int, Bounds(0, MAX_UNITS, "units/day")]
+Staff = Annotated[int, Bounds(0, MAX_STAFF, "people")]
+StaffAtLeastOne = Annotated[int, Bounds(1, MAX_STAFF, "people")]
+Days = Annotated[int, Bounds(1, MAX_DAYS, "days")]
+DaysOrNone = Annotated[int, Bounds(0, MAX_DAYS, "days")]
+Day = Annotated[int, Bounds(0, MAX_DAYS, "day number")]
+LeadDays = Annotated[int, Bounds(1, MAX_LEAD_DAYS, "days")]
+ExtraLeadDays = Annotated[int, Bounds(0, MAX_LEAD_DAYS, "days")]
+Probability = Annotated[float, Bounds(0.0, 1.0, "probability", real=True)]
+Share = Annotated[float, Bounds(0.0, 1.0, "share", real=True)]
+WeeklyFactor = Annotated[float, Bounds(0.0, 10.0, "", real=True)]
 
 
 class Strict(BaseModel):
-    """Base: unknown fields are errors, models are immutable."""
+    """Base: unknown fields are errors, models are immutable, floats are finite."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 # -- campaign.toml -------------------------------------------------------------------------
 class Role(Strict):
     """A staff role: headcount, daily wage and daily production per person."""
 
-    id: Identifier
-    title: str
-    headcount: int = Field(ge=0)
-    wage_per_day: Money
-    units_per_day: int = Field(ge=0, description="Units one person of this role produces a day.")
+    id: RoleId = Field(description="Role id; starts with a letter (it names a ledger account).")
+    title: Title
+    headcount: Staff = Field(description="People in this role on day 0.")
+    wage_per_day: DailyAmount = Field(description="Wage of one person a day, paid on payroll days.")
+    units_per_day: UnitsPerDay = Field(description="Units one person of this role produces a day.")
 
 
 class Supplier(Strict):
     """A supplier of raw units: price and a lead-time range drawn per order day."""
 
     id: Identifier
-    title: str
-    unit_cost: Money
-    lead_time_min: int = Field(ge=1)
-    lead_time_max: int = Field(ge=1)
+    title: Title
+    unit_cost: UnitPrice = Field(description="Price of one raw unit.")
+    lead_time_min: LeadDays = Field(description="Shortest delivery time of an order.")
+    lead_time_max: LeadDays = Field(description="Longest delivery time (at least lead_time_min).")
 
     @model_validator(mode="after")
     def _range(self) -> Supplier:
@@ -82,49 +418,79 @@ class Supplier(Strict):
 class Company(Strict):
     """The company's opening position and standing policies."""
 
-    name: str
-    opening_cash: Money
-    opening_equity_note: str = "Owner contribution"
-    opening_raw_units: int = Field(ge=0)
-    opening_raw_unit_cost: Money
-    opening_finished_units: int = Field(ge=0)
-    opening_finished_unit_cost: Money
-    price: Money
-    rent_per_day: Money
-    equipment_capacity: int = Field(ge=0, description="Units a day the equipment can process.")
-    supplier: Identifier
-    reorder_point: int = Field(ge=0)
-    reorder_quantity: int = Field(ge=1)
-    payroll_every_days: int = Field(ge=1, le=31)
-    low_cash_alert: Money
-    roles: tuple[Role, ...] = Field(min_length=1)
+    name: Title
+    opening_cash: Amount = Field(description="Cash on day 0.")
+    opening_equity_note: Title = "Owner contribution"
+    opening_raw_units: Units = Field(description="Raw units in stock on day 0.")
+    opening_raw_unit_cost: UnitCost = Field(description="Book value of one opening raw unit.")
+    opening_finished_units: Units = Field(description="Finished units in stock on day 0.")
+    opening_finished_unit_cost: UnitCost = Field(
+        description="Book value of one opening finished unit."
+    )
+    price: UnitPrice = Field(description="Selling price of one finished unit on day 0.")
+    rent_per_day: DailyAmount = Field(description="Rent charged every day.")
+    equipment_capacity: UnitsPerDay = Field(description="Units a day the equipment can process.")
+    supplier: Identifier = Field(description="Id of the supplier used on day 0.")
+    reorder_point: Units = Field(
+        description="Order raw units when raw + in-transit stock falls below this."
+    )
+    reorder_quantity: UnitsAtLeastOne = Field(description="Raw units in one order.")
+    payroll_every_days: Annotated[int, Bounds(1, 31, "days")] = Field(
+        description="Wages are paid on every day divisible by this."
+    )
+    low_cash_alert: Amount = Field(description="Alert the player when free cash falls below.")
+    roles: Annotated[tuple[Role, ...], Items(1, MAX_SMALL_LIST)]
 
 
 class Demand(Strict):
     """Daily demand: base × weekly × annual season × price response × lifts × noise × shocks."""
 
-    base_per_day: float = Field(gt=0)
-    reference_price: Money
-    elasticity: float = Field(ge=0, le=5)
-    weekly: tuple[float, ...] = Field(min_length=7, max_length=7)
-    annual_amplitude: float = Field(ge=0, lt=1)
-    annual_peak_day: int = Field(ge=0, le=365)
-    noise_sigma: float = Field(ge=0, le=1)
-    reach_lift_per_point: float = Field(ge=0, description="Demand lift per marketing reach point.")
-    reach_decay: Fraction = Field(description="Share of marketing reach lost each day.")
+    base_per_day: Annotated[float, Bounds(0.01, MAX_DEMAND, "units/day", real=True)] = Field(
+        description="Mean demand a day at the reference price, before season and noise."
+    )
+    reference_price: UnitPrice = Field(description="Price at which demand equals its base.")
+    elasticity: Annotated[float, Bounds(0.0, 5.0, "", real=True)] = Field(
+        description="Demand scales as (price / reference_price) ^ -elasticity."
+    )
+    weekly: tuple[
+        WeeklyFactor,
+        WeeklyFactor,
+        WeeklyFactor,
+        WeeklyFactor,
+        WeeklyFactor,
+        WeeklyFactor,
+        WeeklyFactor,
+    ] = Field(description="Seven factors, for day % 7 = 0..6.")
+    annual_amplitude: Annotated[float, Bounds(0.0, 0.99, "share", real=True)] = Field(
+        description="Annual season: 1 + amplitude × cos(2π (day − peak) / 365)."
+    )
+    annual_peak_day: Annotated[int, Bounds(0, 365, "day of year")] = Field(
+        description="Day of the annual peak."
+    )
+    noise_sigma: Annotated[float, Bounds(0.0, 0.5, "", real=True)] = Field(
+        description="Log-normal daily noise (0.5 means most days within about ±50%)."
+    )
+    reach_lift_per_point: Annotated[float, Bounds(0.0, 1.0, "per point", real=True)] = Field(
+        description="Demand lift per marketing reach point."
+    )
+    reach_decay: Share = Field(description="Share of marketing reach lost each day.")
 
 
 class Shock(Strict):
     """An exogenous shock process: starts with a daily probability and lasts a drawn spell."""
 
     id: Identifier
-    title: str
+    title: Title
     target: Literal["demand", "lead_time"]
-    start_probability: Fraction
-    min_days: int = Field(ge=1)
-    max_days: int = Field(ge=1)
-    demand_multiplier: float = Field(default=1.0, ge=0, le=3)
-    extra_lead_days: int = Field(default=0, ge=0)
+    start_probability: Probability = Field(description="Chance a day that a spell starts.")
+    min_days: Days = Field(description="Shortest spell.")
+    max_days: Days = Field(description="Longest spell (at least min_days).")
+    demand_multiplier: Annotated[float, Bounds(0.0, 3.0, "", real=True)] = Field(
+        default=1.0, description="Demand factor while a demand shock lasts."
+    )
+    extra_lead_days: ExtraLeadDays = Field(
+        default=0, description="Days added to orders placed while a lead-time shock lasts."
+    )
 
     @model_validator(mode="after")
     def _range(self) -> Shock:
@@ -136,17 +502,21 @@ class Shock(Strict):
 class Campaign(Strict):
     """campaign.toml: identity, timing, seeds, the company and its exogenous processes."""
 
-    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")]
-    title: str
-    description: str = ""
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*$", min_length=1, max_length=64)]
+    title: Title
+    description: Prose = ""
     visibility: Literal["development", "private"] = "development"
-    development_seed: int | None = Field(default=None, ge=0)
-    start_date: dt.date
-    horizon_days: int = Field(ge=7, le=3650)
+    development_seed: Annotated[int, Bounds(0, MAX_SEED, "")] | None = Field(
+        default=None, description="Public seed of a development campaign (none when private)."
+    )
+    start_date: dt.date = Field(description="Calendar date of day 0 (YYYY-MM-DD).")
+    horizon_days: Annotated[int, Bounds(7, MAX_HORIZON_DAYS, "days")] = Field(
+        description="The last day of the campaign."
+    )
     company: Company
-    suppliers: tuple[Supplier, ...] = Field(min_length=1)
+    suppliers: Annotated[tuple[Supplier, ...], Items(1, MAX_SMALL_LIST)]
     demand: Demand
-    shocks: tuple[Shock, ...] = ()
+    shocks: Annotated[tuple[Shock, ...], Items(0, MAX_SMALL_LIST)] = ()
 
     @model_validator(mode="after")
     def _consistent(self) -> Campaign:
@@ -167,70 +537,94 @@ class Campaign(Strict):
 class StaffNeed(Strict):
     """Staff an action occupies from its start: count people of a role for some days."""
 
-    role: Identifier
-    count: int = Field(ge=1)
-    days: int = Field(ge=1)
+    role: RoleId
+    count: StaffAtLeastOne
+    days: Days
 
 
 class Prerequisites(Strict):
     """Conditions checked when the action is scheduled."""
 
-    completed: tuple[Identifier, ...] = ()
-    not_scheduled: tuple[Identifier, ...] = Field(
+    completed: Annotated[tuple[Identifier, ...], Items(0, MAX_LIST)] = Field(
+        default=(), description="Actions whose effects must have landed."
+    )
+    not_scheduled: Annotated[tuple[Identifier, ...], Items(0, MAX_LIST)] = Field(
         default=(), description="Actions that must not have been scheduled (mutual exclusion)."
     )
-    min_cash_after: Money = Field(default=0, description="Cash that must remain after reserving.")
-    min_headcount: dict[str, int] = Field(default_factory=dict)
+    min_cash_after: Amount = Field(default=0, description="Cash that must remain after reserving.")
+    min_headcount: Annotated[dict[RoleId, Staff], Field(max_length=MAX_SMALL_LIST)] = Field(
+        default_factory=dict, description="Least headcount of each named role."
+    )
 
 
 class EffectBase(Strict):
     """Every effect may land later than its action's delay."""
 
-    extra_delay_days: int = Field(default=0, ge=0)
+    extra_delay_days: DaysOrNone = Field(
+        default=0, description="Days after the action's landing day that this effect lands."
+    )
 
 
 class HireEffect(EffectBase):
+    """Adds people to a role."""
+
     kind: Literal["hire"] = "hire"
-    role: Identifier
-    count: int = Field(ge=1)
+    role: RoleId
+    count: StaffAtLeastOne
 
 
 class CapacityEffect(EffectBase):
+    """Adds equipment capacity."""
+
     kind: Literal["capacity"] = "capacity"
-    units_per_day: int
+    units_per_day: UnitsPerDay
 
 
 class PriceEffect(EffectBase):
+    """Sets a new selling price."""
+
     kind: Literal["price"] = "price"
-    new_price: Money
+    new_price: UnitPrice
 
 
 class MarketingEffect(EffectBase):
+    """Adds marketing reach every day for a number of days."""
+
     kind: Literal["marketing"] = "marketing"
-    reach_per_day: float = Field(gt=0)
-    days: int = Field(ge=1)
+    reach_per_day: Annotated[float, Bounds(0.001, MAX_REACH, "points/day", real=True)]
+    days: Days
 
 
 class LoanEffect(EffectBase):
+    """Borrows a bullet loan with daily interest."""
+
     kind: Literal["loan"] = "loan"
-    principal: Money
-    annual_rate_bp: int = Field(ge=0, le=10_000)
-    term_days: int = Field(ge=1)
+    principal: PositiveAmount
+    annual_rate_bp: Annotated[int, Bounds(0, 10_000, "basis points")]
+    term_days: Days
 
 
 class SupplierEffect(EffectBase):
+    """Switches to another supplier."""
+
     kind: Literal["supplier"] = "supplier"
     supplier: Identifier
 
 
 class DemandEffect(EffectBase):
+    """Lifts (or cuts) demand for good."""
+
     kind: Literal["demand"] = "demand"
-    lift_bp: int = Field(ge=-5_000, le=20_000, description="Demand lift in basis points.")
+    lift_bp: Annotated[int, Bounds(-5_000, 20_000, "basis points")] = Field(
+        description="Demand lift in basis points."
+    )
 
 
 class OverheadEffect(EffectBase):
+    """Adds a daily overhead."""
+
     kind: Literal["overhead"] = "overhead"
-    per_day: Money
+    per_day: DailyAmount
 
 
 Effect = Annotated[
@@ -250,24 +644,28 @@ class Action(Strict):
     """A named action with its terms (DESIGN §5)."""
 
     id: Identifier
-    title: str
-    description: str = ""
-    upfront_cost: Money = 0
-    capitalized: Money = Field(default=0, description="Part of the upfront cost kept as equipment.")
+    title: Title
+    description: Prose = ""
+    upfront_cost: Amount = Field(default=0, description="Paid on the action's start day.")
+    capitalized: Amount = Field(
+        default=0, description="Part of the upfront cost kept as equipment."
+    )
     upfront_flow: Literal["irreversible", "financing"] = "irreversible"
-    running_cost_per_day: Money = 0
-    running_days: int = Field(default=0, ge=0)
-    staffing: tuple[StaffNeed, ...] = ()
+    running_cost_per_day: DailyAmount = Field(default=0, description="Paid each running day.")
+    running_days: DaysOrNone = Field(default=0, description="Days the running cost is paid.")
+    staffing: Annotated[tuple[StaffNeed, ...], Items(0, MAX_SMALL_LIST)] = ()
     prerequisites: Prerequisites = Prerequisites()
-    delay_days: int = Field(ge=1, description="Days from scheduling until the effects land.")
-    effects: tuple[Effect, ...] = Field(min_length=1)
-    financing_net_assets: Money
-    irreversible_work: Money
+    delay_days: Days = Field(description="Days from the start day until the effects land.")
+    effects: Annotated[tuple[Effect, ...], Items(1, 8)]
+    financing_net_assets: Money = Field(
+        description="Declared net-asset change of its financing flows (a contract component)."
+    )
+    irreversible_work: Money = Field(
+        description="Declared part of its cost that is sunk once started (a contract component)."
+    )
 
     @model_validator(mode="after")
     def _terms(self) -> Action:
-        if self.upfront_cost < 0 or self.running_cost_per_day < 0:
-            raise ValueError("costs cannot be negative")
         if not 0 <= self.capitalized <= self.upfront_cost:
             raise ValueError("capitalized must be between 0 and upfront_cost")
         if self.running_cost_per_day and not self.running_days:
@@ -291,14 +689,16 @@ class Action(Strict):
 class ActionCatalog(Strict):
     """actions.toml."""
 
-    actions: tuple[Action, ...] = Field(min_length=1)
+    actions: Annotated[tuple[Action, ...], Items(1, MAX_LIST)]
 
 
 # -- metrics.toml --------------------------------------------------------------------------
 class MetricTerm(Strict):
     """One signed ledger subtree in a metric."""
 
-    account: str
+    account: Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9:-]+$")] = (
+        Field(description="A ledger account or subtree, e.g. Assets:Cash or Income:Sales.")
+    )
     sign: Literal[1, -1] = 1
 
 
@@ -306,18 +706,21 @@ class Metric(Strict):
     """A registered metric: a signed sum of ledger subtree balances at a day's close."""
 
     id: Identifier
-    title: str
+    title: Title
     units: Literal["USD", "UNITS", "EVENTS"]
-    terms: tuple[MetricTerm, ...] = Field(min_length=1)
+    terms: Annotated[tuple[MetricTerm, ...], Items(1, MAX_METRIC_TERMS)]
+
+
+Threshold = Annotated[str, DecimalBounds("-1000000000000000", "1000000000000000")]
 
 
 class Requirement(Strict):
     """One condition of a task on a metric at a day (the horizon when omitted)."""
 
     metric: Identifier
-    at_least: str | None = None
-    at_most: str | None = None
-    on_day: int | None = Field(default=None, ge=0)
+    at_least: Threshold | None = None
+    at_most: Threshold | None = None
+    on_day: Day | None = Field(default=None, description="Day checked (the horizon when omitted).")
 
     @model_validator(mode="after")
     def _bound(self) -> Requirement:
@@ -330,24 +733,24 @@ class Task(Strict):
     """A factual business objective evaluated from the ledger."""
 
     id: Identifier
-    title: str
-    requirements: tuple[Requirement, ...] = Field(min_length=1)
+    title: Title
+    requirements: Annotated[tuple[Requirement, ...], Items(1, MAX_SMALL_LIST)]
 
 
 class MetricsFile(Strict):
     """metrics.toml: registered metrics and tasks."""
 
-    metrics: tuple[Metric, ...] = Field(min_length=1)
-    tasks: tuple[Task, ...] = ()
+    metrics: Annotated[tuple[Metric, ...], Items(1, 64)]
+    tasks: Annotated[tuple[Task, ...], Items(0, 64)] = ()
 
 
 # -- questions.toml ------------------------------------------------------------------------
 class Choice(Strict):
     """A named choice: a fixed set of actions, or a participant pick from an allowed set."""
 
-    name: str
-    actions: tuple[Identifier, ...] = ()
-    select_from: tuple[Identifier, ...] = ()
+    name: Title
+    actions: Annotated[tuple[Identifier, ...], Items(0, MAX_LIST)] = ()
+    select_from: Annotated[tuple[Identifier, ...], Items(0, MAX_LIST)] = ()
 
     @model_validator(mode="after")
     def _form(self) -> Choice:
@@ -355,6 +758,8 @@ class Choice(Strict):
             raise ValueError("a choice has either actions or select_from, not both")
         if len(set(self.actions)) != len(self.actions):
             raise ValueError("a choice lists an action twice")
+        if len(set(self.select_from)) != len(self.select_from):
+            raise ValueError("select_from lists an action twice")
         return self
 
     @property
@@ -379,32 +784,33 @@ class Conclusion(Strict):
         return self
 
 
+Scale = Annotated[str, DecimalBounds("0", "1000000000000", "metric units", positive=True)]
+
+
 class Question(Strict):
     """A counterfactual question (DESIGN §8)."""
 
     id: Identifier
-    title: str
+    title: Title
     metric: Identifier
-    scale: str = Field(description='Loss scale in the metric\'s display units, e.g. "1000".')
-    intervene_on_day: int = Field(ge=0)
-    deadline_day: int = Field(ge=0)
-    outcome_day: int = Field(ge=1)
+    scale: Scale = Field(
+        description="Loss scale in the metric's display units: an error of one scale costs 1."
+    )
+    intervene_on_day: Day = Field(description="Branch point: after this day closes.")
+    deadline_day: Annotated[int, Bounds(1, MAX_DAYS, "day number")] = Field(
+        description="Submissions count when made on a day before this one (day 0 is the first)."
+    )
+    outcome_day: Annotated[int, Bounds(1, MAX_DAYS, "day number")] = Field(
+        description="Day whose close gives the outcome (after intervene_on_day)."
+    )
     baseline: Choice
     intervention: Choice
     conclusion: Conclusion | None = None
-
-    @field_validator("scale")
-    @classmethod
-    def _scale(cls, value: str) -> str:
-        from decimal import Decimal, InvalidOperation
-
-        try:
-            number = Decimal(value)
-        except InvalidOperation:
-            raise ValueError(f"scale {value!r} is not a number") from None
-        if not number.is_finite() or number <= 0:
-            raise ValueError("scale must be a positive number")
-        return value
+    expect_intervention: Literal["executes", "rejected"] = Field(
+        default="executes",
+        description="What `workbench check` expects of the intervention: `rejected` marks a "
+        "question whose intervention is refused by design (it stays unresolved).",
+    )
 
     @model_validator(mode="after")
     def _timing(self) -> Question:
@@ -426,4 +832,166 @@ class Question(Strict):
 class QuestionsFile(Strict):
     """questions.toml."""
 
-    questions: tuple[Question, ...] = ()
+    questions: Annotated[tuple[Question, ...], Items(0, MAX_LIST)] = ()
+
+
+# -- the field reference (docs/authoring.md and the tests read the rules from here) --------
+FILE_MODELS: dict[str, type[Strict]] = {
+    "campaign.toml": Campaign,
+    "actions.toml": ActionCatalog,
+    "metrics.toml": MetricsFile,
+    "questions.toml": QuestionsFile,
+}
+"""The model of each campaign file."""
+
+Rule = Bounds | MoneyBounds | DecimalBounds | TextRule
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    """One field of a campaign file: where it sits, what it holds and what is allowed."""
+
+    path: str
+    kind: str
+    allowed: str
+    default: str
+    description: str
+    rule: Rule | None = None
+
+
+def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
+    """(bare type, metadata, optional) of an annotation."""
+    metadata: list[Any] = []
+    optional = False
+    while True:
+        origin = get_origin(annotation)
+        if origin is Annotated:
+            annotation, *extra = get_args(annotation)
+            metadata += extra
+        elif origin in (Union, UnionType) and type(None) in get_args(annotation):
+            members = [a for a in get_args(annotation) if a is not type(None)]
+            optional = True
+            if len(members) != 1:
+                return Union[tuple(members)], metadata, optional  # noqa: UP007
+            annotation = members[0]
+        else:
+            return annotation, metadata, optional
+
+
+def _constraint(metadata: list[Any], name: str) -> Any:
+    """A pydantic constraint (`pattern`, `max_length`) from annotation metadata, if any."""
+    for item in metadata:
+        for inner in [item, *(getattr(item, "metadata", None) or [])]:
+            value = getattr(inner, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+def _pattern(metadata: list[Any]) -> str | None:
+    pattern = _constraint(metadata, "pattern")
+    return None if pattern is None else str(pattern)
+
+
+def _leaf(annotation: Any, metadata: list[Any]) -> tuple[str, str, Rule | None]:
+    """(kind, allowed, rule) of a scalar annotation."""
+    for item in metadata:
+        if isinstance(item, Bounds | MoneyBounds | DecimalBounds | TextRule):
+            return item.kind(), item.describe(), item
+    if get_origin(annotation) is Literal:
+        choices = " or ".join(
+            f"`{v}`" if isinstance(v, str) else str(v) for v in get_args(annotation)
+        )
+        return "choice", choices, None
+    if annotation is dt.date:
+        return "date", "a date such as 2027-03-01", None
+    pattern = _pattern(metadata)
+    if annotation is str and pattern:
+        longest = _constraint(metadata, "max_length")
+        return "id", f"matches `{pattern}`, at most {longest} characters", None
+    return getattr(annotation, "__name__", str(annotation)), "", None
+
+
+def _default(info: Any) -> str:
+    if info.is_required():
+        return "required"
+    value = info.get_default(call_default_factory=True)
+    if isinstance(value, BaseModel):
+        return "(empty table)"
+    if value in ((), {}, ""):
+        return "empty"
+    if value is None:
+        return "none"
+    if isinstance(value, int) and not isinstance(value, bool):
+        money = [m for m in info.metadata if isinstance(m, MoneyBounds)]
+        annotation_meta = _unwrap(info.annotation)[1]
+        if money or any(isinstance(m, MoneyBounds) for m in annotation_meta):
+            return f'"{value // 100}.{value % 100:02d}"'
+    return f"`{value}`" if isinstance(value, str) else str(value)
+
+
+def field_rules(model: type[BaseModel], prefix: str = "") -> list[FieldRule]:
+    """Every field of `model` (recursively), in declaration order, with its rule."""
+    rules: list[FieldRule] = []
+    for name, info in model.model_fields.items():
+        path = f"{prefix}{name}"
+        annotation, metadata, _ = _unwrap(info.annotation)
+        metadata = [*info.metadata, *metadata]
+        description = " ".join((info.description or "").split())
+        origin = get_origin(annotation)
+        if origin is tuple:
+            args = get_args(annotation)
+            count = next((m for m in metadata if isinstance(m, Items)), None)
+            element = args[0]
+            inner, inner_meta, _ = _unwrap(element)
+            fixed = len(args) != 2 or args[1] is not Ellipsis
+            size = f"exactly {len(args)} entries" if fixed else (count.describe() if count else "")
+            models = _models(inner)
+            if models:
+                rules.append(
+                    FieldRule(path, "list of tables", size, _default(info), description, None)
+                )
+                for member in models:
+                    tag = _tag(member)
+                    head = f"{path}[]" + (f" (kind = `{tag}`)" if tag and len(models) > 1 else "")
+                    rules += field_rules(member, head + ".")
+                continue
+            kind, allowed, rule = _leaf(inner, inner_meta)
+            allowed = f"{size}; each {allowed}" if allowed else size
+            rules.append(
+                FieldRule(path, f"list of {kind}", allowed, _default(info), description, rule)
+            )
+            continue
+        if origin is dict:
+            key, value = get_args(annotation)
+            _, key_meta, _ = _unwrap(key)
+            value_type, value_meta, _ = _unwrap(value)
+            kind, allowed, rule = _leaf(value_type, value_meta)
+            pattern = _pattern(key_meta)
+            allowed = f"keys match `{pattern}`; each {allowed}" if pattern else allowed
+            rules.append(
+                FieldRule(path, f"table of {kind}", allowed, _default(info), description, rule)
+            )
+            continue
+        models = _models(annotation)
+        if models:
+            rules.append(FieldRule(path, "table", "", _default(info), description, None))
+            for member in models:
+                rules += field_rules(member, f"{path}.")
+            continue
+        kind, allowed, rule = _leaf(annotation, metadata)
+        rules.append(FieldRule(path, kind, allowed, _default(info), description, rule))
+    rules.sort(key=lambda r: r.path != f"{prefix}kind")
+    return rules
+
+
+def _models(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation holds (one, or each member of a union)."""
+    bare, _, _ = _unwrap(annotation)
+    members = get_args(bare) if get_origin(bare) in (Union, UnionType) else (bare,)
+    return [m for m in members if isinstance(m, type) and issubclass(m, BaseModel)]
+
+
+def _tag(model: type[BaseModel]) -> str | None:
+    field = model.model_fields.get("kind")
+    return str(field.default) if field is not None and isinstance(field.default, str) else None

@@ -1,15 +1,15 @@
-"""Display text for amounts: one money formatter for every screen and summary.
+"""Display text for amounts on screens and in summaries, over the core's one money formatter.
 
-Money reads `$14,000.00` and `−$300.00` (a true minus sign, before the dollar sign)
-wherever a player sees it; counts read `1,234 bags`. Pure functions on exact values.
+Money is spelt by `ledger.money.format_money` everywhere (`$14,000.00`, `-$300.00`: the
+ASCII minus keeps a shown amount typeable back into a field); this module adds signed
+changes, counts with their unit noun, and short measured numbers. Pure functions.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
 
-MINUS = "\u2212"
-"""The minus sign shown before negative amounts (not the ASCII hyphen)."""
+from ledger.money import format_money, to_minor
 
 UNIT_NOUNS = {"UNITS": ("bag", "bags"), "EVENTS": ("event", "events")}
 """How a metric's non-money unit reads after a count (one, many)."""
@@ -25,27 +25,25 @@ def _decimal(value: Decimal | str | int) -> Decimal:
 
 
 def money(dollars: Decimal | str | int) -> str:
-    """Dollars as `$14,000.00` or `−$300.00` (exact, two decimals, thousands separated)."""
-    amount = _decimal(dollars).quantize(Decimal("0.01"))
-    sign = MINUS if amount < 0 else ""
-    return f"{sign}${abs(amount):,.2f}"
+    """Exact dollars as the core spells money: `$14,000.00`, `-$300.00`."""
+    return format_money(to_minor(_decimal(dollars).quantize(Decimal("0.01"))))
 
 
 def money_of_cents(cents: int) -> str:
     """Integer cents as money text (`1400000` → `$14,000.00`)."""
-    return money(Decimal(cents) / 100)
+    return format_money(cents)
 
 
 def signed_money(dollars: Decimal | str | int) -> str:
-    """A change in dollars with its sign: `+$1,200.00`, `−$300.00`, `$0.00`."""
+    """A change in dollars with its sign: `+$1,200.00`, `-$300.00`, `$0.00`."""
     amount = _decimal(dollars)
     return f"+{money(amount)}" if amount > 0 else money(amount)
 
 
 def count(value: Decimal | str | int) -> str:
-    """A whole count with thousands separated and a true minus sign (`−1,234`)."""
+    """A count with thousands separated (`-1,234`)."""
     number = _decimal(value)
-    sign = MINUS if number < 0 else ""
+    sign = "-" if number < 0 else ""
     text = f"{abs(number):,f}" if number != number.to_integral_value() else f"{abs(number):,.0f}"
     return f"{sign}{text}"
 

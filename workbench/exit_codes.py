@@ -2,8 +2,11 @@
 
 OK = 0
 UNSCORED = 1
-"""Some requested question is unsubmitted, unresolved or invalid, or there is none at all."""
+"""Some requested question is unsubmitted, unresolved, invalid or failed, a required conclusion
+is not met, or there is no question at all."""
 USAGE = 2
-"""Bad input or usage: a wrong flag, a malformed campaign, script, submission or control file."""
+"""Bad input or usage: a wrong flag, a malformed campaign, script, submission or control file,
+a wrong control file, an unfinished run given to `validate`, a command to a finished run."""
 INTEGRITY = 3
-"""The factual run failed verification: broken journal chain, divergent re-execution, bad seal."""
+"""The factual run failed verification: broken journal chain, divergent re-execution, bad seal
+or seal signature, a command after `finish`, an altered run.json."""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import os
+import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 import orjson
 
@@ -18,6 +21,9 @@ Progress = Callable[[int, int], None]
 
 PROGRESS_EVERY = 1024
 
+MAX_INPUT_BYTES: Final = 256 * 1024 * 1024
+"""Largest grading input read, the workbench's documented "grader input" limit (256 MiB)."""
+
 
 class GradeInputError(ValueError):
     """A grading input is unreadable or malformed; names the file and the 1-based line."""
@@ -27,6 +33,11 @@ class GradeInputError(ValueError):
         super().__init__(f"{where}: {message}")
         self.path = path
         self.line = line
+
+
+def json_number(value: float | None) -> float | None:
+    """`value` as JSON can carry it: an infinite extraction becomes null, like no number."""
+    return value if value is not None and math.isfinite(value) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +62,13 @@ class LineResult(NamedTuple):
     difficulty: str | None
 
     def to_row(self) -> dict[str, object]:
-        """The output JSON object: extracted number (or null), three verdicts and the reward."""
+        """The output JSON object: extracted number, three verdicts and the reward.
+
+        `extracted` is null when there is no number, and also when the number is too large
+        for a float (JSON has no infinity); `format_valid_number` tells the two apart.
+        """
         return {
-            "extracted": self.extracted,
+            "extracted": json_number(self.extracted),
             "strict_correct": self.strict_correct,
             "loose_correct": self.loose_correct,
             "format_valid_number": self.format_valid_number,
@@ -121,20 +136,40 @@ def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInp
     return GradingInput(line, completion, answer, difficulty)
 
 
-def read_inputs(path: str | Path) -> tuple[GradingInput, ...]:
-    """Read and validate a whole JSONL file (blank lines skipped) before anything is graded."""
-    name = str(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError as exc:
-        raise GradeInputError(name, None, "no such file") from exc
-    except OSError as exc:
-        raise GradeInputError(name, None, f"cannot read ({exc.strerror})") from exc
-    return tuple(
-        parse_line(raw, number, name)
+def parse_inputs(data: bytes, path: str = "<input>") -> tuple[GradingInput, ...]:
+    """Validate every JSONL line (blank lines skipped); an input with no lines is an error."""
+    inputs = tuple(
+        parse_line(raw, number, path)
         for number, raw in enumerate(data.split(b"\n"), start=1)
         if raw.strip()
     )
+    if not inputs:
+        raise GradeInputError(path, None, "nothing to grade (no non-blank lines)")
+    return inputs
+
+
+def read_bounded_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of a grading input, reading at most `limit` + 1 so no stream exhausts memory."""
+    name = str(path)
+    try:
+        with open(path, "rb") as handle:
+            if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
+                raise GradeInputError(name, None, "is a directory, not a file")
+            data = handle.read(limit + 1)
+    except FileNotFoundError as exc:
+        raise GradeInputError(name, None, "no such file") from exc
+    except IsADirectoryError as exc:
+        raise GradeInputError(name, None, "is a directory, not a file") from exc
+    except OSError as exc:
+        raise GradeInputError(name, None, f"cannot read ({exc.strerror or exc})") from exc
+    if len(data) > limit:
+        raise GradeInputError(name, None, f"larger than the grading input limit of {limit:,} bytes")
+    return data
+
+
+def read_inputs(path: str | Path) -> tuple[GradingInput, ...]:
+    """Read (bounded) and validate a whole JSONL file before anything is graded."""
+    return parse_inputs(read_bounded_input(path), str(path))
 
 
 def grade_inputs(
@@ -187,9 +222,16 @@ def summarise(results: Iterable[LineResult], loose: bool = False) -> Summary:
     return Summary(_accuracy(every), by_difficulty, loose)
 
 
+def grade_data(
+    data: bytes, path: str = "<input>", loose: bool = False, progress: Progress | None = None
+) -> BatchReport:
+    """Validate, grade and summarise JSONL bytes already read (by the caller, bounded)."""
+    results = grade_inputs(parse_inputs(data, path), loose, progress)
+    return BatchReport(results, summarise(results, loose))
+
+
 def grade_file(
     path: str | Path, loose: bool = False, progress: Progress | None = None
 ) -> BatchReport:
-    """Validate, grade and summarise a JSONL file of {completion, answer, info?} lines."""
-    results = grade_inputs(read_inputs(path), loose, progress)
-    return BatchReport(results, summarise(results, loose))
+    """Read (bounded), validate, grade and summarise a JSONL file of {completion, answer, info?}."""
+    return grade_data(read_bounded_input(path), str(path), loose, progress)

@@ -1,19 +1,27 @@
-"""Answer extraction: the number after the last answer cue, else the last number in the text."""
+"""Answer extraction: the number after the last answer cue, else the last number in the text.
+
+The rules are the study's grader's, as its observed behaviour is described in
+`/work/shared/seeds/vc-study-grader-behaviour.md`; docs/vc_deal.md states each one.
+"""
 
 from __future__ import annotations
 
-import math
 import re
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-NUMBER = r"[-+]?(?:\d(?:[\d,]*\d)?(?:\.\d+)?|\.\d+)"
-"""A number token: sign, digits and inner commas, optional fraction; or a bare fraction (".5")."""
+NUMBER = r"[-+]?(?:\d(?:[\d,]*\d)?(?:,*\.\d+)?|\.\d+)"
+"""A number token: sign, digits and commas, optional fraction; or a bare fraction (".5").
 
-CUE = r"final answer|answer|ownership(?:\s*percentage)?|result|equals|equal|="
-"""Answer cues, matched case-insensitively and without word boundaries."""
+Commas right before the fraction belong to the token (`5,.5`), as in the study's
+`\\d[\\d,]*(?:\\.\\d+)?`; other trailing commas, which the study strips, are left out.
+"""
+
+CUE = r"final answer|answer|ownership(?:\s+percentage)?|result|equals|equal|="
+"""Answer cues, matched case-insensitively without word boundaries; "percentage" needs a space."""
 
 LINKER = r"is|are|was|of|to|:|="
 """One optional word or sign between a cue and its number."""
@@ -28,8 +36,7 @@ _CUED_NUMBER_ANY_CASE = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"), re.
 _CUED_NUMBER_LOWER = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"))
 _NUMBER = re.compile(NUMBER)
 _CUE_STARTS = ("answer", "ownership", "result", "equal", "=")
-_DECIMAL_COMMA = re.compile(r"-?\d+,\d{1,2}")
-_FLOAT_DIGITS = 300
+_DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
 
 Source = Literal["cue", "last_number", "none"]
 """Where an extracted number came from: after a cue, the fallback last number, or nowhere."""
@@ -66,9 +73,10 @@ def completion_text(completion: object) -> str:
 
 
 def normalise(token: str) -> Decimal | None:
-    """A token's value: strip, drop trailing "." and ",", resolve thousands vs decimal commas.
+    """A token's exact value: strip, drop trailing "." and ",", resolve thousands vs decimal commas.
 
-    None when the text is not a number token, or is too large to report as a float.
+    None when the text is not a number token. Any token has a value, however long: a
+    400-digit number is exact here and infinite as a float, as in the study.
     """
     text = token.strip().rstrip(".,")
     if not _NUMBER.fullmatch(text):
@@ -76,8 +84,13 @@ def normalise(token: str) -> Decimal | None:
     return _token_value(text)
 
 
-def _token_value(text: str) -> Decimal | None:
-    """The value of a token exactly as the NUMBER pattern matched it."""
+def _token_value(text: str) -> Decimal:
+    """The exact value of a token as the NUMBER pattern matched it.
+
+    With a period, every comma is a thousands separator (`5,.5` is 5.5). Without one, a
+    single comma between unsigned digits and one or two digits is a decimal comma (`16,13`);
+    any other comma is a thousands separator (`-16,13` is -1613, as in the study).
+    """
     if text[0] == "+":
         text = text[1:]
     if "," in text:
@@ -85,23 +98,19 @@ def _token_value(text: str) -> Decimal | None:
             text = text.replace(",", ".")
         else:
             text = text.replace(",", "")
-    value = Decimal(text)
-    if len(text) > _FLOAT_DIGITS and math.isinf(float(value)):
-        return None
-    return value
+    return Decimal(text)
 
 
 def _last_number(text: str) -> Decimal | None:
-    """The fallback: the last number token in the text that normalises.
+    """The fallback: the last number token in the text.
 
     No token spans whitespace, so the words read right to left yield the same tokens as
     a scan of the whole text, and the scan stops at the last word holding a number.
     """
     for word in reversed(text.split()):
-        for token in reversed(_NUMBER.findall(word)):
-            value = _token_value(token)
-            if value is not None:
-                return value
+        tokens = _NUMBER.findall(word)
+        if tokens:
+            return _token_value(tokens[-1])
     return None
 
 
@@ -140,9 +149,7 @@ def extract_value(completion: Completion) -> Decimal | None:
         cued = _CUED_NUMBER_ANY_CASE.findall(text)
         token = cued[-1] if cued else None
     if token is not None:
-        value = _token_value(token)
-        if value is not None:
-            return value
+        return _token_value(token)
     return _last_number(text)
 
 
@@ -156,11 +163,10 @@ def extract_answer(completion: Completion) -> Extraction:
     if cued:
         number_span, cue_span = cued[-1].span("number"), cued[-1].span("cue")
         token = text[slice(*number_span)]
-        value = _token_value(token)
-        if value is not None:
-            return Extraction(value, token, "cue", number_span, text[slice(*cue_span)], cue_span)
-    for match in reversed(list(_NUMBER.finditer(text))):
-        value = _token_value(match[0])
-        if value is not None:
-            return Extraction(value, match[0], "last_number", match.span(), None, None)
-    return NO_ANSWER
+        cue = text[slice(*cue_span)]
+        return Extraction(_token_value(token), token, "cue", number_span, cue, cue_span)
+    tail = deque(_NUMBER.finditer(text), maxlen=1)
+    if not tail:
+        return NO_ANSWER
+    last = tail[0]
+    return Extraction(_token_value(last[0]), last[0], "last_number", last.span(), None, None)

@@ -17,10 +17,20 @@ Amount = int | float | str | Decimal
 """A number as callers hold it: floats go through their shortest repr, never their binary value."""
 
 
+def shown(value: object, limit: int = 40) -> str:
+    """`repr(value)` for a one-line message, shortened to its start and length when long."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{value[:20]!r}... ({len(value)} characters)"
+    return f"{text[:20]}... ({len(text)} characters)"
+
+
 def to_decimal(value: Amount) -> Decimal:
     """Read a finite number exactly (floats via `repr`, so 16.13 is 16.13); raise ValueError."""
     if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
-        raise ValueError(f"not a number: {value!r}")
+        raise ValueError(f"not a number: {shown(value)}")
     try:
         number = (
             value
@@ -28,9 +38,9 @@ def to_decimal(value: Amount) -> Decimal:
             else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
         )
     except InvalidOperation as exc:
-        raise ValueError(f"not a number: {value!r}") from exc
+        raise ValueError(f"not a number: {shown(value)}") from exc
     if not number.is_finite():
-        raise ValueError(f"not a finite number: {value!r}")
+        raise ValueError(f"not a finite number: {shown(value)}")
     return number
 
 

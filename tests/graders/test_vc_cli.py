@@ -134,7 +134,7 @@ def test_grade_bad_input_names_file_and_line_and_writes_nothing(
 
 def test_grade_missing_file(tmp_path: Path) -> None:
     code, out, err = _run("vc", "grade", str(tmp_path / "nope.jsonl"))
-    assert code == 2 and out == "" and "nope.jsonl: no such file" in err
+    assert code == 2 and out == "" and "nope.jsonl: grader input does not exist" in err
 
 
 def test_grade_one_text() -> None:
@@ -166,3 +166,53 @@ def test_grade_one_text_fallbacks(text: str, flags: list[str], reward: float, no
 def test_grade_one_text_with_a_bad_answer() -> None:
     code, out, err = _run("vc", "grade", "--answer", "lots", "The answer is 5")
     assert code == 2 and out == "" and "--answer is not a number" in err
+
+
+@pytest.mark.parametrize("content", [b"", b"\n\n", b"   \r\n"])
+def test_grade_an_input_with_nothing_to_grade_exits_2(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(content)
+    code, out, err = _run("vc", "grade", str(path))
+    assert (code, out) == (2, "")
+    assert err == f"Error: {path}: nothing to grade (no non-blank lines)\n"
+
+
+def test_grade_refuses_an_endless_stream_in_one_line() -> None:
+    code, out, err = _run("vc", "grade", "/dev/zero")
+    assert (code, out) == (2, "")
+    assert err == "Error: /dev/zero: grader input is larger than its limit of 256 MiB\n"
+
+
+def test_grade_a_directory_is_a_user_error(tmp_path: Path) -> None:
+    code, out, err = _run("vc", "grade", str(tmp_path))
+    assert (code, out) == (2, "") and "is a directory" in err and len(err.splitlines()) == 1
+
+
+def test_grade_a_huge_literal_is_format_valid_with_a_null_extraction(tmp_path: Path) -> None:
+    rows: list[dict[str, object]] = [
+        {"completion": "Answer: " + "9" * 400, "answer": 16.13},
+        {"completion": "The answer is " + "9" * 400 + ". Earlier I had 16.13", "answer": 16.13},
+    ]
+    code, out, _ = _run("vc", "grade", "--loose", str(_write_rows(tmp_path / "h.jsonl", rows)))
+    assert code == 0
+    row = {
+        "extracted": None,
+        "strict_correct": 0.0,
+        "loose_correct": 0.0,
+        "format_valid_number": 1.0,
+        "reward": 0.0,
+    }
+    assert [orjson.loads(line) for line in out.splitlines()] == [row, row]
+
+
+def test_grade_one_text_shortens_a_huge_token() -> None:
+    code, out, err = _run("vc", "grade", "--answer", "16.13", "Answer: " + "9" * 400)
+    assert code == 0 and orjson.loads(out)["format_valid_number"] == 1.0
+    assert "'99999999999999999999'... (400 characters) (infinite as a float" in err
+    assert len(err.splitlines()) == 1 and len(err) < 200
+
+
+def test_grade_one_text_against_a_gold_too_large_to_round() -> None:
+    code, out, err = _run("vc", "grade", "--answer", "1" * 30, "The answer is 5")
+    assert (code, out) == (2, "")
+    assert "--answer is too large to round to cents in 28 digits" in err

@@ -100,7 +100,7 @@ def test_no_number_means_no_answer(completion: object) -> None:
     [
         ("16,13", "16.13"),
         ("16,1", "16.1"),
-        ("-16,13", "-16.13"),
+        ("-16,13", "-1613"),
         ("770,000", "770000"),
         ("2,016", "2016"),
         ("16,130", "16130"),
@@ -150,11 +150,12 @@ def test_tokens_in_context(text: str, value: str) -> None:
     assert extract_value(text) == Decimal(value)
 
 
-def test_a_number_too_large_for_a_float_does_not_normalise() -> None:
+def test_a_number_too_large_for_a_float_still_normalises_and_is_chosen() -> None:
     huge = "9" * 400
-    assert normalise(huge) is None
-    assert extract_value(f"3 then the answer = {huge}") == Decimal(3)
-    assert extract_value(huge) is None
+    assert normalise(huge) == Decimal(huge)
+    assert extract_value(f"3 then the answer = {huge}") == Decimal(huge)
+    assert extract_value(f"the answer = {huge}, or 3") == Decimal(huge)
+    assert extract_value(f"{huge} then 3") == Decimal(3)
 
 
 def test_unicode_digits_and_case_are_handled() -> None:

@@ -4,8 +4,19 @@ from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from graders.vc_deal import GradeInputError, VCPanel, generate, load_templates, parse_line
+from graders.vc_deal import (
+    GradeInputError,
+    VCPanel,
+    generate,
+    load_templates,
+    parse_inputs,
+    parse_line,
+)
+from graders.vc_deal.batch import MAX_INPUT_BYTES, read_bounded_input
+from workbench.inputs import LIMITS
 
 ROWS = [
     {"completion": "The answer is 8.90", "answer": 8.9, "info": {"difficulty": "easy"}},
@@ -126,3 +137,68 @@ def test_parse_line_reads_difficulty_only_when_it_is_text() -> None:
         parse_line(b'{"completion":"a","answer":1,"info":{"difficulty":3}}', 1).difficulty is None
     )
     assert parse_line(b'{"completion":"a","answer":1,"info":null}', 1).difficulty is None
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b'{"completion": "\xff", "answer": 1}', "in.jsonl:2: not valid JSON"),
+        (b"[" * 5000, "in.jsonl:2: not valid JSON"),
+        (b'{"completion": "x", "answer": ' + b"9" * 400 + b"}", "in.jsonl:2: not valid JSON"),
+        (b'{"completion": "x", "answer": "1e30"}', "in.jsonl:2: 'answer' is too large to round"),
+        (b'{"completion": "x", "answer": "1e999999999"}', "in.jsonl:2: 'answer' is too large"),
+        (b'{"completion": "x", "answer": true}', "in.jsonl:2: 'answer' is not a number"),
+        (b'{"completion": "x", "answer": "' + b"7" * 5000 + b'x"}', "in.jsonl:2: 'answer' is not"),
+    ],
+)
+def test_malformed_lines_are_grade_input_errors(tmp_path: Path, raw: bytes, message: str) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(orjson.dumps(ROWS[0]) + b"\n" + raw + b"\n")
+    with pytest.raises(GradeInputError) as caught:
+        VCPanel().grade_batch(path)
+    assert str(caught.value).startswith(str(tmp_path / message))
+    assert "\n" not in str(caught.value) and len(str(caught.value)) < 300
+
+
+@given(st.binary(max_size=200))
+def test_any_line_is_an_input_or_an_error_naming_file_and_line(raw: bytes) -> None:
+    try:
+        parsed = parse_line(raw, 7, "g.jsonl")
+    except GradeInputError as exc:
+        assert str(exc).startswith("g.jsonl:7: ") and exc.line == 7
+        assert "\n" not in str(exc)
+    else:
+        assert parsed.line == 7
+
+
+@pytest.mark.parametrize("content", [b"", b"\n", b"  \n\t\n\r\n"])
+def test_an_input_with_nothing_to_grade_is_an_error(tmp_path: Path, content: bytes) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(content)
+    with pytest.raises(GradeInputError, match="empty.jsonl: nothing to grade"):
+        VCPanel().grade_batch(path)
+    with pytest.raises(GradeInputError, match="nothing to grade"):
+        parse_inputs(content, "x")
+
+
+def test_reads_are_bounded(tmp_path: Path) -> None:
+    assert LIMITS["grader input"] == MAX_INPUT_BYTES
+    with pytest.raises(GradeInputError, match="/dev/zero: larger than the grading input limit"):
+        read_bounded_input("/dev/zero", limit=1024)
+    path = _jsonl(tmp_path, ROWS)
+    assert read_bounded_input(path, limit=path.stat().st_size) == path.read_bytes()
+    with pytest.raises(GradeInputError, match="larger than"):
+        read_bounded_input(path, limit=path.stat().st_size - 1)
+    with pytest.raises(GradeInputError, match="is a directory"):
+        VCPanel().grade_batch(tmp_path)
+
+
+def test_an_infinite_extraction_is_format_valid_and_null_in_json(tmp_path: Path) -> None:
+    rows = [{"completion": "Answer: " + "9" * 400, "answer": 16.13}]
+    (result,) = VCPanel().grade_batch(_jsonl(tmp_path, rows)).results
+    assert (result.extracted, result.strict_correct, result.format_valid_number) == (
+        float("inf"),
+        0.0,
+        1.0,
+    )
+    assert result.to_row()["extracted"] is None

@@ -42,7 +42,7 @@ async def test_check_findings_show_at_once(tmp_path: Path) -> None:
         assert "Check of" in screen_text(screen) and not screen.query_one(JobBar).display
         screen.table.move_cursor(row=1)
         await pilot.pause()
-        assert screen.findings[1]["message"] in screen_text(screen)
+        assert screen.findings[1].message in screen_text(screen)
 
 
 async def test_check_of_a_missing_campaign_says_why(tmp_path: Path) -> None:

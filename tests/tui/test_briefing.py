@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.tui.conftest import SIZE, wait_for
+from tests.tui.conftest import SIZE, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.errors import UserError
 from workbench.play.session import PlayerSession
@@ -78,3 +78,19 @@ async def test_a_run_that_cannot_open_exits_with_its_code(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: app.open_error is not None, "open error")
     assert app.return_code == UserError.exit_code
     assert "not an empty run directory" in app.open_error.message  # type: ignore[union-attr]
+
+
+async def test_finish_asks_then_ends_the_run(app: PlayerApp) -> None:
+    from workbench.tui.screens.confirm import ConfirmFinish
+
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "confirm")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "cancelled")
+        assert not app.session.finished
+        await pilot.press("f", "y")
+        await wait_for(pilot, lambda: "campaign is over" in screen_text(app.screen), "summary")
+        assert app.session.finished and app.session.day == app.session.horizon
+        await pilot.press("escape", "n")
+        await notified(pilot, "accepts no further command")

@@ -22,7 +22,7 @@ def branch_numbers(run_dir: Path, tmp_path: Path) -> set[str]:
     PlayerSession.resume(copy).run_to_horizon()
     outcome = run_evaluation(copy, tmp_path / "report")
     numbers: set[str] = set()
-    for entry in outcome.report["questions"]:
+    for entry in outcome.report.to_json()["questions"]:
         values = [entry.get("effect")]
         values += [(b or {}).get("outcome") for b in (entry.get("branches") or {}).values()]
         for value in values:

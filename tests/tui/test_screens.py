@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 from textual.widgets import DataTable, Footer, Input
 
 from tests.tui.conftest import SIZE, SMALL, go, notices, notified, wait_for
 from tests.tui.text import screen_text
-from workbench.display import MINUS
 from workbench.tui.app import AUTHOR_SCREENS, PLAYER_SCREENS, PlayerApp
 from workbench.tui.screens.actions import ActionsScreen
 from workbench.tui.screens.confirm import ConfirmSchedule
@@ -112,7 +113,7 @@ async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> Non
         await pilot.press("tab")
         assert app.focused is screen.form.value
         await pilot.press(*"abc")
-        await wait_for(pilot, lambda: "is not a number" in screen_text(screen), "check")
+        await wait_for(pilot, lambda: "is not a decimal number" in screen_text(screen), "check")
         screen.form.value.value = "1500"
         await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
         await pilot.press("ctrl+s")
@@ -129,7 +130,7 @@ async def test_check_agrees_with_submission_on_conclusions(app: PlayerApp) -> No
         screen.table.move_cursor(row=screen.table.get_row_index("q_bank_loan"))
         await pilot.pause()
         screen.form.value.value = "-500"
-        await wait_for(pilot, lambda: "conclusion: required" in screen_text(screen), "empty")
+        await wait_for(pilot, lambda: "verdict is `missing`" in screen_text(screen), "left out")
         assert "not a money amount" not in screen_text(screen)
         screen.form.conclusion.value = "-300.005"
         await wait_for(pilot, lambda: "exact to the cent" in screen_text(screen), "cents")
@@ -200,9 +201,10 @@ async def test_ledger_balances_follows_days_and_exports_atomically(app: PlayerAp
         assert (app.run_dir / "ledger.beancount").read_text()
         assert (app.run_dir / "ledger.csv").read_text()
         assert not list(app.run_dir.glob(".*.tmp"))
-        money = [str(screen.balances.get_row_at(i)[1]) for i in range(screen.balances.row_count)]
-        assert any(m.startswith(f"{MINUS}$") for m in money)
-        assert not any(m.startswith("$-") or m.startswith("-$") for m in money)
+        rows = [screen.balances.get_row_at(i) for i in range(screen.balances.row_count)]
+        money = [str(row[1]) for row in rows if row[2] == "USD"]
+        assert any(m.startswith("-$") for m in money)
+        assert all(re.fullmatch(r"-?\$\d{1,3}(,\d{3})*\.\d\d", m) for m in money)
 
 
 async def test_player_app_has_no_author_screens(app: PlayerApp) -> None:

@@ -24,7 +24,8 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
     code, output = _validate("--results", str(demo_run), "--out", str(out))
     assert code == 0, output
     report = json.loads((out / "report.json").read_text())
-    assert report["schema"] == "cfwb.counterfactual-report/1"
+    assert report["schema"] == "cfwb.counterfactual-report/2"
+    assert "not identified real-world treatment effects" in report["disclaimer"]
     assert report["factual"]["verification"]["ok"] is True
     assert set(report["registration"]) >= {
         "campaign_id",
@@ -33,6 +34,7 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
         "seed_commitment",
     }
     assert report["summary"]["all_scored"] is True
+    assert report["summary"]["conclusions_met"] == report["summary"]["conclusions_required"] == 3
     q = next(q for q in report["questions"] if q["id"] == "q_bank_loan")
     base, inter = q["branches"]["baseline"], q["branches"]["intervention"]
     assert base["status"] == inter["status"] == "ok"
@@ -41,7 +43,7 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
     assert Decimal(q["effect"]) == effect
     assert Decimal(q["loss"]) == ((Decimal("-1300") - effect) / Decimal("500")) ** 2
     assert Decimal(q["score"]) == -Decimal(q["loss"])
-    assert q["conclusion"]["expected"] == "-300.00" and q["conclusion"]["correct"] is True
+    assert q["conclusion"]["expected"] == "-300.00" and q["conclusion"]["verdict"] == "met"
     assert (
         subprocess.run(
             ["sha256sum", "-c", "SHA256SUMS"], cwd=out, capture_output=True, check=False
@@ -61,6 +63,7 @@ def test_skipped_question_is_unsubmitted_and_unscored(tmp_path: Path) -> None:
     session = PlayerSession.create(run)
     session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
     session.advance(25)
+    session.finish()
     code, _ = _validate(
         "--results",
         str(run),
@@ -83,6 +86,7 @@ def test_rejected_participant_choice_gets_no_invented_score(tmp_path: Path) -> N
     session.submit({"question": "q_pick_a_lever", "value": "100", "choice": "switch_to_highland"})
     session.schedule("switch_to_highland")
     session.advance(91)
+    session.finish()
     code, _ = _validate(
         "--results", str(run), "--out", str(tmp_path / "o"), "--question", "q_pick_a_lever"
     )
@@ -131,22 +135,12 @@ def test_private_campaign_needs_its_control_file(campaign_copy: Path, tmp_path: 
     text = (campaign_copy / "campaign.toml").read_text()
     text = text.replace('visibility = "development"', 'visibility = "private"')
     (campaign_copy / "campaign.toml").write_text(text.replace("development_seed = 20261130\n", ""))
-    from sim.campaign_load import load_campaign
-
-    bundle = load_campaign(campaign_copy)
     control = tmp_path / "private" / "control.json"
     control.parent.mkdir()
-    control.write_text(
-        json.dumps(
-            {
-                "campaign_id": bundle.id,
-                "campaign_digest": bundle.digest,
-                "seed": 4242,
-                "salt": "a-private-salt",
-                "agents": ["agent-7"],
-            }
-        )
+    made = CliRunner().invoke(
+        main, ["control", "new", str(campaign_copy), "--agent", "agent-7", "--out", str(control)]
     )
+    assert made.exit_code == 0, made.output
     runs = tmp_path / "runs"
     runner = CliRunner()
     played = runner.invoke(
@@ -163,7 +157,8 @@ def test_private_campaign_needs_its_control_file(campaign_copy: Path, tmp_path: 
         ],
     )
     assert played.exit_code == 0, played.output
-    assert "4242" not in (runs / "a7" / "run.json").read_text()
+    seed = json.loads(control.read_text())["seed"]
+    assert all(seed not in p.read_bytes().decode("latin-1") for p in (runs / "a7").iterdir())
     code, output = _validate("--results", str(runs / "a7"), "--out", str(tmp_path / "o1"))
     assert code == 2 and "control file" in output
     code, output = _validate(
@@ -201,7 +196,9 @@ def test_invalid_submission_changes_nothing(tmp_path: Path) -> None:
     for bad in (
         {"question": "nope", "value": "1"},
         {"question": "q_bank_loan", "value": "x"},
-        {"question": "q_bank_loan", "value": "1"},
+        {"question": "q_bank_loan", "value": "1", "conclusion": ["loan"]},
+        {"question": "q_bank_loan", "value": "1", "conclusion": "1e30"},
+        {"question": "q_bank_loan", "value": "1e1000000", "conclusion": "-300.00"},
         {"question": "q_pick_a_lever", "value": "1", "choice": "bank_loan"},
     ):
         result = session.submit(bad)

@@ -11,9 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import orjson
+from pydantic import ValidationError
 
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.evaluator import EvaluationOutcome, run_evaluation
+from workbench.evaluation.report import REPORT_SCHEMA, CounterfactualReport
 from workbench.inputs import read_bounded
 from workbench.play.session import PlayerSession
 from workbench.runs.files import RUN_FILE, RunPaths, read_registration
@@ -98,16 +100,19 @@ def find_runs(root: Path) -> list[Path]:
     return sorted(p for p in root.iterdir() if (p / RUN_FILE).is_file())
 
 
-def read_report(out_dir: Path) -> dict:
+def read_report(out_dir: Path) -> CounterfactualReport:
     """A validation directory's report.json, or a UserError naming what is wrong with it."""
     path = out_dir / REPORT_FILE
     try:
-        data = orjson.loads(read_bounded(path, "report", REPORT_LIMIT))
+        return CounterfactualReport.model_validate(
+            orjson.loads(read_bounded(path, "report", REPORT_LIMIT))
+        )
     except orjson.JSONDecodeError as exc:
         raise UserError(f"{path}: not valid JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("questions", []), list):
-        raise UserError(f"{path}: not a validation report")
-    return data
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "report"
+        raise UserError(f"{path}: not a {REPORT_SCHEMA} report: {where}: {first['msg']}") from None
 
 
 def find_reports(root: Path) -> list[ReportEntry]:
@@ -120,15 +125,14 @@ def find_reports(root: Path) -> list[ReportEntry]:
             report = read_report(child)
         except WorkbenchError:
             continue
-        summary = report.get("summary") or {}
-        factual = report.get("factual") or {}
+        summary = report.summary
         entries.append(
             ReportEntry(
                 child,
-                str(factual.get("run") or ""),
-                int(summary.get("scored", 0)),
-                int(summary.get("questions", len(report.get("questions", [])))),
-                summary.get("mean_score"),
+                report.factual.run,
+                summary.scored if summary else 0,
+                summary.questions if summary else len(report.questions),
+                summary.mean_score if summary else None,
             )
         )
     return entries

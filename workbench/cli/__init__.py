@@ -46,6 +46,14 @@ _COMMANDS: dict[str, CommandEntry] = {
     "run": CommandEntry(
         "workbench.cli.sim", "run", "Play a campaign headless from a script, to the horizon."
     ),
+    "finish": CommandEntry(
+        "workbench.cli.sim", "finish", "End a run: the remaining days run with no decisions."
+    ),
+    "control": CommandEntry(
+        "workbench.cli.control",
+        "control",
+        "Private campaigns: make a control file (seed, salt, agent tokens).",
+    ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."
     ),
@@ -68,7 +76,12 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.assess", "validate", "Offline evaluation of finished runs."
     ),
     "check": CommandEntry(
-        "workbench.cli.assess", "check", "Author checks: run every question's branches."
+        "workbench.cli.author",
+        "check",
+        "Author checks: what each question measures (--strict: the gate).",
+    ),
+    "new": CommandEntry(
+        "workbench.cli.author", "new", "Create a campaign folder that passes check --strict."
     ),
     "demo": CommandEntry(
         "workbench.cli.assess", "demo", "Play, validate and summarise the default campaign."

@@ -1,25 +1,26 @@
-"""CLI commands for assessments: snapshot, validate counterfactual, check, demo."""
+"""CLI commands for assessments: snapshot, validate counterfactual, demo."""
 
 from __future__ import annotations
 
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from workbench import exit_codes
 from workbench.cli.options import (
     DIR,
-    campaign_arg,
     control_file,
-    control_opt,
-    json_opt,
     open_run,
     private_options,
     run_dir_arg,
 )
 from workbench.errors import UserError
+
+if TYPE_CHECKING:
+    from workbench.evaluation.report import CounterfactualReport
 
 
 @click.command()
@@ -53,33 +54,33 @@ class _StderrBar:
             self._bar.__exit__(None, None, None)
 
 
-def _print_summary(report: dict) -> None:
+def _print_summary(report: CounterfactualReport) -> None:
     from workbench.display import money, short_number
 
-    for q in report.get("questions", []):
-        branches = q.get("branches") or {}
+    for q in report.questions:
         statuses = "/".join(
-            (branches.get(k) or {}).get("status") or "-" for k in ("baseline", "intervention")
+            b.status if b is not None else "-"
+            for b in (q.branches.baseline, q.branches.intervention)
         )
-        money_metric = (q.get("contract") or {}).get("units") == "USD"
-        line = f"  {q['id']}: {q['status']} (branches {statuses})"
-        if q["status"] == "scored":
-            line += f" effect {money(q['effect']) if money_metric else q['effect']}"
-            line += f" loss {short_number(q['loss'])}"
-        elif q.get("reason"):
-            line += f": {q['reason']}"
-        if q.get("conclusion") and q["conclusion"].get("correct") is not None:
-            line += f"; conclusion {'correct' if q['conclusion']['correct'] else 'wrong'}"
+        line = f"  {q.id}: {q.status} (branches {statuses})"
+        if q.status == "scored" and q.effect is not None and q.loss is not None:
+            effect = money(q.effect) if q.contract.units == "USD" else q.effect
+            line += f" effect {effect} loss {short_number(q.loss)}"
+        elif q.reason:
+            line += f": {q.reason}"
+        if q.conclusion is not None:
+            line += f"; conclusion {q.conclusion.verdict}"
         click.echo(line)
-    summary = report.get("summary", {})
-    if summary:
+    summary = report.summary
+    if summary is not None:
         click.echo(
-            f"  scored {summary['scored']}/{summary['questions']}, "
-            f"mean score {short_number(summary['mean_score']) if summary['mean_score'] else '-'}"
+            f"  scored {summary.scored}/{summary.questions}, mean score "
+            f"{short_number(summary.mean_score) if summary.mean_score else '-'}; "
+            f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
         )
-    for task in report.get("business_objective", []):
+    for task in report.business_objective:
         click.echo(
-            f"  business objective {task['task']}: {'met' if task['met'] else 'not met'}"
+            f"  business objective {task.task}: {'met' if task.met else 'not met'}"
             " (reported apart, never scored)"
         )
 
@@ -141,40 +142,9 @@ def validate_counterfactual(
         sys.exit(outcome.exit_code)
     click.echo(f"report: {outcome.report_path}")
     _print_summary(outcome.report)
-    if not outcome.report["questions"]:
+    if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
-
-
-@click.command()
-@campaign_arg
-@control_opt
-@json_opt
-def check(campaign: Path | None, control: Path | None, as_json: bool) -> None:
-    """Validate CAMPAIGN and run every question's branches from its reference play."""
-    from campaigns import DEFAULT_CAMPAIGN
-    from workbench.authoring.check import check_campaign
-
-    bar = _StderrBar("checking")
-    try:
-        report = check_campaign(campaign or DEFAULT_CAMPAIGN, control_file(control), bar)
-    finally:
-        bar.close()
-    if as_json:
-        click.echo(
-            json.dumps(
-                {"campaign": report.campaign, "ok": report.ok, "findings": report.findings},
-                indent=2,
-            )
-        )
-    else:
-        for f in report.findings:
-            click.echo(f"{f['level']:7} {f['where']} [{f['branch']}]: {f['message']}")
-    if not report.ok:
-        errors = sum(1 for f in report.findings if f["level"] == "error")
-        click.echo(f"{report.campaign}: {errors} problem(s)", err=True)
-        sys.exit(exit_codes.UNSCORED)
-    click.echo(f"{report.campaign}: every question's branches execute", err=True)
 
 
 @click.command()

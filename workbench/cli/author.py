@@ -1,34 +1,107 @@
-"""`workbench author`: the Textual shell in author mode (check findings, validation, reports)."""
+"""Author commands: `check` (findings per question), `new` (scaffold), `author` (the app).
+
+All are for campaign authors: they run branches of a campaign, so no player command or
+screen reaches them.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import click
 
-from workbench.cli.play import RUNS_DIR
+from workbench import exit_codes
+from workbench.cli.assess import _StderrBar
+from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
+@campaign_arg
+@control_opt
 @click.option(
-    "--control",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Control file of a private campaign (its seed checks and validates its runs).",
+    "--seeds",
+    default=10,
+    show_default=True,
+    type=click.IntRange(0, 1000),
+    help="Other seeds to run every question on (the effect's spread).",
 )
+@click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")
+@json_opt
+def check(
+    campaign: Path | None, control: Path | None, seeds: int, strict: bool, as_json: bool
+) -> None:
+    """Validate CAMPAIGN (folder or bundled name) and report what each question measures.
+
+    Exit 0 when no finding is an error (with --strict: no warning either), 1 otherwise,
+    2 when the campaign itself is malformed.
+    """
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.authoring.check import check_campaign
+
+    bar = _StderrBar("checking")
+    try:
+        report = check_campaign(
+            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds
+        )
+    finally:
+        bar.close()
+    passed = report.passes(strict)
+    if as_json:
+        document = report.model_dump(mode="json")
+        document.update(ok=report.ok, strict=strict, passed=passed)
+        click.echo(json.dumps(document, indent=2))
+    else:
+        for f in report.findings:
+            click.echo(f"{f.severity:7} {f.kind:10} {f.where} [{f.branch}]: {f.message}")
+    errors, warnings = report.count("error"), report.count("warning")
+    gate = " (strict)" if strict else ""
+    verdict = "passes" if passed else "fails"
+    click.echo(
+        f"{report.campaign}: {errors} error(s), {warnings} warning(s) over "
+        f"{report.seeds} other seed(s): {verdict}{gate}",
+        err=True,
+    )
+    if not passed:
+        sys.exit(exit_codes.UNSCORED)
+
+
+@click.command()
+@click.argument("directory", type=DIR)
+@click.option(
+    "--from",
+    "source",
+    help="Start from this campaign (folder or bundled name) instead of the starter.",
+)
+def new(directory: Path, source: str | None) -> None:
+    """Create a campaign folder in DIRECTORY that passes `check --strict` as created."""
+    from workbench.authoring.scaffold import create_campaign
+
+    created = create_campaign(directory, source)
+    click.echo(f"created campaign {created.campaign_id} in {directory}")
+    for name in created.files:
+        click.echo(f"  {directory / name}")
+    click.echo(
+        f"next: edit the files (comments say what to change), then "
+        f"`workbench check {directory} --strict`, then `workbench play {directory}`"
+    )
+
+
+@click.command()
+@campaign_arg
+@control_opt
 @click.option(
     "--runs",
     "runs_root",
-    default=RUNS_DIR,
+    default="runs",
     show_default=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIR,
     help="Folder whose run directories can be validated and whose reports are browsed.",
 )
 def author(campaign: Path | None, control: Path | None, runs_root: Path) -> None:
-    """Author tools: check a campaign, validate finished runs, browse reports."""
+    """The author's app: CAMPAIGN's check findings, validation of finished runs, reports."""
     from campaigns import DEFAULT_CAMPAIGN
-    from workbench.runs.registration import load_control
     from workbench.tui.app import AuthorApp
 
-    loaded = load_control(control) if control is not None else None
-    AuthorApp(campaign or DEFAULT_CAMPAIGN, runs_root, loaded).run()
+    AuthorApp(campaign or DEFAULT_CAMPAIGN, runs_root, control_file(control)).run()

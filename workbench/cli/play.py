@@ -30,7 +30,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
+@click.argument("campaign", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--run",
     "run_dir",
@@ -50,7 +50,7 @@ def play(campaign: Path | None, run_dir: Path | None) -> None:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(exists=True, path_type=Path))
+@click.argument("campaign", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--run",
     "run_dir",

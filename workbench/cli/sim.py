@@ -1,4 +1,4 @@
-"""CLI commands for headless play: run, verify, show, ledger, actions, schema."""
+"""CLI commands for headless play: run, finish, verify, show, ledger, actions, schema."""
 
 from __future__ import annotations
 
@@ -24,7 +24,9 @@ from workbench.errors import IntegrityError
 
 @click.command()
 @campaign_arg
-@click.option("--script", type=FILE, help="JSONL commands: schedule, advance, submit_assessment.")
+@click.option(
+    "--script", type=FILE, help="JSONL commands: schedule, advance, submit_assessment, finish."
+)
 @click.option(
     "--out",
     "out",
@@ -58,6 +60,24 @@ def run(
         click.echo(f"  {row.title}: {row.value} {row.units}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
+
+
+@click.command()
+@run_dir_arg
+@private_options
+def finish(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+    """End RUN_DIR: the remaining days run with no decisions; then it accepts no command."""
+    session = open_run(run_dir, control, agent_id)
+    start = session.day
+    try:
+        session.finish()
+    finally:
+        session.seal()
+        session.write_store()
+    click.echo(
+        f"{run_dir}: finished on day {session.day} (from day {start}); "
+        "it accepts no further command and can be validated"
+    )
 
 
 @click.command()
@@ -178,18 +198,13 @@ def schema(what: str) -> None:
     """Print a JSON Schema (campaign files, script commands, submissions)."""
     from pydantic import TypeAdapter
 
-    from sim import campaign_model as m
+    from workbench.authoring.reference import file_schema
     from workbench.runs.commands import COMMAND_ADAPTER, CounterfactualAssessment
 
-    models = {
-        "campaign": m.Campaign,
-        "actions": m.ActionCatalog,
-        "metrics": m.MetricsFile,
-        "questions": m.QuestionsFile,
-        "submission": CounterfactualAssessment,
-    }
     if what == "command":
         document = COMMAND_ADAPTER.json_schema()
+    elif what == "submission":
+        document = TypeAdapter(CounterfactualAssessment).json_schema()
     else:
-        document = TypeAdapter(models[what]).json_schema()
+        document = file_schema(f"{what}.toml")
     click.echo(json.dumps(document, indent=2))

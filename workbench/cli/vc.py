@@ -18,10 +18,14 @@ from graders.vc_deal import (
     TemplateError,
     VCPanel,
     dataset_sha256,
+    grade_data,
     to_jsonl,
 )
+from graders.vc_deal.batch import json_number
+from graders.vc_deal.gold import shown
 from graders.vc_deal.verdicts import gold_window
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
 
 
 @click.group(name="vc")
@@ -104,22 +108,24 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
         raise UserError(f"--answer is {exc}") from exc
     found = VCPanel().grade_text(text, answer, loose)
     row = {
-        "extracted": found.extracted,
+        "extracted": json_number(found.extracted),
         "strict_correct": found.strict_correct,
         "loose_correct": found.loose_correct,
         "format_valid_number": found.format_valid_number,
         "reward": found.reward,
     }
     click.echo(orjson.dumps(row))
+    infinite = row["extracted"] is None and found.extracted is not None
+    note = " (infinite as a float, so never correct)" if infinite else ""
     if found.source == "cue":
         click.echo(
-            f"number {found.token!r} at {found.number_span} after cue {found.cue!r} "
+            f"number {shown(found.token)}{note} at {found.number_span} after cue {found.cue!r} "
             f"at {found.cue_span}; gold {found.gold:.2f}",
             err=True,
         )
     elif found.source == "last_number":
         click.echo(
-            f"no cue matched; last number {found.token!r} at {found.number_span}; "
+            f"no cue matched; last number {shown(found.token)}{note} at {found.number_span}; "
             f"gold {found.gold:.2f}",
             err=True,
         )
@@ -138,13 +144,15 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
 def grade(source: str, answer: str | None, loose: bool) -> None:
     """Grade a JSONL file of {completion, answer, info?} lines, or one text with --answer.
 
-    Writes one JSON line per input, in order, then a summary on standard error.
+    Writes one JSON line per input, in order, then a summary on standard error. An input
+    with no lines, a malformed line or a file over the grader-input limit exits 2.
     """
     if answer is not None:
         _grade_one(source, answer, loose)
         return
+    data = read_bounded(source, "grader input")
     try:
-        report = VCPanel().grade_batch(source, loose)
+        report = grade_data(data, source, loose)
     except GradeInputError as exc:
         raise UserError(str(exc)) from exc
     click.echo(

@@ -3,12 +3,15 @@
 Each branch schedules its actions in lexicographic action-id order at the decisions
 of the intervene day, accepts no later decisions, and reconstructs the outcome from
 its own ledger. Its status is `ok`, `rejected` (a failed precondition: a participant
-outcome) or `failed` (infrastructure or integrity).
+outcome) or `failed` (infrastructure or integrity). The branch verifier
+(`schedule_problem`) re-checks what a branch scheduled against the registered contract:
+the lexicographic order and each action's registered terms digest.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,10 +20,12 @@ from ledger.canonical import digest
 from ledger.journal import HEADER_KIND, Journal
 from ledger.seal import make_seal
 from sim import chart as C
+from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Metric
 from sim.engine import Engine, Snapshot
 from sim.metrics import metric_value, to_display
 from sim.version import ENGINE_VERSION
+from workbench.evaluation.report import BranchRecord, BranchStatus, ScheduleStep
 
 
 @dataclass
@@ -31,25 +36,32 @@ class BranchRun:
     choice_name: str
     actions: tuple[str, ...]
     episode_id: str
-    status: str
+    status: BranchStatus
     reason: str | None = None
     outcome: str | None = None
     schedule: list[dict[str, Any]] = field(default_factory=list)
     seal: dict[str, Any] | None = None
     book: Book | None = None
 
-    def record(self) -> dict[str, Any]:
-        """The JSON-ready branch record (the seal is stored separately)."""
-        return {
-            "name": self.name,
-            "choice": self.choice_name,
-            "actions": list(self.actions),
-            "episode_id": self.episode_id,
-            "status": self.status,
-            "reason": self.reason,
-            "outcome": self.outcome,
-            "schedule": self.schedule,
-        }
+    def record(self) -> BranchRecord:
+        """The typed branch record (the seal file is added when it is written)."""
+        return BranchRecord(
+            name=self.name,
+            choice=self.choice_name,
+            actions=list(self.actions),
+            episode_id=self.episode_id,
+            status=self.status,
+            reason=self.reason,
+            outcome=self.outcome,
+            schedule=[ScheduleStep(**step) for step in self.schedule],
+        )
+
+    def fail(self, reason: str) -> None:
+        """Mark the branch failed (infrastructure or integrity): no outcome, no evidence."""
+        self.status = "failed"
+        self.reason = reason
+        self.outcome = None
+        self.book = None
 
 
 def episode_id(run_head: str, question_id: str, branch: str) -> str:
@@ -63,6 +75,36 @@ def terms_digest(action: Action) -> str:
     return digest(action.model_dump(mode="json"))
 
 
+def registered_terms(bundle: CampaignBundle, actions: Iterable[str]) -> dict[str, str]:
+    """Terms digests of the registered actions, by id (unknown ids are left out)."""
+    return {a: terms_digest(bundle.actions[a]) for a in actions if a in bundle.actions}
+
+
+def schedule_problem(run: BranchRun, terms: Mapping[str, str]) -> str | None:
+    """The branch verifier: what is wrong with a branch's schedule, or None.
+
+    An `ok` branch scheduled exactly its choice's actions in lexicographic order; a
+    rejected one a prefix of them. Every scheduled action's terms digest must equal the
+    registered one in `terms`.
+    """
+    expected = sorted(run.actions)
+    scheduled = [step["action"] for step in run.schedule]
+    complete = run.status == "ok"
+    if scheduled != expected[: len(scheduled)] or (complete and scheduled != expected):
+        return (
+            f"branch scheduled {', '.join(scheduled) or 'nothing'}, not "
+            f"{', '.join(expected) or 'nothing'} in lexicographic order"
+        )
+    for step in run.schedule:
+        registered = terms.get(step["action"])
+        if registered is None or step["terms_digest"] != registered:
+            return (
+                f"terms digest of {step['action']} ({step['terms_digest'][:12]}) differs "
+                f"from the registered terms ({(registered or 'none')[:12]})"
+            )
+    return None
+
+
 def run_branch(
     snapshot: Snapshot,
     name: str,
@@ -71,8 +113,13 @@ def run_branch(
     outcome_day: int,
     metric: Metric,
     episode: str,
+    *,
+    seed_commitment: str,
 ) -> BranchRun:
-    """Execute one choice from `snapshot` to `outcome_day`; never raises."""
+    """Execute one choice from `snapshot` to `outcome_day`; never raises.
+
+    The branch seal carries the run's `seed_commitment` (it ran on the same seed).
+    """
     ordered = tuple(sorted(actions))
     run = BranchRun(name, choice_name, ordered, episode, status="failed")
     try:
@@ -106,9 +153,6 @@ def run_branch(
                 run.status = "rejected"
                 run.reason = outcome.reason
                 return run
-        if [s["action"] for s in run.schedule] != sorted(ordered):
-            run.reason = "branch scheduled its actions out of lexicographic order"
-            return run
         days = outcome_day - engine.day
         if days > 0:
             journal.append(engine.day, "advance", f"{episode}-advance", {"days": days})
@@ -119,7 +163,7 @@ def run_branch(
             campaign_id=snapshot.bundle.id,
             campaign_digest=snapshot.bundle.digest,
             identities={"episode_id": episode, "branch": name},
-            seed_commitment="",
+            seed_commitment=seed_commitment,
             journal_head=journal.head,
             journal_entries=len(journal),
             ledger_digest=engine.book.digest(),
@@ -148,7 +192,7 @@ def flow_net_assets(book: Book, action_id: str, flow: str, day: int) -> int:
 
 def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
     """Each declared effect's gauge balance at the close of `day`."""
-    gauges = {}
+    gauges: dict[str, int] = {}
     for effect in action.effects:
         role = getattr(effect, "role", None)
         gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)

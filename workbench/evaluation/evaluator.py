@@ -1,11 +1,15 @@
 """The offline counterfactual evaluator (`workbench validate counterfactual`), DESIGN §9.
 
-1. Verify the factual run (journal chain, re-execution, seal): a failure is an
-   integrity failure and nothing is scored.
-2. For each question, one pair at a time: rebuild the branch point after the close of
-   the intervene day, run baseline and intervention offline, keep both statuses, and
-   write the pair's compressed seals before the next pair.
-3. Score the latest eligible submission; check a required conclusion against evidence.
+1. Verify the factual run (journal chain, re-execution, seal and, for a private run,
+   the seal's signature): a failure is an integrity failure and nothing is scored.
+   Only a finished run is evaluated: anything else would reveal answers that still count.
+2. For each question, one pair at a time: take the branch point captured after the close
+   of the intervene day, run baseline and intervention offline, re-check each branch's
+   schedule against the registered terms, keep both statuses, and write the pair's
+   compressed (and, for a private run, signed) seals before the next pair.
+3. Score the latest eligible submission; judge a required conclusion apart from the
+   forecast. A question whose evaluation fails is `failed` with its reason; the others
+   are still scored and the report is still written.
 4. Write SHA256SUMS, then report.json last and atomically, into a new directory.
 """
 
@@ -15,9 +19,9 @@ import gzip
 import hashlib
 import platform
 import sys
-from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -27,7 +31,7 @@ import numpy as np
 from graders import counterfactual as cf
 from ledger.canonical import dumps
 from ledger.money import to_major
-from ledger.seal import seal_bytes, seal_digest, seed_commitment
+from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
@@ -39,8 +43,31 @@ from workbench.evaluation.branches import (
     component_evidence,
     effect_gauges,
     episode_id,
+    registered_terms,
     run_branch,
+    schedule_problem,
     supported_effects,
+)
+from workbench.evaluation.report import (
+    QUESTION_STATUSES,
+    REPORT_SCHEMA,
+    Artifacts,
+    Branches,
+    BranchRecord,
+    BusinessObjective,
+    ConclusionCheck,
+    ContractEvidence,
+    CounterfactualReport,
+    EffectsEvidence,
+    Execution,
+    Factual,
+    QuestionEntry,
+    QuestionStatus,
+    RegistrationInfo,
+    SubmissionUsed,
+    Summary,
+    Verdict,
+    VerificationInfo,
 )
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
@@ -49,12 +76,13 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
+from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, atomic_write, read_registration
 from workbench.runs.registration import ControlFile
-from workbench.runs.replay import reach_branch_points
 from workbench.runs.verify import Verification, verify_run
 
-REPORT_SCHEMA = "cfwb.counterfactual-report/1"
+__all__ = ["REPORT_SCHEMA", "EvaluationOutcome", "PairTask", "evaluate_pair", "run_evaluation"]
+
 Progress = Callable[[int, int, str], None]
 
 
@@ -63,145 +91,249 @@ class EvaluationOutcome:
     """What an evaluation produced: its exit code, the report and where it was written."""
 
     exit_code: int
-    report: dict[str, Any]
+    report: CounterfactualReport
     report_path: Path | None
     message: str = ""
 
 
 @dataclass(frozen=True)
 class PairTask:
-    """Everything one worker needs to run and judge one question's pair of branches."""
+    """Everything one worker needs to run and judge one question's pair of branches.
 
-    snapshot: Snapshot
+    `terms` holds the registered terms digest of every action either choice may
+    schedule, taken from the verified campaign: the branch verifier checks against it.
+    """
+
+    bundle: CampaignBundle
+    snapshot: Snapshot | None
     question: Question
     intervention: tuple[str, ...]
     run_head: str
     submission: SubmissionRecord | None
+    seed_commitment: str
+    terms: Mapping[str, str]
 
 
-def _conclusion(task: PairTask, base: BranchRun, inter: BranchRun) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class PairResult:
+    """A judged question and the seals of its branches (written by the parent)."""
+
+    entry: QuestionEntry
+    seals: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+def _submission_used(sub: SubmissionRecord | None) -> SubmissionUsed | None:
+    if sub is None:
+        return None
+    return SubmissionUsed(
+        seq=sub.seq,
+        day=sub.day,
+        value=sub.assessment.value,
+        conclusion=sub.assessment.conclusion,
+        choice=sub.assessment.choice,
+    )
+
+
+def _verdict_of(correct: bool) -> Verdict:
+    return "met" if correct else "wrong"
+
+
+def _contract_met(submitted: Any, expected: Decimal) -> bool:
+    """A money conclusion equals the evidence to the cent (a malformed one is wrong)."""
+    if isinstance(submitted, list):
+        return False
+    try:
+        value = bounded_decimal(submitted, "conclusion")
+    except ValueError:
+        return False
+    return cf.contract_component_correct(value, expected)
+
+
+def _conclusion(
+    task: PairTask, base: BranchRun | None, inter: BranchRun | None
+) -> ConclusionCheck | None:
+    """The required conclusion's verdict: met, wrong, missing, or unresolved evidence."""
     required = task.question.conclusion
     if required is None:
         return None
-    bundle = task.snapshot.bundle
+    bundle = task.bundle
     action = bundle.actions[required.action]
     day = task.question.outcome_day
     submitted = task.submission.assessment.conclusion if task.submission else None
-    result: dict[str, Any] = {
+    common: dict[str, Any] = {
         "kind": required.kind,
         "action": required.action,
         "component": required.component,
         "submitted": submitted,
-        "expected": None,
-        "correct": None,
-        "decidable": False,
-        "evidence": None,
     }
+    missing = submitted is None
     if required.kind == "contract_component":
-        if inter.status != "ok" or inter.book is None:
-            result["evidence"] = {"reason": "intervention branch has no ledger"}
-            return result
-        value = component_evidence(inter.book, action, required.component, day)
+        if inter is None or inter.status != "ok" or inter.book is None:
+            return ConclusionCheck(
+                **common,
+                expected=None,
+                verdict="missing" if missing else "unresolved",
+                decidable=False,
+                evidence=None,
+                reason="the intervention branch has no ledger",
+            )
+        value = component_evidence(inter.book, action, required.component or "", day)
         expected = to_major(value)
-        declared = getattr(action, required.component)
-        result.update(
-            decidable=True,
+        declared = getattr(action, required.component or "")
+        return ConclusionCheck(
+            **common,
             expected=str(expected),
-            evidence={
-                "ledger_cents": value,
-                "declared": str(Decimal(declared) / 100),
-                "matches_declared": value == declared,
-            },
+            verdict="missing" if missing else _verdict_of(_contract_met(submitted, expected)),
+            decidable=True,
+            evidence=ContractEvidence(
+                ledger_cents=value,
+                declared=str(Decimal(declared) / 100),
+                matches_declared=value == declared,
+            ),
         )
-        if submitted is not None:
-            result["correct"] = cf.contract_component_correct(Decimal(str(submitted)), expected)
-        return result
-    if base.status != "ok" or inter.status != "ok" or not base.book or not inter.book:
-        result["evidence"] = {"reason": "both branches must be ok to compare effects"}
-        return result
+    if base is None or inter is None or base.book is None or inter.book is None:
+        return ConclusionCheck(
+            **common,
+            expected=None,
+            verdict="missing" if missing else "unresolved",
+            decidable=False,
+            evidence=None,
+            reason="both branches must be ok to compare effects",
+        )
     supported = supported_effects(base.book, inter.book, action, day)
-    result.update(
-        decidable=True,
+    met = isinstance(submitted, list) and cf.supported_effects_correct(submitted, supported)
+    return ConclusionCheck(
+        **common,
         expected=supported,
-        evidence={
-            "baseline_gauges": effect_gauges(base.book, action, day),
-            "intervention_gauges": effect_gauges(inter.book, action, day),
-        },
+        verdict="missing" if missing else _verdict_of(met),
+        decidable=True,
+        evidence=EffectsEvidence(
+            baseline_gauges=effect_gauges(base.book, action, day),
+            intervention_gauges=effect_gauges(inter.book, action, day),
+        ),
     )
-    if submitted is not None:
-        result["correct"] = cf.supported_effects_correct(submitted, supported)
-    return result
 
 
-def evaluate_pair(task: PairTask) -> dict[str, Any]:
-    """Run both branches of one question and judge its submission (runs in a worker)."""
+def _run(task: PairTask, name: str, actions: tuple[str, ...]) -> BranchRun:
+    """Run one branch and put it through the branch verifier."""
     q = task.question
-    bundle = task.snapshot.bundle
-    metric = bundle.metrics[q.metric]
-    entry: dict[str, Any] = {"id": q.id, "contract": question_contract(bundle, q).to_data()}
-    entry["contract_digest"] = hashlib.sha256(dumps(entry["contract"])).hexdigest()
-    sub = task.submission
-    entry["submission"] = (
-        None
-        if sub is None
-        else {
-            "seq": sub.seq,
-            "day": sub.day,
-            "value": sub.assessment.value,
-            "conclusion": sub.assessment.conclusion,
-            "choice": sub.assessment.choice,
-        }
+    assert task.snapshot is not None
+    choice = q.baseline if name == "baseline" else q.intervention
+    run = run_branch(
+        task.snapshot,
+        name,
+        choice.name,
+        actions,
+        q.outcome_day,
+        task.snapshot.bundle.metrics[q.metric],
+        episode_id(task.run_head, q.id, name),
+        seed_commitment=task.seed_commitment,
     )
-    runs: dict[str, BranchRun | None] = {"baseline": None, "intervention": None}
-    if q.intervention.participant_selected and not task.intervention:
-        entry["reason"] = "no eligible submission selects the intervention"
+    problem = schedule_problem(run, task.terms)
+    if problem is not None:
+        run.fail(f"branch verifier: {problem}")
+    return run
+
+
+def _judge(task: PairTask) -> PairResult:
+    """Run both branches of one question and judge its submission."""
+    q = task.question
+    bundle = task.bundle
+    contract = question_contract(bundle, q)
+    sub = task.submission
+    reason: str | None = None
+    base = inter = None
+    if task.snapshot is None:
+        reason = f"the branch point (day {q.intervene_on_day}) was not captured"
+    elif q.intervention.participant_selected and not task.intervention:
+        reason = "no eligible submission selects the intervention"
     else:
-        runs["baseline"] = run_branch(
-            task.snapshot,
-            "baseline",
-            q.baseline.name,
-            q.baseline.actions,
-            q.outcome_day,
-            metric,
-            episode_id(task.run_head, q.id, "baseline"),
-        )
-        runs["intervention"] = run_branch(
-            task.snapshot,
-            "intervention",
-            q.intervention.name,
-            task.intervention,
-            q.outcome_day,
-            metric,
-            episode_id(task.run_head, q.id, "intervention"),
-        )
-    base, inter = runs["baseline"], runs["intervention"]
-    entry["branches"] = {k: (None if r is None else r.record()) for k, r in runs.items()}
-    entry["seals"] = {k: r.seal for k, r in runs.items() if r is not None and r.seal}
+        base = _run(task, "baseline", q.baseline.actions)
+        inter = _run(task, "intervention", task.intervention)
     effect = None
     if base is not None and inter is not None and base.status == inter.status == "ok":
         effect = cf.effect(Decimal(base.outcome or "0"), Decimal(inter.outcome or "0"))
-    entry["effect"] = None if effect is None else str(effect)
-    entry["conclusion"] = _conclusion(task, base, inter) if base and inter else None
-    entry["loss"] = entry["score"] = None
-    if sub is None:
-        entry["status"] = "unsubmitted"
-        entry.setdefault("reason", "no eligible submission")
+    loss = None
+    status: QuestionStatus
+    if task.snapshot is None:
+        status = "failed"
+    elif sub is None:
+        status = "unsubmitted"
+        reason = reason or "no eligible submission"
     elif errors := validate_assessment(bundle, sub.assessment):
-        entry["status"] = "invalid"
-        entry["reason"] = "; ".join(errors)
+        status = "invalid"
+        reason = "; ".join(errors)
     elif effect is None:
-        entry["status"] = "unresolved"
+        status = "unresolved"
         failed = [r for r in (base, inter) if r is not None and r.status != "ok"]
-        entry["reason"] = "; ".join(
-            f"{r.name} {r.status}: {r.reason}" for r in failed
-        ) or entry.get("reason", "no outcome")
+        reason = "; ".join(f"{r.name} {r.status}: {r.reason}" for r in failed) or (
+            reason or "no outcome"
+        )
     else:
-        scale = Decimal(q.scale)
-        loss = cf.loss(Decimal(sub.assessment.value), effect, scale)
-        entry["status"] = "scored"
-        entry["loss"] = str(loss)
-        entry["score"] = str(-loss)
-    return entry
+        status = "scored"
+        loss = cf.loss(Decimal(sub.assessment.value), effect, Decimal(q.scale))
+    entry = QuestionEntry(
+        id=q.id,
+        contract=contract,
+        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
+        submission=_submission_used(sub),
+        branches=Branches(
+            baseline=None if base is None else base.record(),
+            intervention=None if inter is None else inter.record(),
+        ),
+        effect=None if effect is None else str(effect),
+        conclusion=_conclusion(task, base, inter),
+        loss=None if loss is None else str(loss),
+        score=None if loss is None else str(-loss),
+        status=status,
+        reason=reason,
+    )
+    seals = {r.name: r.seal for r in (base, inter) if r is not None and r.seal}
+    return PairResult(entry, seals)
+
+
+def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
+    """A question whose evaluation failed: its reason, no score, nothing invented."""
+    contract = question_contract(task.bundle, task.question)
+    required = task.question.conclusion
+    return QuestionEntry(
+        id=task.question.id,
+        contract=contract,
+        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
+        submission=_submission_used(task.submission),
+        branches=Branches(),
+        effect=None,
+        conclusion=None
+        if required is None
+        else ConclusionCheck(
+            kind=required.kind,
+            action=required.action,
+            component=required.component,
+            submitted=task.submission.assessment.conclusion if task.submission else None,
+            expected=None,
+            verdict="unresolved",
+            decidable=False,
+            evidence=None,
+            reason="the question's evaluation failed",
+        ),
+        loss=None,
+        score=None,
+        status="failed",
+        reason=reason,
+    )
+
+
+def evaluate_pair(task: PairTask) -> PairResult:
+    """Run and judge one question (in a worker); any failure becomes a `failed` question."""
+    try:
+        return _judge(task)
+    except Exception as exc:  # one question's failure never loses the others
+        return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
+
+
+def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
+    """Evaluate several pairs in one worker call (one pickled campaign per chunk)."""
+    return [evaluate_pair(task) for task in tasks]
 
 
 def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
@@ -225,7 +357,8 @@ def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
     return matches[0]
 
 
-def _prepare_out(out: Path, results: Path) -> None:
+def _check_out(out: Path, results: Path) -> None:
+    """Refuse an output directory inside the results or not empty (nothing is written)."""
     out_r, res_r = out.resolve(), results.resolve()
     if out_r == res_r or res_r in out_r.parents:
         raise UserError(
@@ -233,7 +366,6 @@ def _prepare_out(out: Path, results: Path) -> None:
         )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
-    (out / "seals").mkdir(parents=True, exist_ok=True)
 
 
 def _write_gz(path: Path, data: bytes) -> str:
@@ -252,7 +384,7 @@ def run_evaluation(
     workers: int = 1,
     progress: Progress | None = None,
 ) -> EvaluationOutcome:
-    """Evaluate a run's counterfactual questions into a new output directory."""
+    """Evaluate a finished run's counterfactual questions into a new output directory."""
     results = Path(results_dir)
     out = Path(out_dir)
     if not results.is_dir():
@@ -268,56 +400,66 @@ def run_evaluation(
                 f"{results} is a private campaign run: validate it with its "
                 "control file (--control) and --agent; no seed override exists"
             )
-        if registration.seed_commitment != seed_commitment(control.seed, control.salt):
-            raise UserError(f"{results}: seed commitment does not match the control file")
         if registration.agent_id != agent:
             raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
     if workers < 1:
         raise UserError("--workers must be at least 1")
-    _prepare_out(out, results)
+    _check_out(out, results)
     days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
     verification = verify_run(results, control, agent, snapshot_days=days)
     report = _report_head(verification)
     if not verification.ok:
-        report["factual"]["verification"] = {"ok": False, "divergence": verification.divergence}
         return EvaluationOutcome(
             exit_codes.INTEGRITY, report, None, f"integrity failure: {verification.divergence}"
         )
-    bundle = verification.bundle
-    chosen = _select_questions(bundle, questions)
     replayed = verification.replayed
     assert replayed is not None and verification.journal is not None
-    snapshots = reach_branch_points(replayed, {q.intervene_on_day for q in chosen})
+    bundle = verification.bundle
+    if not replayed.engine.finished:
+        raise UserError(
+            f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
+            f"only finished runs are evaluated; finish it with `workbench finish {results}` "
+            "(the remaining days run with no decisions) and validate again"
+        )
+    chosen = _select_questions(bundle, questions)
+    seal_key = control.seal_key() if control is not None else None
     tasks = []
     for q in chosen:
         sub = latest_eligible(q, replayed.submissions)
         choice = sub.assessment.choice if sub else None
+        actions = (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
         tasks.append(
             PairTask(
-                snapshots[q.intervene_on_day],
+                bundle,
+                replayed.snapshots.get(q.intervene_on_day),
                 q,
                 intervention_actions(q, choice),
                 verification.journal.head,
                 sub,
+                registration.seed_commitment,
+                registered_terms(bundle, actions),
             )
         )
-    entries = _run_pairs(tasks, out, workers, progress)
-    report["questions"] = entries
-    report["summary"] = _summary(entries)
-    sums = sorted(
-        (p.relative_to(out).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
-        for p in (out / "seals").glob("*.gz")
+    (out / "seals").mkdir(parents=True, exist_ok=True)
+    entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    seal_files = sorted(
+        (record.seal_file, record.seal_sha256)
+        for e in entries
+        for record in (e.branches.baseline, e.branches.intervention)
+        if record is not None and record.seal_file and record.seal_sha256
     )
-    sums_text = "".join(f"{digest}  {name}\n" for name, digest in sums).encode()
+    sums_text = "".join(f"{digest}  {name}\n" for name, digest in seal_files).encode()
     atomic_write(out / "SHA256SUMS", sums_text)
-    report["artifacts"] = {"SHA256SUMS": hashlib.sha256(sums_text).hexdigest()}
-    report_path = out / "report.json"
-    atomic_write(report_path, dumps(report) + b"\n")
-    code = (
-        exit_codes.OK
-        if entries and all(e["status"] == "scored" for e in entries)
-        else exit_codes.UNSCORED
+    report = report.model_copy(
+        update={
+            "questions": entries,
+            "summary": _summary(entries),
+            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
+        }
     )
+    report_path = out / "report.json"
+    atomic_write(report_path, report.to_bytes())
+    code = exit_codes.OK if report.passed else exit_codes.UNSCORED
     return EvaluationOutcome(code, report, report_path)
 
 
@@ -339,89 +481,121 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
 
-def _run_pairs(
-    tasks: list[PairTask], out: Path, workers: int, progress: Progress | None
-) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = []
+def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> QuestionEntry:
+    """Write a pair's seals (signed for a private run); a write failure fails the question."""
+    entry = result.entry
+    records: dict[str, BranchRecord | None] = {
+        "baseline": entry.branches.baseline,
+        "intervention": entry.branches.intervention,
+    }
+    try:
+        for name, record in records.items():
+            seal = result.seals.get(name)
+            if record is None or seal is None:
+                continue
+            if seal_key is not None:
+                seal = sign_seal(seal, seal_key)
+            rel = f"seals/{entry.id}.{name}.seal.json.gz"
+            records[name] = record.model_copy(
+                update={
+                    "seal_file": rel,
+                    "seal_sha256": _write_gz(out / rel, seal_bytes(seal)),
+                    "seal_digest": seal_digest(seal),
+                }
+            )
+    except OSError as exc:
+        return entry.model_copy(
+            update={
+                "branches": Branches(**records),
+                "loss": None,
+                "score": None,
+                "status": "failed",
+                "reason": f"writing its branch seal failed: {exc.strerror or exc}",
+            }
+        )
+    return entry.model_copy(update={"branches": Branches(**records)})
 
-    def finish(entry: dict[str, Any]) -> None:
-        seals = entry.pop("seals")
-        for name, record in (entry["branches"] or {}).items():
-            if record is None:
-                continue
-            seal = seals.get(name)
-            if seal is None:
-                record["seal_file"] = record["seal_sha256"] = record["seal_digest"] = None
-                continue
-            rel = f"seals/{entry['id']}.{name}.seal.json.gz"
-            record["seal_file"] = rel
-            record["seal_sha256"] = _write_gz(out / rel, seal_bytes(seal))
-            record["seal_digest"] = seal_digest(seal)
-        entries.append(entry)
+
+def _run_pairs(
+    tasks: list[PairTask],
+    out: Path,
+    workers: int,
+    seal_key: bytes | None,
+    progress: Progress | None,
+) -> list[QuestionEntry]:
+    entries: list[QuestionEntry] = []
+
+    def finish(result: PairResult) -> None:
+        entries.append(_store_seals(result, out, seal_key))
         if progress is not None:
-            progress(len(entries), len(tasks), entry["id"])
+            progress(len(entries), len(tasks), result.entry.id)
 
     if workers == 1 or len(tasks) < 2:
         for task in tasks:
             finish(evaluate_pair(task))
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            chunk = max(1, len(tasks) // (4 * workers))
-            for entry in pool.map(evaluate_pair, tasks, chunksize=chunk):
-                finish(entry)
+        return entries
+    size = max(1, len(tasks) // (4 * workers))
+    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        futures: list[Future[list[PairResult]]] = [
+            pool.submit(evaluate_chunk, chunk) for chunk in chunks
+        ]
+        for chunk, future in zip(chunks, futures, strict=True):
+            try:
+                results = future.result()
+            except Exception as exc:  # a lost worker fails its questions, not the report
+                reason = f"worker failed: {type(exc).__name__}: {exc}"
+                results = [PairResult(_failed_entry(task, reason)) for task in chunk]
+            for result in results:
+                finish(result)
     return entries
 
 
-def _report_head(v: Verification) -> dict[str, Any]:
+def _report_head(v: Verification) -> CounterfactualReport:
     reg = v.registration
     seal = v.seal or {}
-    return {
-        "schema": REPORT_SCHEMA,
-        "registration": {
-            "campaign_id": reg.campaign_id,
-            "campaign_digest": reg.campaign_digest,
-            "visibility": reg.visibility,
-            "agent_id": reg.agent_id,
-            "seed_commitment": reg.seed_commitment,
-        },
-        "factual": {
-            "run": v.run_dir.name,
-            "company": v.bundle.campaign.company.name,
-            "journal_head": seal.get("journal_head"),
-            "seal_digest": seal_digest(seal) if seal else None,
-            "final_day": seal.get("final_day"),
-            "verification": {"ok": v.ok, "divergence": v.divergence},
-        },
-        "execution": {
-            "engine_version": ENGINE_VERSION,
-            "python": platform.python_version(),
-            "numpy": np.__version__,
-            "bit_generator": BIT_GENERATOR,
-            "platform": sys.platform,
-        },
-        "business_objective": [
-            {"task": t.task_id, "title": t.title, "met": t.met} for t in v.tasks
+    return CounterfactualReport(
+        registration=RegistrationInfo(
+            campaign_id=reg.campaign_id,
+            campaign_digest=reg.campaign_digest,
+            visibility=reg.visibility,
+            agent_id=reg.agent_id,
+            seed_commitment=reg.seed_commitment,
+        ),
+        factual=Factual(
+            run=v.run_dir.name,
+            company=v.bundle.campaign.company.name,
+            journal_head=seal.get("journal_head"),
+            seal_digest=seal_digest(seal) if seal else None,
+            final_day=seal.get("final_day"),
+            verification=VerificationInfo(ok=v.ok, divergence=v.divergence),
+        ),
+        execution=Execution(
+            engine_version=ENGINE_VERSION,
+            python=platform.python_version(),
+            numpy=np.__version__,
+            bit_generator=BIT_GENERATOR,
+            platform=sys.platform,
+        ),
+        business_objective=[
+            BusinessObjective(task=t.task_id, title=t.title, met=t.met) for t in v.tasks
         ],
-        "questions": [],
-        "summary": {},
-    }
+    )
 
 
-def _summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
-    counts = {s: 0 for s in ("scored", "unsubmitted", "unresolved", "invalid")}
+def _summary(entries: list[QuestionEntry]) -> Summary:
+    counts = {s: 0 for s in QUESTION_STATUSES}
     for e in entries:
-        counts[e["status"]] += 1
-    scores = [Decimal(e["score"]) for e in entries if e["score"] is not None]
-    conclusions = [
-        e["conclusion"]["correct"]
-        for e in entries
-        if e.get("conclusion") and e["conclusion"]["correct"] is not None
-    ]
-    return {
-        "questions": len(entries),
+        counts[e.status] += 1
+    scores = [Decimal(e.score) for e in entries if e.score is not None]
+    required = [e.conclusion for e in entries if e.conclusion is not None]
+    met = sum(1 for c in required if c.verdict == "met")
+    return Summary(
+        questions=len(entries),
         **counts,
-        "mean_score": str(sum(scores) / len(scores)) if scores else None,
-        "conclusions_correct": sum(1 for c in conclusions if c),
-        "conclusions_checked": len(conclusions),
-        "all_scored": bool(entries) and counts["scored"] == len(entries),
-    }
+        mean_score=str(cf.mean(scores)) if scores else None,
+        conclusions_required=len(required),
+        conclusions_met=met,
+        all_scored=bool(entries) and counts["scored"] == len(entries),
+        all_conclusions_met=met == len(required),
+    )

@@ -217,7 +217,7 @@ class SubmissionRow(ViewModel):
     day: int
     question: str
     value: str
-    conclusion: JsonValue
+    conclusion: str | list[str] | None
     choice: str | None
     eligible: bool
     counts: bool

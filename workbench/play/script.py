@@ -11,10 +11,10 @@ from pydantic import ValidationError
 
 from workbench.errors import UserError
 from workbench.play.session import PlayerSession
-from workbench.runs.commands import COMMAND_ADAPTER, Advance, Schedule, SubmitAssessment
+from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
 
-def script_commands(script: Path) -> Iterator[tuple[int, Schedule | Advance | SubmitAssessment]]:
+def script_commands(script: Path) -> Iterator[tuple[int, PlayerCommand]]:
     """(line number, command) for each line; a bad line raises a UserError naming it.
 
     A command without an id gets one derived from its line number and content, so
@@ -42,7 +42,8 @@ def script_commands(script: Path) -> Iterator[tuple[int, Schedule | Advance | Su
 
 
 def play_script(session: PlayerSession, script: Path) -> list[str]:
-    """Apply a script's commands to a session; return notes on rejected actions."""
+    """Apply a script's commands to a session; return notes (rejected actions, missing
+    conclusions)."""
     notes: list[str] = []
     for number, command in script_commands(script):
         try:
@@ -52,10 +53,13 @@ def play_script(session: PlayerSession, script: Path) -> list[str]:
                     notes.append(f"{script}:{number}: rejected: {outcome.reason}")
             elif isinstance(command, Advance):
                 session.advance(command.days, command.id)
+            elif isinstance(command, Finish):
+                session.finish(command.id)
             else:
                 result = session.submit(command.assessment, command.id)
                 if result.errors:
                     raise UserError("invalid submission: " + "; ".join(result.errors))
+                notes.extend(f"{script}:{number}: {note}" for note in result.notes)
         except UserError as exc:
             raise UserError(f"{script}:{number}: {exc.message}") from None
     return notes

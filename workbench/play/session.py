@@ -2,7 +2,9 @@
 
 It creates or resumes a run directory, journals every command before applying it
 (write-ahead), and offers public views only. It has no fork, rewind or
-counterfactual oracle: branches exist only in the offline evaluator and author checks.
+counterfactual oracle: branches exist only in the offline evaluator and author checks,
+and the evaluator takes only finished runs. A run is finished at its horizon or after
+a journaled `finish`; a finished run accepts no further command.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
+from ledger.seal import seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
@@ -41,6 +44,7 @@ from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
     Advance,
     CounterfactualAssessment,
+    Finish,
     Schedule,
     SubmitAssessment,
     command_payload,
@@ -50,14 +54,17 @@ from workbench.runs.files import (
     build_seal,
     header_payload,
     read_registration,
+    read_seal,
     write_registration,
     write_seal,
 )
 from workbench.runs.registration import (
     ControlFile,
     Registration,
+    RunIdentity,
+    check_registration,
     make_registration,
-    resolve_seed,
+    resolve_identity,
 )
 from workbench.runs.replay import ReplayError, apply_command, replay
 
@@ -72,11 +79,32 @@ class SubmitResult:
     errors: tuple[str, ...]
     seq: int | None = None
     eligible: bool = False
+    notes: tuple[str, ...] = ()
 
     @property
     def accepted(self) -> bool:
         """True when the submission was journaled."""
         return not self.errors
+
+
+def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
+    """Resume a private run only under a seal its key signed over this very journal.
+
+    The seal may lag the journal by the commands of an interrupted session (they are
+    re-sealed now), but an edit of any sealed entry changes every later hash, so the
+    sealed head is no longer on the chain: the session refuses to re-seal (launder) it.
+    """
+    stored = read_seal(paths)
+    if stored is None:
+        raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
+    if not seal_signature_ok(stored, key):
+        raise IntegrityError(
+            f"{paths.seal} is not signed with the control file's key (re-sealed or edited)"
+        )
+    if stored.get("journal_head") not in {entry.hash for entry in journal.entries}:
+        raise IntegrityError(
+            f"{paths.seal} does not seal this journal: an entry was changed after it was sealed"
+        )
 
 
 class PlayerSession:
@@ -87,7 +115,7 @@ class PlayerSession:
         paths: RunPaths,
         bundle: CampaignBundle,
         registration: Registration,
-        seed: int,
+        identity: RunIdentity,
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
@@ -97,7 +125,7 @@ class PlayerSession:
         self.paths = paths
         self.bundle = bundle
         self.registration = registration
-        self._seed = seed
+        self._identity = identity
         self._journal = journal
         self._engine = engine
         self._submissions = submissions
@@ -124,14 +152,14 @@ class PlayerSession:
         from campaigns import DEFAULT_CAMPAIGN
 
         bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
-        seed, salt, agent = resolve_seed(bundle, control, agent_id)
-        registration = make_registration(bundle, seed, salt, agent)
+        identity = resolve_identity(bundle, control, agent_id)
+        registration = make_registration(bundle, identity)
         paths.root.mkdir(parents=True, exist_ok=True)
         write_registration(paths, registration)
         journal = Journal.open(paths.journal)
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
-        engine = Engine(bundle, seed)
-        session = cls(paths, bundle, registration, seed, journal, engine, [], {}, autoseal)
+        engine = Engine(bundle, identity.seed)
+        session = cls(paths, bundle, registration, identity, journal, engine, [], {}, autoseal)
         session.seal()
         return session
 
@@ -149,26 +177,23 @@ class PlayerSession:
         paths = RunPaths(Path(run_dir))
         registration = read_registration(paths)
         bundle = load_bundle(campaign or registration.campaign_path)
-        if bundle.digest != registration.campaign_digest:
-            raise UserError(
-                f"{paths.root} was played on campaign digest "
-                f"{registration.campaign_digest[:12]}, but "
-                f"{bundle.path} now has {bundle.digest[:12]}"
-            )
-        seed, _, _ = resolve_seed(bundle, control, agent_id or registration.agent_id)
+        identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
+        check_registration(str(paths.root), registration, bundle, identity)
         try:
             journal = Journal.open(paths.journal)
         except JournalError as exc:
             raise IntegrityError(f"{paths.journal}: {exc}") from None
+        if identity.seal_key is not None:
+            _check_signed_seal(paths, journal, identity.seal_key)
         try:
-            result = replay(bundle, seed, journal.entries)
+            result = replay(bundle, identity.seed, journal.entries)
         except ReplayError as exc:
             raise IntegrityError(f"{paths.journal}: {exc}") from None
         return cls(
             paths,
             bundle,
             registration,
-            seed,
+            identity,
             journal,
             result.engine,
             result.submissions,
@@ -179,6 +204,14 @@ class PlayerSession:
     # -- commands -------------------------------------------------------------------
     def _command_id(self, command_id: str | None) -> str:
         return command_id or f"cmd-{uuid.uuid4().hex}"
+
+    def _refuse_when_finished(self) -> None:
+        """A finished run accepts no command: say so in one line."""
+        if self.finished:
+            raise UserError(
+                f"{self.paths.root} is finished (day {self.day} of {self.horizon}): "
+                "it accepts no further command"
+            )
 
     def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry | None:
         """Append a command; return None when its id is already journaled (a retry)."""
@@ -207,6 +240,7 @@ class PlayerSession:
                 None,
                 recorded.get("start_day"),
             )
+        self._refuse_when_finished()
         self.preview(action_id)
         command = Schedule(action=action_id)
         entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
@@ -229,6 +263,7 @@ class PlayerSession:
         """Run `days` days with no further decisions; returns the new day."""
         if command_id and self._journal.get(command_id) is not None:
             return self._engine.day
+        self._refuse_when_finished()
         if days < 1:
             raise UserError("advance needs at least one day")
         if self._engine.day + days > self.horizon:
@@ -255,19 +290,35 @@ class PlayerSession:
         if checked.assessment is None:
             return SubmitResult(checked.errors)
         parsed = checked.assessment
+        question = self.bundle.questions[parsed.question]
+        known = self._journal.get(command_id) if command_id else None
+        if known is not None:
+            return SubmitResult((), known.seq, eligible(question, known.day), checked.notes)
+        self._refuse_when_finished()
         command = SubmitAssessment(assessment=parsed)
-        command_id = self._command_id(command_id)
-        entry = self._append(command.kind, command_id, command_payload(command))
-        if entry is None:
-            known = self._journal.get(command_id)
-            assert known is not None
-            question = self.bundle.questions[parsed.question]
-            return SubmitResult((), known.seq, eligible(question, known.day))
+        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
+        assert entry is not None
         apply_command(self._engine, command, entry.seq, self._submissions)
         self._outcomes[entry.seq] = {"recorded": True}
         self._after_command()
-        question = self.bundle.questions[parsed.question]
-        return SubmitResult((), entry.seq, eligible(question, entry.day))
+        return SubmitResult((), entry.seq, eligible(question, entry.day), checked.notes)
+
+    def finish(self, command_id: str | None = None) -> int:
+        """End the run: the remaining days run with no decisions; returns the horizon.
+
+        Afterwards the run accepts no command; only a finished run can be evaluated.
+        """
+        if command_id and self._journal.get(command_id) is not None:
+            return self._engine.day
+        self._refuse_when_finished()
+        command = Finish()
+        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
+        assert entry is not None
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
+        self._after_command()
+        return self._engine.day
 
     def check_assessment(
         self, assessment: Mapping[str, Any] | CounterfactualAssessment
@@ -282,7 +333,12 @@ class PlayerSession:
     def seal(self) -> dict[str, Any]:
         """Write seal.json for the run as it stands."""
         seal = build_seal(
-            self.bundle, self.registration, self._journal, self._engine.book, self._engine.day
+            self.bundle,
+            self.registration,
+            self._journal,
+            self._engine.book,
+            self._engine.day,
+            self._identity.seal_key,
         )
         write_seal(self.paths, seal)
         return seal
@@ -317,7 +373,7 @@ class PlayerSession:
 
     @property
     def finished(self) -> bool:
-        """True once the horizon has closed."""
+        """True once the horizon has closed (reached by play or by `finish`)."""
         return self._engine.finished
 
     @property

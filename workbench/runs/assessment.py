@@ -9,14 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
-from typing import Any
+from decimal import Decimal
+from typing import Any, Final
 
 from pydantic import ValidationError
 
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.runs.commands import CounterfactualAssessment
+from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
+
+CENT: Final = Decimal("0.01")
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,28 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
             errors.append(f"choice: {assessment.choice!r} is not one of {', '.join(selectable)}")
     elif assessment.choice is not None:
         errors.append("choice: this question's intervention is fixed; omit choice")
-    required = question.conclusion
-    if required is None:
+    if question.conclusion is None:
         if assessment.conclusion is not None:
             errors.append("conclusion: this question takes no conclusion")
-        return errors
-    errors.extend(_conclusion_errors(bundle, question, assessment.conclusion))
+    elif assessment.conclusion is not None:
+        errors.extend(_conclusion_errors(bundle, question, assessment.conclusion))
     return errors
+
+
+def missing_conclusion(bundle: CampaignBundle, assessment: CounterfactualAssessment) -> str | None:
+    """A note when a question requires a conclusion the submission leaves out.
+
+    The forecast alone is accepted and scored; the conclusion's verdict will be `missing`
+    and `validate` exits 1.
+    """
+    question = bundle.questions.get(assessment.question)
+    required = question.conclusion if question is not None else None
+    if required is None or assessment.conclusion is not None:
+        return None
+    return (
+        f"conclusion: {assessment.question} requires a {required.kind} conclusion of "
+        f"{required.action}; without one its verdict is `missing`"
+    )
 
 
 def conclusion_needed(question: Question) -> str:
@@ -78,16 +95,16 @@ def conclusion_needed(question: Question) -> str:
 def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -> list[str]:
     required = question.conclusion
     assert required is not None
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return [f"conclusion: required: {conclusion_needed(question)}"]
+    if isinstance(value, str) and not value.strip():
+        return [f"conclusion: empty; give {conclusion_needed(question)}, or leave it out"]
     if required.kind == "contract_component":
-        if isinstance(value, bool) or not isinstance(value, (str, int)):
+        if isinstance(value, list):
             return ['conclusion: a money amount in dollars, e.g. "-300.00"']
         try:
-            amount = Decimal(str(value))
-        except InvalidOperation:
-            return [f"conclusion: {value!r} is not a money amount"]
-        if not amount.is_finite() or amount != amount.quantize(Decimal("0.01")):
+            amount = bounded_decimal(value, "conclusion")
+        except ValueError as exc:
+            return [str(exc)]
+        if amount != amount.quantize(CENT):
             return ["conclusion: must be exact to the cent"]
         return []
     declared = bundle.actions[required.action].effect_names
@@ -129,10 +146,14 @@ def assessment_from_form(
 
 @dataclass(frozen=True)
 class ParsedAssessment:
-    """A submission checked exactly as `submit` checks it: the typed record, or the errors."""
+    """A submission checked exactly as `submit` checks it: the typed record, or the errors.
+
+    `notes` are accepted-but-worth-knowing remarks (a required conclusion left out).
+    """
 
     assessment: CounterfactualAssessment | None
     errors: tuple[str, ...]
+    notes: tuple[str, ...] = ()
 
 
 def parse_assessment(
@@ -147,6 +168,18 @@ def parse_assessment(
             return ParsedAssessment(
                 None, ("value: required: the predicted intervention − baseline, a number",)
             )
+        conclusion = data.get("conclusion")
+        question = bundle.questions.get(str(data.get("question")))
+        if isinstance(conclusion, str) and not conclusion.strip() and question is not None:
+            if question.conclusion is None:
+                return ParsedAssessment(None, ("conclusion: this question takes no conclusion",))
+            return ParsedAssessment(
+                None,
+                (
+                    f"conclusion: empty; give {conclusion_needed(question)}, or leave it out "
+                    "(its verdict is then missing)",
+                ),
+            )
         try:
             parsed = CounterfactualAssessment.model_validate(dict(data))
         except ValidationError as exc:
@@ -159,7 +192,10 @@ def parse_assessment(
                 ),
             )
     errors = validate_assessment(bundle, parsed)
-    return ParsedAssessment(None if errors else parsed, tuple(errors))
+    if errors:
+        return ParsedAssessment(None, tuple(errors))
+    note = missing_conclusion(bundle, parsed)
+    return ParsedAssessment(parsed, (), () if note is None else (note,))
 
 
 def latest_eligible(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from campaigns import resolve_campaign
 from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
 from workbench.errors import UserError
 
 
 def load_bundle(campaign: str | Path) -> CampaignBundle:
-    """Load a campaign, turning its problems into a UserError listing each."""
+    """Load a campaign folder (or a bundled campaign by name); problems become a UserError."""
     try:
-        return load_campaign(campaign)
+        return load_campaign(resolve_campaign(campaign))
     except CampaignError as exc:
         raise UserError(str(exc)) from None

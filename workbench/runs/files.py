@@ -9,16 +9,16 @@ from typing import Any
 
 import numpy as np
 import orjson
-from pydantic import ValidationError
 
 from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.journal import Journal
-from ledger.seal import make_seal, seal_bytes
+from ledger.seal import make_seal, seal_bytes, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench.errors import UserError
-from workbench.runs.registration import Registration
+from workbench.inputs import read_bounded
+from workbench.runs.registration import Registration, parse_registration
 
 RUN_FILE = "run.json"
 JOURNAL_FILE = "journal.jsonl"
@@ -69,13 +69,12 @@ def write_registration(paths: RunPaths, registration: Registration) -> None:
 
 
 def read_registration(paths: RunPaths) -> Registration:
-    """Read run.json, or explain what is wrong with it."""
+    """Read run.json strictly, or say in one line what is wrong with it."""
     if not paths.registration.exists():
         raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
-    try:
-        return Registration.model_validate(orjson.loads(paths.registration.read_bytes()))
-    except (orjson.JSONDecodeError, ValidationError) as exc:
-        raise UserError(f"{paths.registration}: not a valid registration: {exc}") from None
+    return parse_registration(
+        str(paths.registration), read_bounded(paths.registration, "registration")
+    )
 
 
 def read_seal(paths: RunPaths) -> dict[str, Any] | None:
@@ -102,10 +101,15 @@ def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[s
 
 
 def build_seal(
-    bundle: CampaignBundle, registration: Registration, journal: Journal, book: Book, day: int
+    bundle: CampaignBundle,
+    registration: Registration,
+    journal: Journal,
+    book: Book,
+    day: int,
+    seal_key: bytes | None = None,
 ) -> dict[str, Any]:
-    """The seal binding this run's identity, journal head and ledger."""
-    return make_seal(
+    """The seal binding this run's identity, journal head and ledger; signed when keyed."""
+    seal = make_seal(
         campaign_id=bundle.id,
         campaign_digest=bundle.digest,
         identities={
@@ -120,6 +124,7 @@ def build_seal(
         final_day=day,
         engine_version=ENGINE_VERSION,
     )
+    return seal if seal_key is None else sign_seal(seal, seal_key)
 
 
 def write_seal(paths: RunPaths, seal: dict[str, Any]) -> None:

@@ -1,76 +1,217 @@
 """Run registration and private control files: who plays what campaign with which seed.
 
-A development campaign publishes its seed. A private campaign's seed lives only in a
-control file kept apart from the campaign; nothing else substitutes for it.
+A development campaign publishes its seed and makes no secrecy claim. A private
+campaign's seed lives only in a control file kept apart from the campaign and its runs
+(`workbench control new`): a 256-bit random seed and a 256-bit secret `salt`. The salt
+never leaves the control file; it keys the run's seed commitment (HMAC, so a run
+directory gives nothing to search seeds against) and the HMAC signature of every seal of
+the campaign's runs. The control file also holds, per agent, the SHA-256 of a bearer
+token shown once to the operator: a host verifies a presented token with `token_agent`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
+import secrets
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated, Any, Final, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ledger.seal import seed_commitment
+from ledger.canonical import dumps
+from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
-from workbench.errors import UserError
+from workbench.errors import IntegrityError, UserError
+from workbench.inputs import read_bounded
+
+CONTROL_SCHEMA: Final = "cfwb.control/2"
+RUN_SCHEMA: Final = "cfwb.run/2"
+SECRET_BITS: Final = 256
+WEAK_BELOW: Final = 1 << 192
+"""A seed or salt below 2^192 cannot be a 256-bit random draw (chance 2^-64): refused."""
+TOKEN_PREFIX: Final = "cfwb-agent-"
+TOKEN_VERIFIER_PREFIX: Final = "sha256:"
+
+Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+AgentId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+TokenVerifier = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
+
+
+def _secret(value: Any, name: str) -> str:
+    """A 256-bit secret as 64 lowercase hex digits, or a ValueError saying why not."""
+    hint = "make control files with `workbench control new`"
+    if not isinstance(value, str) or len(value) != 64:
+        raise ValueError(f"{name} must be 64 hex digits (256 random bits); {hint}")
+    try:
+        number = int(value, 16)
+    except ValueError:
+        raise ValueError(f"{name} must be 64 hex digits (256 random bits); {hint}") from None
+    if number < WEAK_BELOW:
+        raise ValueError(f"{name} is too weak to be 256 random bits; {hint}")
+    return value.lower()
+
+
+def _derive(salt: str, purpose: bytes) -> bytes:
+    """A purpose-bound key from the control file's secret salt."""
+    return hmac.new(bytes.fromhex(salt), b"cfwb/" + purpose, hashlib.sha256).digest()
+
+
+def token_verifier(token: str) -> str:
+    """What the control file stores for a bearer token: its SHA-256 (tokens are 256-bit)."""
+    return TOKEN_VERIFIER_PREFIX + hashlib.sha256(token.encode()).hexdigest()
 
 
 class ControlFile(BaseModel):
-    """A private campaign's registration: seed, salt, agents and campaign digest."""
+    """A private campaign's registration: seed, secret salt, agents and their token verifiers."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    campaign_id: str
-    campaign_digest: str
-    seed: int = Field(ge=0)
-    salt: str = Field(min_length=8)
-    agents: tuple[str, ...] = Field(min_length=1)
+    schema_: Literal["cfwb.control/2"] = Field(default=CONTROL_SCHEMA, alias="schema")
+    campaign_id: str = Field(min_length=1, max_length=128)
+    campaign_digest: Hex64
+    seed: str = Field(repr=False, description="256 random bits, 64 hex digits.")
+    salt: str = Field(repr=False, description="256 secret bits keying commitment and seals.")
+    agents: tuple[AgentId, ...] = Field(min_length=1, max_length=10_000)
+    tokens: dict[AgentId, TokenVerifier] = Field(
+        description="Per agent, the SHA-256 of its bearer token (the token itself is never kept)."
+    )
+
+    @field_validator("seed", mode="before")
+    @classmethod
+    def _seed(cls, value: Any) -> str:
+        return _secret(value, "seed")
+
+    @field_validator("salt", mode="before")
+    @classmethod
+    def _salt(cls, value: Any) -> str:
+        return _secret(value, "salt")
+
+    @field_validator("agents")
+    @classmethod
+    def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if len(set(value)) != len(value):
+            raise ValueError("an agent is listed twice")
+        return value
+
+    @field_validator("tokens")
+    @classmethod
+    def _one_token_each(cls, value: dict[str, str], info: Any) -> dict[str, str]:
+        agents = info.data.get("agents")
+        if agents is not None and set(value) != set(agents):
+            raise ValueError("every agent needs exactly one token verifier")
+        return value
+
+    @property
+    def seed_value(self) -> int:
+        """The seed as the engine takes it."""
+        return int(self.seed, 16)
+
+    def commitment(self) -> str:
+        """The run's seed commitment: HMAC keyed by the salt (nothing outside can search it)."""
+        material = f"cfwb-seed\x00{self.campaign_digest}\x00{self.seed}".encode()
+        return keyed_commitment(_derive(self.salt, b"seed-commitment"), material)
+
+    def seal_key(self) -> bytes:
+        """The HMAC-SHA256 key that signs every seal of this campaign's runs."""
+        return _derive(self.salt, b"seal-signature")
+
+    def token_agent(self, token: str) -> str | None:
+        """The agent a presented bearer token belongs to, or None (constant-time compare)."""
+        presented = token_verifier(token).encode()
+        found = None
+        for agent, verifier in self.tokens.items():
+            if hmac.compare_digest(presented, verifier.encode()):
+                found = agent
+        return found
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What playing or verifying a run needs: seed, agent, commitment, seal key (private)."""
+
+    seed: int = field(repr=False)
+    agent_id: str
+    seed_commitment: str
+    seal_key: bytes | None = field(default=None, repr=False)
 
 
 class Registration(BaseModel):
-    """run.json: the public registration of a run (never the seed)."""
+    """run.json: the public registration of a run. Never the seed, never anything keyed."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    schema_: str = Field(default="cfwb.run/1", alias="schema")
-    campaign_id: str
-    campaign_path: str
-    campaign_digest: str
-    visibility: str
-    agent_id: str
-    seed_commitment: str
-    salt: str
+    schema_: Literal["cfwb.run/2"] = Field(default=RUN_SCHEMA, alias="schema")
+    campaign_id: str = Field(min_length=1, max_length=128)
+    campaign_path: str = Field(min_length=1, max_length=4096)
+    campaign_digest: Hex64
+    visibility: Literal["development", "private"]
+    agent_id: AgentId
+    seed_commitment: Hex64
+
+
+def _one_line(where: str, exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "document"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
+    return f"{where}: {loc}: {message}{more}"
 
 
 def load_control(path: str | Path) -> ControlFile:
     """Read and validate a control file, or raise a UserError naming the file and field."""
     path = Path(path)
+    data = read_bounded(path, "control file")
     try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise UserError(f"control file {path} does not exist") from None
+        document = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         raise UserError(f"control file {path} is not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise UserError(f"control file {path} is not a JSON object")
     try:
-        return ControlFile.model_validate(data)
+        return ControlFile.model_validate(document)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise UserError(f"control file {path}: {field}: {first['msg']}") from None
+        raise UserError(_one_line(f"control file {path}", exc)) from None
 
 
-def resolve_seed(
+def parse_registration(where: str, data: bytes) -> Registration:
+    """Validate run.json strictly: anything but a cfwb.run/2 registration is refused (exit 3).
+
+    run.json is written only by the workbench, so a field it does not write (a `salt`),
+    an unknown visibility or a malformed digest means the run directory was altered.
+    """
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        raise IntegrityError(f"{where}: not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise IntegrityError(f"{where}: not a JSON object")
+    if "salt" in document:
+        raise IntegrityError(
+            f"{where}: holds a salt: a run directory must hold nothing that lets the seed "
+            "be searched (an old or altered registration)"
+        )
+    try:
+        return Registration.model_validate(document)
+    except ValidationError as exc:
+        raise IntegrityError(_one_line(where, exc)) from None
+
+
+def resolve_identity(
     bundle: CampaignBundle, control: ControlFile | None, agent_id: str | None
-) -> tuple[int, str, str]:
-    """(seed, salt, agent id) for playing or checking `bundle`, enforcing the control file."""
+) -> RunIdentity:
+    """Seed, agent, commitment and seal key for playing or checking `bundle`."""
     if bundle.campaign.visibility == "development":
         if control is not None:
             raise UserError(
                 f"campaign {bundle.id} is a development campaign: it takes no control file"
             )
-        assert bundle.campaign.development_seed is not None
-        return bundle.campaign.development_seed, bundle.digest, agent_id or "player"
+        seed = bundle.campaign.development_seed
+        assert seed is not None
+        return RunIdentity(seed, agent_id or "player", seed_commitment(seed, bundle.digest))
     if control is None:
         raise UserError(
             f"campaign {bundle.id} is private: its control file is required "
@@ -86,17 +227,95 @@ def resolve_seed(
         raise UserError("a private campaign needs --agent AGENT_ID")
     if agent_id not in control.agents:
         raise UserError(f"agent {agent_id!r} is not registered in the control file")
-    return control.seed, control.salt, agent_id
+    return RunIdentity(control.seed_value, agent_id, control.commitment(), control.seal_key())
 
 
-def make_registration(bundle: CampaignBundle, seed: int, salt: str, agent_id: str) -> Registration:
+def check_registration(
+    where: str, registration: Registration, bundle: CampaignBundle, identity: RunIdentity
+) -> None:
+    """Refuse a run whose registration does not match its campaign, control file or agent."""
+    if bundle.digest != registration.campaign_digest:
+        raise UserError(
+            f"{where} was played on campaign digest {registration.campaign_digest[:12]}, "
+            f"but {bundle.path} now has {bundle.digest[:12]}"
+        )
+    if registration.visibility != bundle.campaign.visibility:
+        raise IntegrityError(
+            f"{where}: run.json says visibility {registration.visibility!r} but campaign "
+            f"{bundle.id} is {bundle.campaign.visibility!r}"
+        )
+    if registration.seed_commitment != identity.seed_commitment:
+        if identity.seal_key is not None:
+            raise UserError(
+                f"{where}: wrong control file: its seed commitment does not match the "
+                "run's (another campaign's control file, or a changed seed or salt)"
+            )
+        raise IntegrityError(
+            f"{where}: run.json's seed commitment is not the campaign's development commitment"
+        )
+
+
+def make_registration(bundle: CampaignBundle, identity: RunIdentity) -> Registration:
     """The run.json content for a new run."""
     return Registration(
         campaign_id=bundle.id,
         campaign_path=str(bundle.path),
         campaign_digest=bundle.digest,
         visibility=bundle.campaign.visibility,
-        agent_id=agent_id,
-        seed_commitment=seed_commitment(seed, salt),
-        salt=salt,
+        agent_id=identity.agent_id,
+        seed_commitment=identity.seed_commitment,
     )
+
+
+def new_control(
+    bundle: CampaignBundle, agents: tuple[str, ...]
+) -> tuple[ControlFile, dict[str, str]]:
+    """A fresh control file for a private campaign and each agent's bearer token (shown once)."""
+    if bundle.campaign.visibility != "private":
+        raise UserError(
+            f"campaign {bundle.id} is a development campaign (public seed): "
+            "only private campaigns take a control file"
+        )
+    if not agents:
+        raise UserError("control new needs at least one --agent ID")
+    tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
+    try:
+        control = ControlFile(
+            campaign_id=bundle.id,
+            campaign_digest=bundle.digest,
+            seed=_random_secret(),
+            salt=_random_secret(),
+            agents=agents,
+            tokens={agent: token_verifier(token) for agent, token in tokens.items()},
+        )
+    except ValidationError as exc:
+        raise UserError(_one_line("control new", exc)) from None
+    return control, tokens
+
+
+def _random_secret() -> str:
+    """256 random bits as 64 hex digits, drawn again in the 2^-64 case that looks weak."""
+    while True:
+        value = secrets.randbits(SECRET_BITS)
+        if value >= WEAK_BELOW:
+            return f"{value:064x}"
+
+
+def write_control(path: str | Path, control: ControlFile) -> None:
+    """Write a control file readable by its owner only (0600); never overwrite one."""
+    path = Path(path)
+    data = dumps(control.model_dump(mode="json", by_alias=True)) + b"\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        raise UserError(f"{path} exists: a control file is never overwritten") from None
+    except OSError as exc:
+        raise UserError(f"cannot create control file {path}: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        path.unlink(missing_ok=True)
+        raise UserError(f"cannot write control file {path}: {exc.strerror}") from None

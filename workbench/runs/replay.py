@@ -6,14 +6,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
+
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
+    Finish,
+    PlayerCommand,
     Schedule,
-    SubmitAssessment,
     command_from_entry,
 )
 
@@ -34,7 +37,7 @@ class ReplayResult:
 
 def apply_command(
     engine: Engine,
-    command: Schedule | Advance | SubmitAssessment,
+    command: PlayerCommand,
     seq: int,
     submissions: list[SubmissionRecord],
     snapshot_days: frozenset[int] = frozenset(),
@@ -54,6 +57,12 @@ def apply_command(
             if snapshots is not None and engine.day in snapshot_days:
                 snapshots[engine.day] = engine.snapshot()
         return {"day": engine.day}
+    if isinstance(command, Finish):
+        for day in range(engine.day + 1, engine.horizon + 1):
+            engine.advance(1)
+            if snapshots is not None and day in snapshot_days:
+                snapshots[day] = engine.snapshot()
+        return {"day": engine.day, "finished": True}
     submissions.append(SubmissionRecord(seq, engine.day, command.assessment))
     return {"recorded": True}
 
@@ -76,6 +85,11 @@ def replay(
     for entry in entries:
         if entry.kind == HEADER_KIND:
             continue
+        if engine.finished:
+            raise ReplayError(
+                f"seq {entry.seq} ({entry.kind}): the run finished on day {engine.day}; "
+                "no command may follow"
+            )
         if entry.day != engine.day:
             raise ReplayError(
                 f"seq {entry.seq}: entry is dated day {entry.day} but the run is "
@@ -86,6 +100,11 @@ def replay(
             outcome = apply_command(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
+            message = str(first["msg"]).removeprefix("Value error, ")
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome

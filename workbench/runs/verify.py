@@ -1,7 +1,9 @@
 """Factual verification: the journal's chain, its re-execution, and the seal.
 
-Counterfactual answers are not graded here: they stay pending offline grading and
-never count as a failed business objective.
+A private run's seal must also carry a valid HMAC signature under the control file's
+key: an edit re-sealed without that key fails here. Counterfactual answers are not
+graded here: they stay pending offline grading and never count as a failed business
+objective.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ledger.journal import Journal, JournalError
-from ledger.seal import seal_differences
+from ledger.seal import SIGNATURE_FIELD, seal_differences, seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
 from workbench.runs.bundle import load_bundle
@@ -22,7 +24,12 @@ from workbench.runs.files import (
     read_registration,
     read_seal,
 )
-from workbench.runs.registration import ControlFile, Registration, resolve_seed
+from workbench.runs.registration import (
+    ControlFile,
+    Registration,
+    check_registration,
+    resolve_identity,
+)
 from workbench.runs.replay import ReplayError, ReplayResult, replay
 
 
@@ -62,10 +69,12 @@ def verify_run(
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
     bundle = load_bundle(campaign or registration.campaign_path)
-    seed, _, agent = resolve_seed(bundle, control, agent_id or registration.agent_id)
-    result = Verification(paths.root, registration, bundle, ok=False, seed=seed)
-    if agent != registration.agent_id:
-        result.divergence = f"run.json is for agent {registration.agent_id!r}, not {agent!r}"
+    identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
+    result = Verification(paths.root, registration, bundle, ok=False, seed=identity.seed)
+    if identity.agent_id != registration.agent_id:
+        result.divergence = (
+            f"run.json is for agent {registration.agent_id!r}, not {identity.agent_id!r}"
+        )
         return result
     if bundle.digest != registration.campaign_digest:
         result.divergence = (
@@ -73,6 +82,7 @@ def verify_run(
             f"registered {registration.campaign_digest[:12]}"
         )
         return result
+    check_registration(str(paths.root), registration, bundle, identity)
     try:
         journal = Journal.open(paths.journal)
     except JournalError as exc:
@@ -92,13 +102,13 @@ def verify_run(
             )
             return result
     try:
-        replayed = replay(bundle, seed, journal.entries, snapshot_days)
+        replayed = replay(bundle, identity.seed, journal.entries, snapshot_days)
     except ReplayError as exc:
         result.divergence = f"journal {exc}"
         return result
     result.replayed = replayed
     engine = replayed.engine
-    rebuilt = build_seal(bundle, registration, journal, engine.book, engine.day)
+    rebuilt = build_seal(bundle, registration, journal, engine.book, engine.day, identity.seal_key)
     stored = read_seal(paths)
     result.seal = rebuilt
     result.tasks = [
@@ -106,6 +116,13 @@ def verify_run(
     ]
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
+        return result
+    if identity.seal_key is not None and not seal_signature_ok(stored, identity.seal_key):
+        state = "is unsigned" if SIGNATURE_FIELD not in stored else "has a wrong signature"
+        result.divergence = (
+            f"{paths.seal} {state}: a private run's seal must be signed with its control "
+            "file's key (re-sealed or edited without it)"
+        )
         return result
     differing = seal_differences(stored, rebuilt)
     if differing:

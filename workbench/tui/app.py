@@ -322,6 +322,23 @@ class PlayerApp(WorkbenchShell):
             return
         self.advance(left)
 
+    def ask_finish(self) -> None:
+        """Confirm, then end the run: the remaining days run with no decisions."""
+        from workbench.tui.screens.confirm import ConfirmFinish
+
+        if self.session.finished:
+            self.notify("The run is already finished.", severity="warning")
+            return
+        self.push_screen(ConfirmFinish(self.session.day, self.session.horizon))
+
+    def finish_run(self) -> None:
+        """End the run (journaled), repaint, and show the end-of-campaign summary."""
+        day = guarded(self, lambda: self.session.finish())
+        if day is not None:
+            self.notify(f"The run is finished on day {day}.")
+            self.session_changed()
+            self.show_summary()
+
     def schedule(self, action_id: str) -> None:
         """Schedule an action now (a rejection is journaled and shown as an alert)."""
         outcome = guarded(self, lambda: self.session.schedule(action_id))

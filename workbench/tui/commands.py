@@ -43,6 +43,7 @@ def player_commands(app: PlayerApp) -> Iterator[Command]:
         noun = "day" if days == 1 else "days"
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
+    yield "sim: Finish the run", app.ask_finish, "End it now: no more decisions (confirms first)"
     for action_id in app.session.bundle.actions:
         yield (
             f"sim: Schedule {action_id}",

@@ -32,7 +32,8 @@ def briefing_text(brief: Briefing) -> str:
     lines += [
         "",
         "[b]How to play[/b]  n next day · w seven days · ctrl+o then 2 schedules actions, "
-        "3 answers questions · b shows this briefing again · f1 every key",
+        "3 answers questions · f finishes the run early · b shows this briefing again · "
+        "f1 every key",
     ]
     return "\n".join(lines)
 

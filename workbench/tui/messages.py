@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from pandas import DataFrame
+
+    from graders.causal_gym.panel import CausalPanel, TaskInfo
+    from graders.vc_deal.batch import BatchReport
+    from workbench.authoring.check import CheckReport
+    from workbench.authoring.runs import ReportEntry, RunStatus
     from workbench.errors import WorkbenchError
+    from workbench.evaluation.evaluator import EvaluationOutcome
     from workbench.play.session import PlayerSession
 
 
@@ -66,25 +73,25 @@ class JournalVerified(Message):
 class CheckFinished(Message):
     """The author checks of a campaign finished."""
 
-    def __init__(self, campaign: Path, report: Any) -> None:
+    def __init__(self, campaign: Path, report: CheckReport) -> None:
         super().__init__()
         self.campaign = campaign
         self.report = report
 
 
 class ValidationFinished(Message):
-    """The offline evaluator finished a run; `outcome` holds its report and exit code."""
+    """The offline evaluator finished a run into `out`; `outcome` holds report and exit code."""
 
-    def __init__(self, run: Path, outcome: Any) -> None:
+    def __init__(self, out: Path, outcome: EvaluationOutcome) -> None:
         super().__init__()
-        self.run = run
+        self.out = out
         self.outcome = outcome
 
 
 class RunsListed(Message):
     """The author's run directories were read (status of each)."""
 
-    def __init__(self, runs: list[Any], reports: list[Any]) -> None:
+    def __init__(self, runs: list[RunStatus], reports: list[ReportEntry]) -> None:
         super().__init__()
         self.runs = runs
         self.reports = reports
@@ -93,7 +100,7 @@ class RunsListed(Message):
 class TaskLoaded(Message):
     """A causal-gym task was generated in a worker."""
 
-    def __init__(self, panel: Any, info: Any, frame: Any, readme: str) -> None:
+    def __init__(self, panel: CausalPanel, info: TaskInfo, frame: DataFrame, readme: str) -> None:
         super().__init__()
         self.panel = panel
         self.info = info
@@ -104,6 +111,6 @@ class TaskLoaded(Message):
 class BatchGraded(Message):
     """A VC JSONL file was graded in a worker."""
 
-    def __init__(self, report: Any) -> None:
+    def __init__(self, report: BatchReport) -> None:
         super().__init__()
         self.report = report

@@ -41,7 +41,10 @@ class WorkbenchScreen(Screen[None]):
 
     def home(self) -> Widget | None:
         """The widget focused when the screen shows and when Escape leaves an input."""
-        return self.query_one(self.HOME) if self.HOME else None
+        if not self.HOME:
+            return None
+        found = self.query(self.HOME)
+        return found.first() if found else None
 
     def on_mount(self) -> None:
         """Focus the home widget and paint."""

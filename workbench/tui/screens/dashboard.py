@@ -66,6 +66,7 @@ class DashboardScreen(PlayerScreen):
         Binding("a", "focus_days", "Advance N"),
         Binding("b", "briefing", "Briefing"),
         Binding("e", "summary", "Summary"),
+        Binding("f", "finish", "Finish run"),
     ]
 
     def compose_body(self) -> ComposeResult:
@@ -152,6 +153,10 @@ class DashboardScreen(PlayerScreen):
     def action_summary(self) -> None:
         """Show the end-of-campaign summary (a preview while the run is in play)."""
         self.workbench.show_summary()
+
+    def action_finish(self) -> None:
+        """End the run now (after a confirmation)."""
+        self.workbench.ask_finish()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Advance by the typed number of days, then leave the input."""

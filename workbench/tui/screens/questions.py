@@ -118,12 +118,13 @@ class QuestionsScreen(PlayerScreen):
         data = self.assessment()
         if data is None:
             return
-        errors = self.session.check_assessment(data).errors
+        checked = self.session.check_assessment(data)
         q = self.current()
-        note = "ready to submit"
+        notes = list(checked.notes)
         if q is not None and not q.open:
-            note = "ready, but the deadline has passed: it will not count"
-        self.form.show_check(errors, note)
+            notes.append("the deadline has passed: it will not count")
+        note = f"ready, but {'; '.join(notes)}" if notes else "ready to submit"
+        self.form.show_check(checked.errors, note)
 
     def action_submit(self) -> None:
         """Submit the form through the session; a refusal shows in the check line."""

@@ -12,7 +12,11 @@ from textual.widgets import DataTable
 from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.authoring.check import Finding
     from workbench.authoring.runs import ReportEntry, RunStatus
+    from workbench.evaluation.report import BranchRecord, QuestionEntry
 
 
 class KeyedTable(Table):
@@ -60,7 +64,7 @@ class KeyedTable(Table):
 class FindingsTable(KeyedTable):
     """The campaign check's findings: question, branch, level and message."""
 
-    COLUMNS = ("Question", "Branch", "Level", "Message")
+    COLUMNS = ("Question", "Branch", "Severity", "Message")
 
     DEFAULT_CSS = """
     FindingsTable {
@@ -68,11 +72,11 @@ class FindingsTable(KeyedTable):
     }
     """
 
-    def show(self, findings: list[dict[str, Any]]) -> None:
+    def show(self, findings: Sequence[Finding]) -> None:
         """One row per finding, keyed by its position."""
         self.clear()
         for index, f in enumerate(findings):
-            self.add_row(f["question"], f["branch"], f["level"], f["message"], key=str(index))
+            self.add_row(f.question, f.branch, f.severity, f.message, key=str(index))
 
 
 class RunsTable(KeyedTable):
@@ -140,44 +144,45 @@ class ReportQuestions(KeyedTable):
     }
     """
 
-    def show(self, entries: list[dict[str, Any]]) -> None:
+    def show(self, entries: Sequence[QuestionEntry]) -> None:
         """One row per question of the report."""
         self.clear()
         for entry in entries:
-            branches = entry.get("branches") or {}
+            branches = (entry.branches.baseline, entry.branches.intervention)
             self.add_row(
-                entry["id"],
-                entry["status"],
-                *((branches.get(b) or {}).get("status", "-") for b in ("baseline", "intervention")),
-                str(entry.get("score") if entry.get("score") is not None else "-"),
-                key=entry["id"],
+                entry.id,
+                entry.status,
+                *(b.status if b is not None else "-" for b in branches),
+                entry.score if entry.score is not None else "-",
+                key=entry.id,
             )
 
 
-def branch_text(name: str, record: dict[str, Any] | None) -> str:
+def branch_text(name: str, record: BranchRecord | None) -> str:
     """One branch record's status, outcome and reason."""
     if record is None:
         return f"{name}: not run"
-    reason = f" — {escape(str(record['reason']))}" if record.get("reason") else ""
+    reason = f" — {escape(record.reason)}" if record.reason else ""
     return (
-        f"{name} [i]{escape(str(record.get('name', '')))}[/i]: {record['status']}, "
-        f"outcome {record.get('outcome')}{reason}"
+        f"{name} [i]{escape(record.choice)}[/i]: {record.status}, outcome {record.outcome}{reason}"
     )
 
 
-def question_detail(entry: dict[str, Any]) -> str:
-    """A report entry: status, both branches, effect, prediction, score, conclusion."""
-    branches = entry.get("branches") or {}
-    submission = entry.get("submission") or {}
-    conclusion = entry.get("conclusion")
-    reason = f" ({escape(str(entry['reason']))})" if entry.get("reason") else ""
+def question_detail(entry: QuestionEntry) -> str:
+    """A report entry: status, both branches, effect, prediction, score, conclusion verdict."""
+    reason = f" ({escape(entry.reason)})" if entry.reason else ""
+    prediction = entry.submission.value if entry.submission else "none"
     lines = [
-        f"[b]{entry['id']}[/b]: {entry['status']}{reason}",
-        branch_text("baseline", branches.get("baseline")),
-        branch_text("intervention", branches.get("intervention")),
-        f"effect {entry.get('effect')} · prediction {submission.get('value')} · "
-        f"loss {entry.get('loss')} · score {entry.get('score')}",
+        f"[b]{entry.id}[/b]: {entry.status}{reason}",
+        branch_text("baseline", entry.branches.baseline),
+        branch_text("intervention", entry.branches.intervention),
+        f"effect {entry.effect} · prediction {prediction} · loss {entry.loss} · "
+        f"score {entry.score}",
     ]
-    if conclusion:
-        lines.append(f"conclusion: {escape(str(conclusion))}")
+    if entry.conclusion is not None:
+        c = entry.conclusion
+        lines.append(
+            f"conclusion {c.verdict}: submitted {escape(str(c.submitted))}, "
+            f"expected {escape(str(c.expected))}"
+        )
     return "\n".join(lines)

@@ -10,12 +10,12 @@ from decimal import Decimal
 from textual.app import RenderResult
 from textual_plotext import PlotextPlot
 
-from workbench.display import MINUS, unit_label
+from workbench.display import unit_label
 
 
 def compact(value: float, units: str) -> str:
-    """An axis label: `$20k`, `−$1.5k`, `1,200` (short enough for a narrow axis)."""
-    sign = MINUS if value < 0 else ""
+    """An axis label: `$20k`, `-$1.5k`, `1,200` (short enough for a narrow axis)."""
+    sign = "-" if value < 0 else ""
     size = abs(value)
     if size >= 1_000_000:
         text = f"{size / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"

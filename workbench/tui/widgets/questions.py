@@ -122,6 +122,9 @@ class AssessmentForm(Vertical):
     AssessmentForm #form-check.-ready {
         color: $success;
     }
+    AssessmentForm #form-check.-note {
+        color: $warning;
+    }
     """
 
     class Edited(Message):
@@ -181,9 +184,10 @@ class AssessmentForm(Vertical):
 
     def show_check(self, problems: tuple[str, ...], note: str) -> None:
         """The shared check's verdict: its errors, or ready (with a note such as ineligible)."""
-        self.check.update(escape("; ".join(problems)) if problems else note)
+        self.check.update(escape("; ".join(problems) if problems else note))
         self.check.set_class(bool(problems), "-problem")
-        self.check.set_class(not problems, "-ready")
+        self.check.set_class(not problems and note == "ready to submit", "-ready")
+        self.check.set_class(not problems and note != "ready to submit", "-note")
 
     def on_input_changed(self, event: Input.Changed) -> None:
         """Check as the player types."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import work
@@ -18,6 +18,9 @@ from workbench.tui.screens.base import AuthorScreen
 from workbench.tui.widgets.author import FindingsTable, KeyedTable
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.progress import JobProgress as JobBar
+
+if TYPE_CHECKING:
+    from workbench.authoring.check import Finding
 
 
 class CheckScreen(AuthorScreen):
@@ -37,7 +40,7 @@ class CheckScreen(AuthorScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.findings: list[dict[str, Any]] = []
+        self.findings: tuple[Finding, ...] = ()
         self.ok: bool | None = None
 
     def compose_body(self) -> ComposeResult:
@@ -109,12 +112,9 @@ class CheckScreen(AuthorScreen):
         """Show the verdict and the findings."""
         self.progress.finish()
         report = message.report
-        self.findings, self.ok = list(report.findings), report.ok
-        levels = {level: 0 for level in ("error", "warning", "info")}
-        for f in self.findings:
-            levels[f["level"]] = levels.get(f["level"], 0) + 1
+        self.findings, self.ok = report.findings, report.ok
         verdict = "[green]OK[/green]" if report.ok else "[red]errors found[/red]"
-        counts = ", ".join(f"{n} {level}" for level, n in levels.items())
+        counts = ", ".join(f"{report.count(s)} {s}" for s in ("error", "warning", "info"))
         self.summary.update(f"Check of {escape(str(message.campaign))}: {verdict} · {counts}")
         self.table.show(self.findings)
         if self.findings:
@@ -128,6 +128,6 @@ class CheckScreen(AuthorScreen):
     def _detail(self, index: int) -> None:
         f = self.findings[index]
         self.detail.update(
-            f"[b]{escape(f['question'])}[/b] · {escape(f['branch'])} · {f['level']}\n"
-            f"{escape(f['message'])}\n[dim]{escape(f['where'])}[/dim]"
+            f"[b]{escape(f.question)}[/b] · {escape(f.branch)} · {f.severity} · {f.kind}\n"
+            f"{escape(f.message)}\n[dim]{escape(f.where)}[/dim]"
         )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.markup import escape
 from textual import work
@@ -11,10 +11,14 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from workbench.display import short_number
 from workbench.errors import WorkbenchError
 from workbench.tui.messages import JobFailed, RunsListed
 from workbench.tui.screens.base import AuthorScreen
 from workbench.tui.widgets.author import KeyedTable, ReportQuestions, ReportsTable, question_detail
+
+if TYPE_CHECKING:
+    from workbench.evaluation.report import CounterfactualReport
 
 
 class ReportsScreen(AuthorScreen):
@@ -31,7 +35,7 @@ class ReportsScreen(AuthorScreen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.report: dict[str, Any] | None = None
+        self.report: CounterfactualReport | None = None
 
     def compose_body(self) -> ComposeResult:
         """Reports table, the chosen report's summary, its questions and one's detail."""
@@ -79,7 +83,7 @@ class ReportsScreen(AuthorScreen):
         if message.table is self.reports:
             self._open(Path(message.key))
         elif self.report is not None:
-            entry = next((e for e in self.report["questions"] if e["id"] == message.key), None)
+            entry = next((e for e in self.report.questions if e.id == message.key), None)
             if entry is not None:
                 self.detail.update(question_detail(entry))
 
@@ -92,17 +96,22 @@ class ReportsScreen(AuthorScreen):
             self.post_message(JobFailed("report", exc.message))
             return
         self.report = report
-        summary = report.get("summary") or {}
-        objective = ", ".join(
-            f"{t['task']} {'met' if t['met'] else 'not met'}"
-            for t in report.get("business_objective", [])
+        summary = report.summary
+        counts = (
+            f"scored {summary.scored}/{summary.questions}, mean score "
+            f"{short_number(summary.mean_score) if summary.mean_score else '-'}, conclusions "
+            f"met {summary.conclusions_met}/{summary.conclusions_required}"
+            if summary is not None
+            else "no summary (the evaluation stopped)"
         )
-        counts = escape(", ".join(f"{k} {v}" for k, v in summary.items()))
+        objective = ", ".join(
+            f"{t.task} {'met' if t.met else 'not met'}" for t in report.business_objective
+        )
         apart = f"\nbusiness objective (not scored): {escape(objective)}" if objective else ""
         self.summary.update(f"[b]{escape(path.name)}[/b] · {counts}{apart}")
-        self.questions.show(report.get("questions", []))
-        if report.get("questions"):
-            self.detail.update(question_detail(report["questions"][0]))
+        self.questions.show(report.questions)
+        if report.questions:
+            self.detail.update(question_detail(report.questions[0]))
 
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why a report could not be read."""

@@ -123,12 +123,17 @@ class RunsScreen(AuthorScreen):
         """Summarise the report and offer the report browser."""
         self.progress.finish()
         outcome = message.outcome
-        summary = outcome.report.get("summary") or {}
-        counts = ", ".join(f"{k} {v}" for k, v in summary.items()) or outcome.message
-        where = outcome.report_path or message.run
-        self.author.last_report = message.run
+        summary = outcome.report.summary
+        counts = (
+            f"scored {summary.scored}/{summary.questions}, conclusions met "
+            f"{summary.conclusions_met}/{summary.conclusions_required}"
+            if summary is not None
+            else outcome.message
+        )
+        where = outcome.report_path or message.out
+        self.author.last_report = message.out
         self.summary.update(
             f"Validated: exit {outcome.exit_code} · {escape(counts)}\nreport: {escape(str(where))}"
             " · ctrl+o 3 browses it"
         )
-        self.notify(f"Validation finished: report in {message.run}")
+        self.notify(f"Validation finished: report in {message.out}")

@@ -1,0 +1,200 @@
+"""The author check: each finding kind comes from a deliberately broken campaign; both
+bundled campaigns pass the admission gate (`check --strict`)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from pydantic import ValidationError
+
+from campaigns import BUNDLED_CAMPAIGNS, CAMPAIGNS_DIR
+from workbench.authoring.check import FINDING_KINDS, CheckReport, Finding, check_campaign
+from workbench.cli import main
+
+
+def _copy(tmp_path: Path, name: str) -> Path:
+    target = tmp_path / name
+    shutil.copytree(CAMPAIGNS_DIR / name, target)
+    return target
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1))
+
+
+def _found(report: CheckReport, kind: str, severity: str, question: str) -> list[Finding]:
+    return [
+        f
+        for f in report.findings
+        if f.kind == kind and f.severity == severity and f.question == question
+    ]
+
+
+@pytest.mark.parametrize("bundled", BUNDLED_CAMPAIGNS, ids=lambda b: b.name)
+def test_bundled_campaigns_pass_the_strict_gate(bundled) -> None:
+    result = CliRunner().invoke(main, ["check", bundled.name, "--strict", "--json"])
+    assert result.exit_code == 0, result.output[-3000:]
+    document = json.loads(result.stdout)
+    assert document["passed"] and document["strict"] and document["seeds"] == 10
+    kinds = {f["kind"] for f in document["findings"]}
+    assert {"deadline", "branch", "difference", "effect", "spread", "scale"} <= kinds
+
+
+def test_the_second_campaign_exercises_every_question_feature() -> None:
+    from sim.campaign_load import load_campaign
+
+    bundle = load_campaign(CAMPAIGNS_DIR / "gelato")
+    questions = list(bundle.questions.values())
+    assert bundle.horizon >= 365 - 1 and len(questions) >= 8
+    conclusions = {(q.conclusion.kind, q.conclusion.component) for q in questions if q.conclusion}
+    assert {
+        ("contract_component", "financing_net_assets"),
+        ("contract_component", "irreversible_work"),
+        ("supported_effects", None),
+    } <= conclusions
+    assert any(q.intervention.participant_selected for q in questions)
+    assert any(q.baseline.actions for q in questions)
+    assert any(len(q.intervention.actions) > 1 for q in questions)
+    assert any(q.deadline_day < q.intervene_on_day for q in questions)
+    assert [q.id for q in questions if q.expect_intervention == "rejected"] == ["q_kiosk_on_day_3"]
+    assert {m.units for m in bundle.metrics.values()} == {"USD", "UNITS", "EVENTS"}
+    kinds = {e.kind for a in bundle.actions.values() for e in a.effects}
+    assert len(kinds) == 8
+
+
+def test_a_designed_rejection_is_reported_as_designed() -> None:
+    report = check_campaign("gelato")
+    (finding,) = [
+        f
+        for f in report.findings
+        if f.question == "q_kiosk_on_day_3" and f.kind == "branch" and f.branch == "intervention"
+    ]
+    assert finding.severity == "info" and "rejected as designed" in finding.message
+
+
+def test_no_question_is_a_campaign_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    (folder / "questions.toml").write_text("")
+    report = check_campaign(folder)
+    assert [f.kind for f in report.findings] == ["campaign"] and not report.ok
+
+
+def test_a_failed_precondition_is_a_branch_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(
+        folder / "actions.toml",
+        'prerequisites = { min_cash_after = "2000.00" }',
+        'prerequisites = { min_cash_after = "900000.00" }',
+    )
+    report = check_campaign(folder)
+    (finding,) = _found(report, "branch", "error", "q_second_roaster")
+    assert "insufficient cash" in finding.message
+
+
+def test_a_designed_rejection_that_executes_is_a_branch_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(
+        folder / "questions.toml",
+        'actions = ["bank_loan"] }',
+        'actions = ["bank_loan"] }\nexpect_intervention = "rejected"',
+    )
+    report = check_campaign(folder)
+    (finding,) = _found(report, "branch", "error", "q_bank_loan")
+    assert "expects this intervention to be rejected" in finding.message
+
+
+def test_identical_ledgers_are_a_difference_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(folder / "actions.toml", 'upfront_cost = "150.00"', 'upfront_cost = "0.00"')
+    _edit(folder / "actions.toml", 'irreversible_work = "150.00"', 'irreversible_work = "0.00"')
+    with (folder / "questions.toml").open("a") as handle:
+        handle.write(
+            '\n[[questions]]\nid = "q_too_soon"\ntitle = "Price rise, judged the next day"\n'
+            'metric = "cumulative_revenue"\nscale = "100"\nintervene_on_day = 50\n'
+            "deadline_day = 50\noutcome_day = 52\n"
+            'baseline = { name = "Same", actions = [] }\n'
+            'intervention = { name = "Raise", actions = ["raise_price"] }\n'
+        )
+    report = check_campaign(folder)
+    (finding,) = _found(report, "difference", "error", "q_too_soon")
+    assert "identical ledgers" in finding.message
+
+
+def test_a_metric_that_does_not_move_is_a_difference_warning(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    with (folder / "metrics.toml").open("a") as handle:
+        handle.write(
+            '\n[[metrics]]\nid = "opening_stock"\ntitle = "Units on hand on day 0"\n'
+            'units = "UNITS"\nterms = [{ account = "Memo:Units:Opening", sign = -1 }]\n'
+        )
+    _edit(
+        folder / "questions.toml",
+        'metric = "net_assets"\nscale = "500"',
+        'metric = "opening_stock"\nscale = "1"',
+    )
+    report = check_campaign(folder, seeds=2)
+    assert _found(report, "difference", "warning", "q_bank_loan")
+    assert _found(report, "scale", "warning", "q_bank_loan")
+    assert report.ok and not report.passes(strict=True)
+
+
+def test_a_scale_far_from_a_typical_error_is_a_scale_warning(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(folder / "questions.toml", 'scale = "2000"', 'scale = "1"')
+    report = check_campaign(folder, seeds=2)
+    (finding,) = _found(report, "scale", "warning", "q_spring_campaign")
+    assert "a scale near" in finding.message
+    result = CliRunner().invoke(main, ["check", str(folder), "--seeds", "2", "--strict"])
+    assert result.exit_code == 1
+    assert CliRunner().invoke(main, ["check", str(folder), "--seeds", "2"]).exit_code == 0
+
+
+def test_an_effect_that_is_mostly_noise_is_a_spread_warning(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "gelato")
+    _edit(
+        folder / "questions.toml",
+        '"second_batch_freezer", "summer_price", "winter_discount"]',
+        '"loyalty_app", "summer_price", "winter_discount"]',
+    )
+    report = check_campaign(folder, seeds=20)
+    findings = _found(report, "spread", "warning", "q_pick_for_summer")
+    assert any("measures noise" in f.message for f in findings)
+    assert all(f.branch == "intervention[loyalty_app]" for f in findings)
+
+
+def test_a_wrong_declared_component_is_a_conclusion_error(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(folder / "actions.toml", 'irreversible_work = "5000.00"', 'irreversible_work = "4000.00"')
+    report = check_campaign(folder)
+    (finding,) = _found(report, "conclusion", "error", "q_second_roaster")
+    assert "declared 40" in finding.message and "ledger shows 50" in finding.message
+
+
+def test_a_deadline_with_no_eligible_day_is_refused_with_exit_2(tmp_path: Path) -> None:
+    folder = _copy(tmp_path, "default")
+    _edit(folder / "questions.toml", "deadline_day = 30\n", "deadline_day = 0\n")
+    result = CliRunner().invoke(main, ["check", str(folder), "--strict"])
+    assert result.exit_code == 2
+    assert "questions[0].deadline_day: 0 is out of range: allowed 1 to" in result.output
+    report = check_campaign("default")
+    windows = [f for f in report.findings if f.kind == "deadline"]
+    assert len(windows) == 6 and "days 0 to 29 (30 days)" in windows[0].message
+
+
+def test_every_finding_kind_is_documented_and_typed() -> None:
+    text = (CAMPAIGNS_DIR.parent / "docs" / "authoring.md").read_text()
+    for kind in FINDING_KINDS:
+        assert f"`{kind}`" in text
+    with pytest.raises(ValidationError):
+        Finding(kind="nope", severity="info", question="q", branch="-", message="m", where="w")
+
+
+def test_seeds_are_bounded() -> None:
+    result = CliRunner().invoke(main, ["check", "--seeds", "1001"])
+    assert result.exit_code == 2 and "1001" in result.output

@@ -1,0 +1,81 @@
+"""`workbench new` scaffolds that pass the gate; schemas and the field reference match the
+models; bundled campaigns play by name."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, resolve_campaign
+from sim.campaign_load import load_campaign
+from workbench.authoring import reference
+from workbench.cli import main
+
+
+@pytest.mark.parametrize("source", [None, "default", "gelato"])
+def test_a_new_campaign_passes_the_strict_gate(tmp_path: Path, source: str | None) -> None:
+    target = tmp_path / "shops" / "My Shop"
+    args = ["new", str(target)] + (["--from", source] if source else [])
+    created = CliRunner().invoke(main, args)
+    assert created.exit_code == 0, created.output
+    bundle = load_campaign(target)
+    assert bundle.id == "my-shop"
+    for name in ("campaign.toml", "actions.toml", "metrics.toml", "questions.toml"):
+        first = (target / name).read_text().splitlines()[0]
+        assert first.startswith("#:schema ") and first.endswith(name.replace(".toml", ".json"))
+        schema = (target / first.removeprefix("#:schema ")).resolve()
+        assert schema == (SCHEMA_DIR / name.replace(".toml", ".json")).resolve()
+    assert "CHANGE" in (target / "campaign.toml").read_text()
+    gate = CliRunner().invoke(main, ["check", str(target), "--strict"])
+    assert gate.exit_code == 0, gate.output[-3000:]
+
+
+def test_new_refuses_a_folder_with_content_and_leaves_it_alone(tmp_path: Path) -> None:
+    target = tmp_path / "taken"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(main, ["new", str(target)])
+    assert result.exit_code == 2 and "not an empty folder" in result.output
+    assert [p.name for p in target.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["taken"]
+
+
+def test_new_from_a_broken_campaign_is_refused(tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    result = CliRunner().invoke(main, ["new", str(tmp_path / "copy"), "--from", str(broken)])
+    assert result.exit_code == 2
+    assert not (tmp_path / "copy").exists()
+
+
+def test_regenerating_the_reference_changes_nothing() -> None:
+    assert reference.outdated() == []
+
+
+def test_schemas_carry_the_models_ranges() -> None:
+    campaign = json.loads((SCHEMA_DIR / "campaign.json").read_text())
+    horizon = campaign["properties"]["horizon_days"]
+    assert (horizon["minimum"], horizon["maximum"]) == (7, 36_500)
+    questions = json.loads((SCHEMA_DIR / "questions.json").read_text())
+    deadline = questions["$defs"]["Question"]["properties"]["deadline_day"]
+    assert deadline["minimum"] == 1
+
+
+def test_the_field_tables_name_every_range() -> None:
+    tables = reference.field_tables()
+    assert "| `horizon_days` | integer | 7 to 36,500 days |" in tables
+    assert "| `company.price` |" in tables and "$0.01 to $1,000,000.00" in tables
+    assert "`questions[].expect_intervention`" in tables
+
+
+def test_bundled_campaigns_are_listed_and_play_by_name(tmp_path: Path) -> None:
+    assert [b.name for b in BUNDLED_CAMPAIGNS][:2] == ["default", "gelato"]
+    for bundled in BUNDLED_CAMPAIGNS:
+        assert resolve_campaign(bundled.name) == bundled.path
+        assert load_campaign(bundled.path).horizon >= 180
+    result = CliRunner().invoke(main, ["run", "gelato", "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert "marina-gelato: played to day 364 of 364" in result.output

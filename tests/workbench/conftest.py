@@ -1,0 +1,53 @@
+"""Fixtures for the workbench tests: a private copy of the default campaign and its control file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from workbench.cli import main
+from workbench.runs.registration import ControlFile, load_control
+
+
+@dataclass(frozen=True)
+class Private:
+    """A private campaign, its control file (made by `control new`) and the agents' tokens."""
+
+    campaign: Path
+    control_path: Path
+    tokens: dict[str, str]
+
+    @property
+    def control(self) -> ControlFile:
+        """The parsed control file."""
+        return load_control(self.control_path)
+
+
+def make_private(campaign_copy: Path) -> Path:
+    """Turn a copy of the default campaign into a private campaign (no public seed)."""
+    toml = campaign_copy / "campaign.toml"
+    text = toml.read_text().replace('visibility = "development"', 'visibility = "private"')
+    toml.write_text(text.replace("development_seed = 20261130\n", ""))
+    return campaign_copy
+
+
+def control_new(campaign: Path, out: Path, *agents: str) -> dict[str, str]:
+    """Run `workbench control new`; return the printed tokens by agent."""
+    args = ["control", "new", str(campaign), "--out", str(out)]
+    for agent in agents:
+        args += ["--agent", agent]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    return dict(line.split(" ", 1) for line in result.stdout.splitlines())
+
+
+@pytest.fixture
+def private(campaign_copy: Path, tmp_path: Path) -> Private:
+    """A private campaign with a control file for agents agent-7 and agent-8."""
+    campaign = make_private(campaign_copy)
+    control = tmp_path / "private" / "control.json"
+    control.parent.mkdir()
+    return Private(campaign, control, control_new(campaign, control, "agent-7", "agent-8"))

@@ -1,0 +1,104 @@
+"""`workbench new DIR [--from CAMPAIGN]`: a campaign folder that passes `check --strict`.
+
+Without `--from` the folder holds the starter (a small bakery, commented with what to
+change); with it, a copy of another campaign under a new id. Each TOML file starts with a
+`#:schema` line naming its JSON Schema, so TOML editors complete and check fields. The
+folder appears whole or not at all: it is written beside DIR and renamed into place.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from campaigns import resolve_campaign
+from sim.campaign_load import DIGESTED_FILES, REFERENCE_SCRIPT, SCHEMA_DIRECTIVE, load_campaign
+from workbench.authoring.reference import directive
+from workbench.errors import UserError
+from workbench.runs.bundle import load_bundle
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+_ID_LINE = re.compile(r'^id = "[^"\n]*"$', re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Created:
+    """What `new` wrote: the campaign id and the files, relative to the folder."""
+
+    campaign_id: str
+    files: tuple[str, ...]
+
+
+def campaign_id_for(directory: Path) -> str:
+    """A campaign id from a folder name: lowercase `[a-z0-9_-]`, starting with a letter/digit."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", directory.resolve().name.lower()).strip("-_")
+    return slug[:64].rstrip("-_") or "my-campaign"
+
+
+def _with_directive(text: str, file: str, folder: Path) -> str:
+    """`text` with its first line a `#:schema` directive for `folder`."""
+    if text.encode().startswith(SCHEMA_DIRECTIVE):
+        text = text.partition("\n")[2]
+    return f"{directive(file, folder)}\n{text}"
+
+
+def _starter(campaign_id: str) -> dict[str, str]:
+    texts = {name: (TEMPLATES / name).read_text(encoding="utf-8") for name in DIGESTED_FILES}
+    texts["campaign.toml"] = texts["campaign.toml"].replace("@ID@", campaign_id)
+    return texts
+
+
+def _copy_of(source: str, campaign_id: str) -> dict[str, str]:
+    bundle = load_bundle(source)
+    folder = bundle.path
+    texts = {
+        name: (folder / name).read_text(encoding="utf-8")
+        for name in (*DIGESTED_FILES, REFERENCE_SCRIPT)
+        if (folder / name).is_file()
+    }
+    campaign, found = _ID_LINE.subn(f'id = "{campaign_id}"', texts["campaign.toml"], count=1)
+    if not found:
+        raise UserError(f'{folder / "campaign.toml"}: no top-level `id = "..."` line to rename')
+    if campaign.encode().startswith(SCHEMA_DIRECTIVE):
+        campaign = campaign.partition("\n")[2]
+    header = (
+        f"# Copied from {bundle.id} by `workbench new`. CHANGE: the id, title, description\n"
+        "# and development_seed first; docs/authoring.md explains every field and range.\n"
+    )
+    texts["campaign.toml"] = header + campaign
+    return texts
+
+
+def create_campaign(directory: str | Path, source: str | None = None) -> Created:
+    """Write a new campaign folder at `directory` (which must not exist, or be empty)."""
+    target = Path(directory)
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UserError(f"{target} exists and is not an empty folder")
+    campaign_id = campaign_id_for(target)
+    texts = (
+        _copy_of(str(resolve_campaign(source)), campaign_id) if source else _starter(campaign_id)
+    )
+    parent = target.resolve().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
+    try:
+        for name, text in texts.items():
+            if name.endswith(".toml"):
+                text = _with_directive(text, name, target.resolve())
+            (staging / name).write_text(text, encoding="utf-8")
+        load_campaign(staging)
+        os.replace(staging, target)
+    except OSError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return Created(campaign_id, tuple(sorted(texts)))
