@@ -3,9 +3,9 @@
 Each measurement runs in a fresh process (imports included), alternating the bare app
 and the workbench so both see the same machine load:
 
-- time to first screen: process start to the first painted screen (the workbench shows
-  its opening screen while the run opens in a worker); also to the dashboard with the
-  session open;
+- time to first screen: process start to the end of the app's first refresh (the
+  workbench shows its opening screen, then opens the run in a worker); also to the
+  dashboard with the session open;
 - repaint latency: the bare app updating one label, the workbench advancing a day
   (`app.advance(1)`, journal fsync and seal included), each until the screen is idle.
 
@@ -26,6 +26,11 @@ SIZE = (120, 40)
 REPAINTS = 20
 
 
+def first_painted() -> None:
+    """Say the first screen has been drawn (the app's first refresh is done)."""
+    print("first", flush=True)
+
+
 def child_bare() -> None:
     """A bare Textual app: header, one label, footer."""
     from textual.app import App, ComposeResult
@@ -37,9 +42,11 @@ def child_bare() -> None:
             yield Static("hello", id="label")
             yield Footer()
 
+        def on_mount(self) -> None:
+            self.call_later(lambda: self.screen.call_after_refresh(first_painted))
+
     async def pilot(p) -> None:  # type: ignore[no-untyped-def]
         await p.pause()
-        print("first", flush=True)
         print("ready", flush=True)
         label = p.app.query_one("#label", Static)
         times = []
@@ -61,9 +68,11 @@ def child_workbench(run_dir: str) -> None:
     from workbench.cli.options import play_session
     from workbench.tui.app import PlayerApp
 
+    class Measured(PlayerApp):
+        def on_mount(self) -> None:
+            self.call_later(lambda: self.screen.call_after_refresh(first_painted))
+
     async def pilot(p) -> None:  # type: ignore[no-untyped-def]
-        await p.pause()
-        print("first", flush=True)
         app = p.app
         while not app.ready or app.current_mode != "dashboard":
             await p.pause(0.005)
@@ -78,7 +87,7 @@ def child_workbench(run_dir: str) -> None:
         print(json.dumps(times), flush=True)
         app.exit()
 
-    app = PlayerApp(opener=partial(play_session, Path(run_dir), None), briefing_at_start=False)
+    app = Measured(opener=partial(play_session, Path(run_dir), None), briefing_at_start=False)
     app.run(headless=True, size=SIZE, auto_pilot=pilot)
 
 

@@ -140,7 +140,8 @@ def _modes(table: tuple[ScreenSpec, ...]) -> dict[str, Callable[[], Screen[Any]]
 class WorkbenchShell(App[None]):
     """The frame both modes share: screen table, go-to, help, theme, Escape out of inputs."""
 
-    CSS_PATH = "workbench.tcss"
+    CSS_PATH = Path(__file__).with_name("workbench.tcss")
+    """Absolute, so subclasses defined elsewhere (benchmarks, tests) find it too."""
     TITLE = "Counterfactual Workbench"
     ENABLE_COMMAND_PALETTE = True
     SCREEN_TABLE: ClassVar[tuple[ScreenSpec, ...]] = ()
@@ -258,7 +259,7 @@ class PlayerApp(WorkbenchShell):
             self._start()
             return
         self.push_screen(OpeningScreen(self.opening))
-        self._open()
+        self.call_after_refresh(self._open)
 
     @work(thread=True, exclusive=True, group="open")
     def _open(self) -> None:
