@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help play serve author demo validate check snapshot test chromium bench screenshots clean
+.PHONY: help play serve author demo validate check snapshot test lint fuzz chromium bench screenshots clean
 
 RUN ?= runs/demo
 OUT ?= $(RUN)-validation
@@ -56,9 +56,18 @@ chromium: $(CHROMIUM)
 $(CHROMIUM):
 	apt-get update && apt-get install -y chromium
 
-test: $(STAMP) $(CHROMIUM)
+lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest
+
+# 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
+fuzz: $(STAMP)
+	CFWB_FUZZ=full $(BIN)/python -m pytest tests/fuzz -q
 
 demo: $(STAMP)
 	$(BIN)/workbench demo

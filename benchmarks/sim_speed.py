@@ -1,14 +1,20 @@
-"""Simulator speed: sim-days per second, and branching from a late snapshot vs replaying.
+"""Simulator speed: sim-days per second at horizons of 180, 3,650 and 36,500 days, and
+branching from a late snapshot vs replaying.
 
-Prints rates and ratios; run with `.venv/bin/python benchmarks/sim_speed.py`.
+The long horizons are the default campaign stretched (same world, longer run). Each run
+ends with the ledger digest a seal takes. The 36,500-day run is also timed with the
+garbage collector left running, to show what pausing it saves. Prints rates and ratios;
+run with `.venv/bin/python benchmarks/sim_speed.py`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
+from unittest import mock
 
 from campaigns import DEFAULT_CAMPAIGN
-from sim.campaign_load import load_campaign
+from sim.campaign_load import CampaignBundle, load_campaign
 from sim.engine import Engine
 
 REPEATS = 20
@@ -24,21 +30,38 @@ def best_of(fn, repeats: int = REPEATS) -> float:
     return best
 
 
+HORIZONS = (180, 3_650, 36_500)
+
+
+def run_and_digest(bundle: CampaignBundle, seed: int) -> None:
+    """One whole run with a bank loan on day 0, then the digest its seal would take."""
+    engine = Engine(bundle, seed)
+    engine.schedule("bank_loan")
+    engine.advance(bundle.horizon)
+    engine.book.digest()
+
+
 def main() -> None:
     bundle = load_campaign(DEFAULT_CAMPAIGN)
     seed = bundle.campaign.development_seed
-    horizon = bundle.horizon
-
-    def full_run() -> None:
-        engine = Engine(bundle, seed)
-        engine.schedule("bank_loan")
-        engine.advance(horizon)
-
-    full_run()  # warm the per-seed draw cache
-    seconds = best_of(full_run)
+    for horizon in HORIZONS:
+        stretched = bundle.replace_horizon(horizon)
+        run_and_digest(stretched, seed)  # warm the per-seed draw cache
+        repeats = max(3, REPEATS * 180 // horizon)
+        seconds = best_of(lambda b=stretched: run_and_digest(b, seed), repeats)
+        print(
+            f"{horizon:,}-day run and digest: {seconds * 1000:,.0f} ms = "
+            f"{horizon / seconds:,.0f} sim-days/s ({seconds / horizon * 1e6:.1f} us/day)"
+        )
+    with (
+        mock.patch("sim.engine.collector_paused", contextlib.nullcontext),
+        mock.patch("ledger.book.collector_paused", contextlib.nullcontext),
+    ):
+        longest = bundle.replace_horizon(HORIZONS[-1])
+        collected = best_of(lambda: run_and_digest(longest, seed), 3)
     print(
-        f"full default run: {horizon} days in {seconds * 1000:.1f} ms = "
-        f"{horizon / seconds:,.0f} sim-days/s"
+        f"{HORIZONS[-1]:,}-day run and digest with the garbage collector left running: "
+        f"{collected * 1000:,.0f} ms = {HORIZONS[-1] / collected:,.0f} sim-days/s"
     )
 
     long = bundle.replace_horizon(365)

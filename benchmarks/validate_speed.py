@@ -1,21 +1,35 @@
-"""Offline evaluator speed: questions per second for a run with 100 questions.
+"""Offline evaluator speed against the branch simulation it must do, for 6, 60 and 600 questions.
 
-Builds a temporary campaign with 100 generated questions over the default world,
-plays a run that answers all of them, then validates it with 1 and 2 workers.
+For each size, builds temporary campaigns with that many generated questions over the
+default world (at most `MAX_LIST` per campaign, so 600 questions are three runs of 200),
+plays a run of each that answers all its questions, validates them with one worker, and
+times the pure simulation the evaluation cannot avoid in the same process: replaying each
+factual run to its branch points (snapshots) and running both branches of every question
+from its snapshot to the outcome day. Each round times the two back to back, so both see
+the same machine. Prints the best time of each, the median of the rounds' ratios
+(target ≤ 1.5×), what creating the seal files alone costs on this disk, and, for the
+largest size, the evaluator with two workers.
 """
 
 from __future__ import annotations
 
 import shutil
+import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
+from sim.campaign_load import CampaignBundle, load_campaign
+from sim.campaign_model import MAX_LIST
+from sim.engine import Engine
+from sim.metrics import metric_value
 from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
 
-QUESTIONS = 100
+SIZES = (6, 60, 600)
+REPEATS = 5
 CHOICES = [
     "spring_campaign",
     "raise_price",
@@ -28,12 +42,12 @@ CHOICES = [
 ]
 
 
-def build_campaign(folder: Path) -> None:
-    """Copy the default campaign and replace its questions with 100 generated ones."""
+def build_campaign(folder: Path, questions: range) -> None:
+    """Copy the default campaign and replace its questions with generated ones."""
     shutil.copytree(DEFAULT_CAMPAIGN, folder)
     (folder / "reference.jsonl").unlink(missing_ok=True)
     blocks = []
-    for i in range(QUESTIONS):
+    for i in questions:
         day = 10 + (i * 7) % 120
         blocks.append(
             f'[[questions]]\nid = "q{i:03d}"\ntitle = "Generated question {i}"\n'
@@ -45,26 +59,102 @@ def build_campaign(folder: Path) -> None:
     (folder / "questions.toml").write_text("\n".join(blocks))
 
 
+def pure_simulation(bundle: CampaignBundle, seed: int) -> None:
+    """The factual run with a snapshot at every branch point, then every branch, engine only."""
+    questions = list(bundle.questions.values())
+    engine = Engine(bundle, seed)
+    snapshots = {}
+    for day in sorted({q.intervene_on_day for q in questions}):
+        engine.run_to(day)
+        snapshots[day] = engine.snapshot()
+    engine.run_to(bundle.horizon)
+    for q in questions:
+        metric = bundle.metrics[q.metric]
+        for actions in (q.baseline.actions, q.intervention.actions):
+            branch = Engine.from_snapshot(snapshots[q.intervene_on_day])
+            if all(branch.schedule(a).accepted for a in sorted(actions)):
+                branch.run_to(q.outcome_day)
+                metric_value(branch.book, metric, q.outcome_day)
+
+
+def create_files(folder: Path, count: int) -> None:
+    """Create `count` small files, as the evaluator does for its seals (file-system cost)."""
+    folder.mkdir()
+    for index in range(count):
+        with open(folder / f"{index}.seal.json.gz", "xb") as handle:
+            handle.write(bytes(330))
+
+
+def timed(fn: Callable[[], object]) -> float:
+    """Wall time of one call of fn(), in seconds."""
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def play(root: Path, questions: range) -> tuple[Path, CampaignBundle]:
+    """A finished run that answers every generated question of `questions`, and its campaign."""
+    campaign = root / f"campaign-{questions.start}-{questions.stop}"
+    build_campaign(campaign, questions)
+    run = root / f"run-{questions.start}-{questions.stop}"
+    session = PlayerSession.create(run, campaign, autoseal=False)
+    for i in questions:
+        session.submit({"question": f"q{i:03d}", "value": "0"})
+    session.run_to_horizon()
+    session.seal()
+    return run, load_campaign(campaign)
+
+
+def measure(root: Path, questions: int) -> None:
+    """Time the evaluator and the pure simulation for one number of questions."""
+    parts = [
+        play(root, range(start, min(start + MAX_LIST, questions)))
+        for start in range(0, questions, MAX_LIST)
+    ]
+    outs = iter(range(10_000))
+
+    def evaluate(workers: int = 1) -> None:
+        for run, _ in parts:
+            run_evaluation(run, root / f"out-{questions}-{next(outs)}", workers=workers)
+
+    def simulate() -> None:
+        for _, bundle in parts:
+            pure_simulation(bundle, bundle.campaign.development_seed or 0)
+
+    evaluate()  # warm the per-seed draw cache and imports
+    seals = 2 * questions
+    rounds = [
+        (
+            timed(simulate),
+            timed(evaluate),
+            timed(lambda: create_files(root / f"files-{questions}-{next(outs)}", seals)),
+        )
+        for _ in range(REPEATS)
+    ]
+    simulation = min(sim for sim, _, _ in rounds)
+    evaluator = min(evaluation for _, evaluation, _ in rounds)
+    ratio = statistics.median(evaluation / sim for sim, evaluation, _ in rounds)
+    without_files = statistics.median((e - files) / sim for sim, e, files in rounds)
+    files = min(files for _, _, files in rounds)
+    runs = f" in {len(parts)} runs" if len(parts) > 1 else ""
+    print(
+        f"validate {questions} questions{runs}, 1 worker: evaluator {evaluator:.3f} s "
+        f"({questions / evaluator:,.0f} questions/s), pure branch simulation "
+        f"{simulation:.3f} s, ratio {ratio:.2f}x (target <= 1.5x); creating its {seals} "
+        f"seal files alone takes {files:.3f} s here, ratio without it {without_files:.2f}x"
+    )
+    if questions == max(SIZES):
+        two = min(timed(lambda: evaluate(2)) for _ in range(REPEATS))
+        print(
+            f"validate {questions} questions{runs}, 2 workers: {two:.3f} s "
+            f"({questions / two:,.0f} questions/s)"
+        )
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        build_campaign(root / "campaign")
-        session = PlayerSession.create(root / "run", root / "campaign", autoseal=False)
-        for i in range(QUESTIONS):
-            session.submit({"question": f"q{i:03d}", "value": "0"})
-        session.run_to_horizon()
-        session.seal()
-        for workers in (1, 2):
-            start = time.perf_counter()
-            outcome = run_evaluation(root / "run", root / f"out{workers}", workers=workers)
-            seconds = time.perf_counter() - start
-            summary = outcome.report.summary
-            assert summary is not None
-            print(
-                f"validate {QUESTIONS} questions with {workers} worker(s): {seconds:.2f} s = "
-                f"{QUESTIONS / seconds:.1f} questions/s ({summary.scored} scored, "
-                f"{summary.unresolved} unresolved: rejected branches)"
-            )
+        for questions in SIZES:
+            measure(Path(tmp), questions)
 
 
 if __name__ == "__main__":

@@ -2,15 +2,30 @@
 
 Amounts are integer minor units of each account's unit. A transaction must sum
 to zero per unit; otherwise it is refused whole and the book is unchanged.
+
+The book's digest hashes every transaction through a running SHA-256 carried by the
+book and its forks, so taking it costs the transactions posted since the last time,
+not the whole history (see `Book.digest`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import orjson
+
 from ledger.accounts import AccountType, Chart
 from ledger.canonical import digest
+from ledger.collector import collector_paused
+
+LEDGER_DIGEST_SCHEMA = "cfwb.ledger-digest/2"
+"""Names the digest definition below; it changes whenever the definition does."""
+
+
+_HASH_BATCH = 4096
+"""Transactions encoded per hash update: enough to amortise the call, few enough to die young."""
 
 
 class LedgerError(ValueError):
@@ -45,6 +60,12 @@ class Transaction:
         }
 
 
+def encode_transactions(transactions: Iterable[Transaction]) -> bytes:
+    """Rows `[seq, day, narration, [[account, amount]...], [[tag, value]...]]` as canonical JSON."""
+    # Rows hold no objects, so plain orjson is already canonical (and skips key sorting).
+    return orjson.dumps([(t.seq, t.day, t.narration, t.postings, t.tags) for t in transactions])
+
+
 class Book:
     """A ledger over a chart: post transactions, close days, query balances."""
 
@@ -56,6 +77,8 @@ class Book:
         "_first_day",
         "_open_day",
         "_prefix_cache",
+        "_hasher",
+        "_hashed",
     )
 
     def __init__(self, chart: Chart, first_day: int = 0) -> None:
@@ -66,6 +89,8 @@ class Book:
         self._first_day = first_day
         self._open_day = first_day
         self._prefix_cache: dict[str, tuple[str, ...]] = {}
+        self._hasher = hashlib.sha256()
+        self._hashed = 0
 
     # -- building -----------------------------------------------------------------
     def post(
@@ -112,22 +137,6 @@ class Book:
         self._transactions.append(txn)
         return txn
 
-    def open_account(self, name: str, unit: str) -> None:
-        """Add an account to the chart (idempotent when the unit matches)."""
-        from ledger.accounts import Account
-
-        existing = self._units.get(name)
-        if existing is not None:
-            if existing != unit:
-                raise LedgerError(f"account {name} is kept in {existing}, not {unit}")
-            return
-        Account(name, unit)
-        self._units[name] = unit
-        self._balances[name] = 0
-        # Rebuild rather than mutate: forks share these close dicts with their parent.
-        self._closes = [{**closes, name: 0} for closes in self._closes]
-        self._prefix_cache.clear()
-
     def close_day(self, day: int) -> None:
         """Close the open day: freeze its balances; later postings go to the next day."""
         if day != self._open_day:
@@ -136,7 +145,12 @@ class Book:
         self._open_day = day + 1
 
     def fork(self) -> Book:
-        """An independent copy sharing the immutable history (cheap: no replay)."""
+        """An independent copy sharing the immutable history (cheap: no replay).
+
+        The running hash is brought up to date first, so the copy and the original
+        share the hashing of the history before the fork.
+        """
+        self._hash_new_transactions()
         twin = Book.__new__(Book)
         twin._units = dict(self._units)
         twin._balances = dict(self._balances)
@@ -145,6 +159,8 @@ class Book:
         twin._first_day = self._first_day
         twin._open_day = self._open_day
         twin._prefix_cache = dict(self._prefix_cache)
+        twin._hasher = self._hasher.copy()
+        twin._hashed = self._hashed
         return twin
 
     # -- queries ------------------------------------------------------------------
@@ -167,10 +183,6 @@ class Book:
     def transactions(self) -> tuple[Transaction, ...]:
         """Every transaction in posting order."""
         return tuple(self._transactions)
-
-    def transactions_since(self, seq: int) -> list[Transaction]:
-        """Transactions with sequence number ≥ `seq` (cheap tail read)."""
-        return self._transactions[seq:]
 
     @property
     def accounts(self) -> dict[str, str]:
@@ -251,13 +263,57 @@ class Book:
         names = sorted(self._units, key=lambda n: (order[n.split(":", 1)[0]], n))
         return [(n, self._units[n], balances[n]) for n in names]
 
+    def _hash_new_transactions(self) -> None:
+        """Feed transactions posted since the last call into the running hash.
+
+        The hashed stream is `encode_transactions(every transaction)` without its closing
+        bracket: a batch's array contributes its elements, after "[" for the first batch
+        and "," for later ones, so any split into batches hashes the same bytes. Batches
+        are bounded so their rows die young, and the collector is paused while they live.
+        """
+        transactions = self._transactions
+        end = len(transactions)
+        if self._hashed == end:
+            return
+        with collector_paused():
+            for start in range(self._hashed, end, _HASH_BATCH):
+                batch = encode_transactions(transactions[start : min(start + _HASH_BATCH, end)])
+                self._hasher.update((b"," if start else b"[") + batch[1:-1])
+        self._hashed = end
+
+    def transactions_sha256(self) -> str:
+        """SHA-256 of `encode_transactions(self.transactions)`, computed incrementally."""
+        self._hash_new_transactions()
+        hasher = self._hasher.copy()
+        hasher.update(b"]" if self._hashed else b"[]")
+        return hasher.hexdigest()
+
     def digest(self) -> str:
-        """SHA-256 over the chart, every transaction and every day close."""
+        """SHA-256 of the canonical `{schema, chart, first_day, open_day, transactions}`.
+
+        `transactions` is `transactions_sha256()`, so a digest costs only what was posted
+        since the previous one. Day closes are the balances the transactions and the open
+        day determine, so they need no hashing of their own.
+        """
         return digest(
             {
+                "schema": LEDGER_DIGEST_SCHEMA,
                 "chart": self._units,
                 "first_day": self._first_day,
-                "transactions": [t.as_record() for t in self._transactions],
-                "closes": self._closes,
+                "open_day": self._open_day,
+                "transactions": self.transactions_sha256(),
             }
         )
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle state: hash objects do not pickle, so the receiver re-hashes lazily."""
+        state: dict[str, object] = {name: getattr(self, name) for name in Book.__slots__}
+        del state["_hasher"]
+        state["_hashed"] = 0
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        """Restore a pickled book with a fresh running hash."""
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._hasher = hashlib.sha256()

@@ -23,6 +23,15 @@ GENESIS = "0" * 64
 HEADER_KIND = "header"
 
 
+class CommandIdConflict(ValueError):
+    """A command id already journaled for a different command: refused, never dropped."""
+
+    def __init__(self, known: Entry, kind: str) -> None:
+        super().__init__(f"already used by a {known.kind} (seq {known.seq}, day {known.day})")
+        self.known = known
+        self.kind = kind
+
+
 class JournalError(ValueError):
     """A journal that is not intact; `line` is 1-based and names where it broke."""
 
@@ -142,6 +151,8 @@ def read_entries(data: bytes) -> list[Entry]:
         if not raw:
             raise JournalError("is empty", index + 1)
         entry = parse_line(raw, index + 1, len(entries), prev)
+        if index > 0 and entry.kind == HEADER_KIND:
+            raise JournalError("is a second header entry (changed journal)", index + 1, entry.seq)
         entries.append(entry)
         prev = entry.hash
     if entries and entries[0].kind != HEADER_KIND:
@@ -158,10 +169,14 @@ class Journal:
         self._by_id: dict[str, Entry] = {e.id: e for e in self._entries}
 
     @classmethod
-    def open(cls, path: Path) -> Journal:
-        """Open (and fully verify) a journal file; a missing file is an empty journal."""
+    def open(cls, path: Path, data: bytes | None = None) -> Journal:
+        """Open (and fully verify) a journal file; a missing file is an empty journal.
+
+        `data`, when given, is the file's content already read (by a bounded reader).
+        """
         path = Path(path)
-        data = path.read_bytes() if path.exists() else b""
+        if data is None:
+            data = path.read_bytes() if path.exists() else b""
         return cls(path, read_entries(data))
 
     @classmethod
@@ -199,13 +214,28 @@ class Journal:
         """The entry with this command id, if any."""
         return self._by_id.get(command_id)
 
-    def append(self, day: int, kind: str, command_id: str, payload: Mapping[str, Any]) -> Entry:
-        """Append one entry; a known command id is a no-op returning the original entry."""
+    def known(self, command_id: str, kind: str, payload: Mapping[str, Any]) -> Entry | None:
+        """The entry already journaled under `command_id` for this same command, if any.
+
+        Raises CommandIdConflict when the id was used for a different kind or payload.
+        """
         known = self._by_id.get(command_id)
+        if known is None:
+            return None
+        if known.kind != kind or dumps(known.payload) != dumps(payload):
+            raise CommandIdConflict(known, kind)
+        return known
+
+    def append(self, day: int, kind: str, command_id: str, payload: Mapping[str, Any]) -> Entry:
+        """Append one entry; a retry of a known command (same id and content) is a no-op
+        returning the original entry, and a known id with other content is refused."""
+        known = self.known(command_id, kind, payload)
         if known is not None:
             return known
         if not self._entries and kind != HEADER_KIND:
             raise JournalError("the first entry must be the header")
+        if self._entries and kind == HEADER_KIND:
+            raise JournalError("a journal has one header entry, the first")
         entry = make_entry(len(self._entries), day, kind, command_id, payload, self.head)
         if self._path is not None:
             line = dumps(entry.record()) + b"\n"
@@ -217,6 +247,6 @@ class Journal:
         self._by_id[command_id] = entry
         return entry
 
-    def to_bytes(self) -> bytes:
-        """The journal's exact file content."""
-        return b"".join(dumps(e.record()) + b"\n" for e in self._entries)
+    def to_bytes(self, start: int = 0) -> bytes:
+        """The journal's exact file content, from entry `start` on (all of it by default)."""
+        return b"".join(dumps(e.record()) + b"\n" for e in self._entries[start:])

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from decimal import Decimal, InvalidOperation, localcontext
 
 MINOR_PER_MAJOR = 100
 """Minor units per major unit for every currency this book uses (cents per dollar)."""
@@ -51,13 +50,14 @@ def to_major(minor: int) -> Decimal:
     return (Decimal(minor) / MINOR_PER_MAJOR).quantize(Decimal("0.01"))
 
 
-def round_half_up(value: Decimal, places: int = 2) -> Decimal:
-    """Round a Decimal half-up to `places` decimals."""
-    return value.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP)
+def dollars(minor: int) -> str:
+    """Cents as the exact plain dollar string JSON carries (-30000 → '-300.00')."""
+    return str(to_major(minor))
 
 
 def format_money(minor: int, unit: str = "USD") -> str:
-    """Human text: 123456 USD → '$1,234.56', -1234 UNITS → '-1,234 UNITS'."""
+    """Display text, the one spelling for people: 123456 USD → '$1,234.56', -1234 UNITS →
+    '-1,234 UNITS'. The ASCII minus keeps it typeable back into any amount field."""
     sign = "-" if minor < 0 else ""
     if scale_of(unit) == 1:
         return f"{sign}{abs(minor):,} {unit}"
@@ -67,46 +67,6 @@ def format_money(minor: int, unit: str = "USD") -> str:
     return f"{sign}{symbol}{major:,.2f}{suffix}"
 
 
-@dataclass(frozen=True, slots=True)
-class Money:
-    """An exact amount in minor units of `unit` (cents for USD)."""
-
-    minor: int
-    unit: str = "USD"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.minor, int) or isinstance(self.minor, bool):
-            raise MoneyError(f"Money needs integer minor units, got {self.minor!r}")
-
-    @classmethod
-    def parse(cls, value: str | int | Decimal, unit: str = "USD") -> Money:
-        """Money from a major-unit amount such as '1250.50' (a whole count for physical units)."""
-        minor = to_minor(value)
-        if scale_of(unit) == 1:
-            if minor % MINOR_PER_MAJOR:
-                raise MoneyError(f"{unit} is counted in whole units, not {value!r}")
-            minor //= MINOR_PER_MAJOR
-        return cls(minor, unit)
-
-    @property
-    def major(self) -> Decimal:
-        """The amount in major units, exact (the count itself for physical units)."""
-        return Decimal(self.minor) if scale_of(self.unit) == 1 else to_major(self.minor)
-
-    def __add__(self, other: Money) -> Money:
-        self._same_unit(other)
-        return Money(self.minor + other.minor, self.unit)
-
-    def __sub__(self, other: Money) -> Money:
-        self._same_unit(other)
-        return Money(self.minor - other.minor, self.unit)
-
-    def __neg__(self) -> Money:
-        return Money(-self.minor, self.unit)
-
-    def _same_unit(self, other: Money) -> None:
-        if other.unit != self.unit:
-            raise MoneyError(f"cannot combine {self.unit} with {other.unit}")
-
-    def __str__(self) -> str:
-        return format_money(self.minor, self.unit)
+def format_dollars(text: str) -> str:
+    """An exact dollar string, as JSON carries it, for display ('-300.00' → '-$300.00')."""
+    return format_money(to_minor(text))

@@ -1,191 +1,193 @@
-"""SQLite store of a Book's postings, day-close balances and metrics, for fast UI queries.
+"""SQLite store of a Book's postings, day-close balances and metrics, for queries.
 
 The store is never the source of truth: the journal is. A book is rebuilt by replaying
 the journal, and this store is rebuilt from that book; delete it at any time. Writing
 replaces the whole file atomically (build a temp file beside it, fsync, `os.replace`), so
-a failed rebuild leaves the previous store untouched.
+a failed rebuild leaves the previous store untouched. Rows go in with plain `executemany`
+in one transaction; secondary indexes are built after the rows.
 
-Tables (all STRICT):
+A day's close and a day's metrics are one row each, a JSON object keyed by account or
+metric, so a 10-year run stores 7,300 rows for them instead of 175,000. Views give them
+back one value per row. Tables (all STRICT) and views (docs/ledger.md has the queries):
 
-* `postings(seq, leg, day, narration, account, unit, amount, tags)`: one row per posting;
-  `amount` in integer minor units, `tags` as canonical JSON.
-* `balances(day, account, unit, balance)`: every account at every closed day's close.
-* `metrics(day, metric, value, units)`: caller-supplied measurements (int, float or NULL).
-* `accounts(account, unit, root)` and `meta(key, value)` (schema, ledger digest, days).
+* `transactions(seq, day, narration, tags)`: one row per transaction, tags as canonical JSON.
+* `legs(seq, leg, account_id, amount)`: one row per posting, in minor units of the account's
+  unit; `account_id` is the account's `accounts.id` (its place in the chart).
+* `closes(day, balances)`: every account's balance at the day's close, `{account: balance}`.
+* `daily_metrics(day, metric_values)`: the caller's measurements of that day, `{metric: value}`
+  (int, float or null), and `metric_units(metric, units)`.
+* `accounts(id, account, unit, root)` and `meta(key, value)` (schema, ledger digest, days).
+* Views: `postings(seq, leg, day, narration, account, unit, amount, tags)`,
+  `balances(day, account, unit, balance)` and `metrics(day, metric, value, units)`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from sqlite_utils import Database
+import orjson
 
 from ledger.book import Book
-from ledger.canonical import dumps, loads
+from ledger.canonical import dumps
 
-SCHEMA = "cfwb.store/1"
+SCHEMA = "cfwb.store/2"
 
 MetricValue = int | float | None
 MetricInput = tuple[int, str, Any, str] | Mapping[str, Any]
 """A metric row from the caller: `(day, metric, value, units)` or a dict with those keys."""
 
+_TABLES = (
+    "CREATE TABLE transactions (seq INTEGER PRIMARY KEY, day INTEGER NOT NULL,"
+    " narration TEXT NOT NULL, tags TEXT NOT NULL) STRICT",
+    "CREATE TABLE legs (seq INTEGER NOT NULL, leg INTEGER NOT NULL, account_id INTEGER NOT NULL,"
+    " amount INTEGER NOT NULL, PRIMARY KEY (seq, leg)) STRICT, WITHOUT ROWID",
+    "CREATE TABLE closes (day INTEGER PRIMARY KEY, balances TEXT NOT NULL) STRICT",
+    "CREATE TABLE daily_metrics (day INTEGER PRIMARY KEY, metric_values TEXT NOT NULL) STRICT",
+    "CREATE TABLE metric_units (metric TEXT PRIMARY KEY, units TEXT NOT NULL) STRICT",
+    "CREATE TABLE accounts (id INTEGER PRIMARY KEY, account TEXT NOT NULL UNIQUE,"
+    " unit TEXT NOT NULL, root TEXT NOT NULL) STRICT",
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value ANY) STRICT",
+    "CREATE VIEW postings AS SELECT l.seq, l.leg, t.day, t.narration, a.account, a.unit,"
+    " l.amount, t.tags FROM legs l JOIN transactions t USING (seq) JOIN accounts a"
+    " ON a.id = l.account_id",
+    "CREATE VIEW balances AS SELECT c.day, j.key AS account, a.unit, j.value AS balance"
+    " FROM closes c, json_each(c.balances) j JOIN accounts a ON a.account = j.key",
+    "CREATE VIEW metrics AS SELECT d.day, j.key AS metric, j.value, u.units"
+    " FROM daily_metrics d, json_each(d.metric_values) j JOIN metric_units u ON u.metric = j.key",
+)
+_INDEXES = (
+    "CREATE INDEX transactions_day ON transactions (day)",
+    "CREATE INDEX legs_account ON legs (account_id)",
+)
+"""Secondary indexes, built after the rows (each table's primary key is built as it fills)."""
+
+
+@dataclass
+class Metrics:
+    """Checked caller metrics: each day's values by metric, and each metric's units."""
+
+    by_day: dict[int, dict[str, MetricValue]] = field(default_factory=dict)
+    units: dict[str, str] = field(default_factory=dict)
+
 
 class StoreError(ValueError):
-    """A store that cannot be written or read as asked; the message says why."""
-
-
-class PostingRow(NamedTuple):
-    """One stored posting."""
-
-    seq: int
-    leg: int
-    day: int
-    narration: str
-    account: str
-    unit: str
-    amount: int
-    tags: dict[str, str]
-
-
-class MetricRow(NamedTuple):
-    """One stored metric value."""
-
-    day: int
-    metric: str
-    value: MetricValue
-    units: str
+    """A store that cannot be written as asked; the message says why."""
 
 
 # -- writing ---------------------------------------------------------------------------
 
 
-def _metric_value(value: Any, where: str) -> MetricValue:
-    if value is None or isinstance(value, float):
+def _bad_metric(index: int, item: object, problem: str) -> StoreError:
+    return StoreError(f"metric row {index} ({item!r}): {problem}")
+
+
+def _metric_value(value: Any, index: int, item: object) -> MetricValue:
+    kind = type(value)
+    if kind is int or kind is float or value is None:
         return value
-    if isinstance(value, bool):
+    if kind is bool:
         return int(value)
-    if isinstance(value, int):
-        return value
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
-    raise StoreError(f"{where}: value {value!r} is not a number")
+    if isinstance(value, (int, float)):
+        return int(value) if isinstance(value, int) else float(value)
+    raise _bad_metric(index, item, f"value {value!r} is not a number")
 
 
-def normalise_metrics(metrics: Iterable[MetricInput]) -> list[dict[str, Any]]:
-    """Check caller metric rows and return them as dicts; a bad or duplicate row is named."""
-    rows: list[dict[str, Any]] = []
-    seen: set[tuple[int, str]] = set()
+def normalise_metrics(metrics: Iterable[MetricInput]) -> Metrics:
+    """Check caller metric rows and group them by day; a bad or duplicate row is named."""
+    checked = Metrics()
+    by_day, units_of = checked.by_day, checked.units
     for index, item in enumerate(metrics):
-        where = f"metric row {index} ({item!r})"
         try:
-            if isinstance(item, Mapping):
+            if type(item) is tuple:
+                day, metric, value, units = item
+            elif isinstance(item, Mapping):
                 day, metric, value = item["day"], item["metric"], item["value"]
                 units = item.get("units", "")
             else:
                 day, metric, value, units = item
         except (KeyError, TypeError, ValueError):
-            raise StoreError(f"{where}: expected (day, metric, value, units)") from None
-        if not isinstance(day, int) or isinstance(day, bool):
-            raise StoreError(f"{where}: day must be an integer")
-        if not isinstance(metric, str) or not metric:
-            raise StoreError(f"{where}: metric id must be a non-empty string")
-        if not isinstance(units, str):
-            raise StoreError(f"{where}: units must be a string")
-        if (day, metric) in seen:
-            raise StoreError(f"{where}: metric {metric!r} is given twice for day {day}")
-        seen.add((day, metric))
-        rows.append(
-            {"day": day, "metric": metric, "value": _metric_value(value, where), "units": units}
-        )
-    return rows
+            raise _bad_metric(index, item, "expected (day, metric, value, units)") from None
+        if type(day) is not int:
+            raise _bad_metric(index, item, "day must be an integer")
+        if type(metric) is not str or not metric:
+            raise _bad_metric(index, item, "metric id must be a non-empty string")
+        if type(units) is not str:
+            raise _bad_metric(index, item, "units must be a string")
+        known = units_of.setdefault(metric, units)
+        if known != units:
+            raise _bad_metric(index, item, f"metric {metric!r} is in {known!r}, not {units!r}")
+        values = by_day.setdefault(day, {})
+        if metric in values:
+            raise _bad_metric(index, item, f"metric {metric!r} is given twice for day {day}")
+        values[metric] = _metric_value(value, index, item)
+    return checked
 
 
-def _posting_rows(book: Book) -> Iterator[dict[str, Any]]:
-    units = book.accounts
-    for txn in book.transactions:
-        tags = dumps(dict(txn.tags)).decode("utf-8")
-        for leg, (account, amount) in enumerate(txn.postings):
-            yield {
-                "seq": txn.seq,
-                "leg": leg,
-                "day": txn.day,
-                "narration": txn.narration,
-                "account": account,
-                "unit": units[account],
-                "amount": amount,
-                "tags": tags,
-            }
+def _rows(book: Book) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, int, int, int]]]:
+    """(transaction rows, leg rows) of `book`, in posting order."""
+    ids = {account: index for index, account in enumerate(book.accounts)}
+    transactions = book.transactions
+    tag_texts: dict[tuple[tuple[str, str], ...], str] = {}
+    for txn in transactions:
+        if txn.tags not in tag_texts:
+            tag_texts[txn.tags] = dumps(dict(txn.tags)).decode("utf-8")
+    return (
+        [(t.seq, t.day, t.narration, tag_texts[t.tags]) for t in transactions],
+        [
+            (t.seq, leg, ids[account], amount)
+            for t in transactions
+            for leg, (account, amount) in enumerate(t.postings)
+        ],
+    )
 
 
-def _balance_rows(book: Book) -> Iterator[dict[str, Any]]:
-    units = book.accounts
+def _fill(db: sqlite3.Connection, book: Book, metrics: Metrics) -> None:
+    """Create the tables, insert every row in one transaction, then build the indexes."""
+    transactions, legs = _rows(book)
     last = book.last_closed_day
-    if last is None:
-        return
-    for day in range(book.first_day, last + 1):
-        for account, balance in book.balances(day).items():
-            yield {"day": day, "account": account, "unit": units[account], "balance": balance}
-
-
-def _fill(db: Database, book: Book, metrics: list[dict[str, Any]]) -> None:
-    db["postings"].create(
-        {
-            "seq": int,
-            "leg": int,
-            "day": int,
-            "narration": str,
-            "account": str,
-            "unit": str,
-            "amount": int,
-            "tags": str,
-        },
-        pk=("seq", "leg"),
-        not_null={"day", "narration", "account", "unit", "amount", "tags"},
-        strict=True,
+    closed = () if last is None else range(book.first_day, last + 1)
+    db.execute("BEGIN")
+    for table in _TABLES:
+        db.execute(table)
+    db.executemany("INSERT INTO transactions VALUES (?, ?, ?, ?)", transactions)
+    db.executemany("INSERT INTO legs VALUES (?, ?, ?, ?)", legs)
+    db.executemany(
+        "INSERT INTO closes VALUES (?, ?)",
+        ((day, orjson.dumps(book.balances(day)).decode("utf-8")) for day in closed),
     )
-    db["balances"].create(
-        {"day": int, "account": str, "unit": str, "balance": int},
-        pk=("day", "account"),
-        not_null={"unit", "balance"},
-        strict=True,
+    db.executemany(
+        "INSERT INTO daily_metrics VALUES (?, ?)",
+        (
+            (day, orjson.dumps(values).decode("utf-8"))
+            for day, values in sorted(metrics.by_day.items())
+        ),
     )
-    db["metrics"].create(
-        {"day": int, "metric": str, "value": "ANY", "units": str},
-        pk=("metric", "day"),
-        not_null={"units"},
-        strict=True,
+    db.executemany("INSERT INTO metric_units VALUES (?, ?)", sorted(metrics.units.items()))
+    db.executemany(
+        "INSERT INTO accounts VALUES (?, ?, ?, ?)",
+        ((i, a, u, a.split(":", 1)[0]) for i, (a, u) in enumerate(book.accounts.items())),
     )
-    db["accounts"].create({"account": str, "unit": str, "root": str}, pk="account", strict=True)
-    db["meta"].create({"key": str, "value": "ANY"}, pk="key", strict=True)
-
-    db["postings"].insert_all(_posting_rows(book), batch_size=2000)
-    db["balances"].insert_all(_balance_rows(book), batch_size=2000)
-    db["metrics"].insert_all(metrics, batch_size=2000)
-    db["accounts"].insert_all(
-        {"account": a, "unit": u, "root": a.split(":", 1)[0]} for a, u in book.accounts.items()
-    )
-    db["meta"].insert_all(
-        {"key": k, "value": v}
-        for k, v in {
-            "schema": SCHEMA,
-            "ledger_digest": book.digest(),
-            "first_day": book.first_day,
-            "open_day": book.open_day,
-            "last_closed_day": book.last_closed_day,
-            "transactions": len(book.transactions),
-        }.items()
-    )
-    db["postings"].create_index(["day"])
-    db["postings"].create_index(["account"])
-    db["balances"].create_index(["account"])
-    db["metrics"].create_index(["day"])
+    meta: dict[str, Any] = {
+        "schema": SCHEMA,
+        "ledger_digest": book.digest(),
+        "first_day": book.first_day,
+        "open_day": book.open_day,
+        "last_closed_day": last,
+        "transactions": len(transactions),
+    }
+    db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+    for index in _INDEXES:
+        db.execute(index)
+    db.execute("COMMIT")
 
 
 def _fsync_path(path: Path) -> None:
@@ -205,7 +207,7 @@ def _fsync_path(path: Path) -> None:
 def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] = ()) -> Path:
     """Write `book` (and metric rows) to a fresh SQLite file, atomically replacing `db_path`."""
     target = Path(db_path)
-    rows = normalise_metrics(metrics)
+    checked = normalise_metrics(metrics)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
@@ -213,13 +215,13 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] 
     try:
         # mkstemp creates 0600; keep a rebuilt store as readable as the one it replaces.
         temp.chmod(target.stat().st_mode & 0o777 if target.exists() else 0o644)
-        conn = sqlite3.connect(temp)
+        conn = sqlite3.connect(temp, isolation_level=None)
         try:
             # The temp file is discarded on any failure, so SQLite's own journal is not needed.
             conn.execute("PRAGMA journal_mode = OFF")
             conn.execute("PRAGMA synchronous = OFF")
-            _fill(Database(conn), book, rows)
-            conn.commit()
+            conn.execute("PRAGMA temp_store = MEMORY")
+            _fill(conn, book, checked)
         finally:
             conn.close()
         _fsync_path(temp)
@@ -229,106 +231,3 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] 
         raise
     _fsync_path(target.parent)
     return target
-
-
-# -- reading ---------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _reader(db_path: Path | str) -> Iterator[Database]:
-    path = Path(db_path)
-    if not path.is_file():
-        raise StoreError(f"no store at {path}: rebuild it from the journal")
-    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    try:
-        yield Database(conn)
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"store {path} cannot be read ({exc}): rebuild it") from exc
-    finally:
-        conn.close()
-
-
-def read_meta(db_path: Path | str) -> dict[str, Any]:
-    """The store's meta table: schema, ledger_digest, first_day, open_day, last_closed_day."""
-    with _reader(db_path) as db:
-        return {key: value for key, value in db.execute("SELECT key, value FROM meta")}
-
-
-def read_days(db_path: Path | str) -> list[int]:
-    """Every closed day that has balances, ascending."""
-    with _reader(db_path) as db:
-        return [row[0] for row in db.execute("SELECT DISTINCT day FROM balances ORDER BY day")]
-
-
-def read_accounts(db_path: Path | str) -> dict[str, str]:
-    """{account: unit} in chart order."""
-    with _reader(db_path) as db:
-        return dict(db.execute("SELECT account, unit FROM accounts ORDER BY rowid"))
-
-
-def read_balances(db_path: Path | str, day: int) -> dict[str, int]:
-    """{account: balance} at the close of `day`, like `Book.balances(day)`."""
-    with _reader(db_path) as db:
-        rows = db.execute(
-            "SELECT account, balance FROM balances WHERE day = ? ORDER BY rowid", [day]
-        ).fetchall()
-    if not rows:
-        raise StoreError(f"day {day} has no stored balances (it was not closed)")
-    return dict(rows)
-
-
-def read_balance_series(db_path: Path | str, account: str) -> list[tuple[int, int]]:
-    """(day, balance at close) for one account over every closed day."""
-    with _reader(db_path) as db:
-        rows = db.execute(
-            "SELECT day, balance FROM balances WHERE account = ? ORDER BY day", [account]
-        ).fetchall()
-    if not rows and account not in read_accounts(db_path):
-        raise StoreError(f"unknown account {account!r}")
-    return [(day, balance) for day, balance in rows]
-
-
-def read_postings(
-    db_path: Path | str, *, day: int | None = None, account: str | None = None
-) -> list[PostingRow]:
-    """Stored postings in posting order, optionally only one day's and/or one account's."""
-    where: list[str] = []
-    params: list[Any] = []
-    if day is not None:
-        where.append("day = ?")
-        params.append(day)
-    if account is not None:
-        where.append("account = ?")
-        params.append(account)
-    clause = f" WHERE {' AND '.join(where)}" if where else ""
-    sql = (
-        "SELECT seq, leg, day, narration, account, unit, amount, tags FROM postings"
-        f"{clause} ORDER BY seq, leg"
-    )
-    with _reader(db_path) as db:
-        rows = db.execute(sql, params).fetchall()
-    return [PostingRow(*row[:7], loads(row[7])) for row in rows]
-
-
-def read_metric_ids(db_path: Path | str) -> list[str]:
-    """Every stored metric id, sorted."""
-    with _reader(db_path) as db:
-        return [row[0] for row in db.execute("SELECT DISTINCT metric FROM metrics ORDER BY 1")]
-
-
-def read_metric_series(db_path: Path | str, metric: str) -> list[tuple[int, MetricValue]]:
-    """(day, value) for one metric, ascending by day; empty when the metric is unknown."""
-    with _reader(db_path) as db:
-        rows = db.execute(
-            "SELECT day, value FROM metrics WHERE metric = ? ORDER BY day", [metric]
-        ).fetchall()
-    return [(day, value) for day, value in rows]
-
-
-def read_metrics(db_path: Path | str, day: int) -> list[MetricRow]:
-    """Every metric stored for one day, sorted by metric id."""
-    with _reader(db_path) as db:
-        rows = db.execute(
-            "SELECT day, metric, value, units FROM metrics WHERE day = ? ORDER BY metric", [day]
-        ).fetchall()
-    return [MetricRow(*row) for row in rows]

@@ -65,20 +65,6 @@ def basis_of(gauge: str) -> str:
     return gauge.replace("Memo:Gauge:", "Memo:Basis:", 1)
 
 
-def gauge_for_effect(kind: str, role: str | None = None) -> str:
-    """The ledger account whose balance shows whether an effect of `kind` has landed."""
-    return {
-        "hire": headcount_gauge(role or ""),
-        "capacity": GAUGE_CAPACITY,
-        "price": GAUGE_PRICE,
-        "marketing": GAUGE_REACH,
-        "loan": LOANS,
-        "supplier": GAUGE_SUPPLIER_COST,
-        "demand": GAUGE_DEMAND_LIFT,
-        "overhead": GAUGE_OVERHEAD,
-    }[kind]
-
-
 def chart_for(campaign: Campaign, catalog: ActionCatalog | None = None) -> Chart:
     """Every account the simulator posts to for this campaign."""
     usd = [

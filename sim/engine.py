@@ -11,13 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ledger.book import Book
+from ledger.collector import collector_paused
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
-from sim.draws import ExogenousDraws, exogenous_draws
+from sim.campaign_model import Action
 from sim.metrics import metric_value
 from sim.operations import free_cash, run_operations
 from sim.scheduling import ScheduleOutcome, check_terms, reserve
 from sim.state import Alert, State
+from sim.world import World
 
 
 class EngineError(ValueError):
@@ -32,6 +34,8 @@ class Snapshot:
     seed: int
     state: State
     book: Book
+    world: World
+    """The run's fixed inputs, shared by every branch from here (they never change)."""
 
     @property
     def day(self) -> int:
@@ -45,15 +49,7 @@ class Engine:
     def __init__(self, bundle: CampaignBundle, seed: int, *, _restore: Snapshot | None = None):
         self.bundle = bundle
         self.seed = seed
-        campaign = bundle.campaign
-        self.draws: ExogenousDraws = exogenous_draws(seed, campaign)
-        self.roles = campaign.company.roles
-        self.productive_roles = tuple(r for r in self.roles if r.units_per_day)
-        self.suppliers = {s.id: s for s in campaign.suppliers}
-        self.supplier_costs = {s.id: s.unit_cost for s in campaign.suppliers}
-        self.reach_lift = campaign.demand.reach_lift_per_point
-        self.reach_decay_ppm = round(campaign.demand.reach_decay * 1_000_000)
-        self._price_factors: dict[int, float] = {}
+        self.world = World.of(bundle, seed) if _restore is None else _restore.world
         if _restore is not None:
             self.state = _restore.state.clone()
             self.book = _restore.book.fork()
@@ -83,7 +79,7 @@ class Engine:
         gauges = [
             (C.GAUGE_PRICE, company.price),
             (C.GAUGE_CAPACITY, company.equipment_capacity),
-            (C.GAUGE_SUPPLIER_COST, self.supplier_costs[company.supplier]),
+            (C.GAUGE_SUPPLIER_COST, self.world.supplier_costs[company.supplier]),
         ]
         gauges += [(C.headcount_gauge(r.id), r.headcount) for r in company.roles]
         legs = []
@@ -115,7 +111,7 @@ class Engine:
 
     def snapshot(self) -> Snapshot:
         """The branch point after the current day's close (cheap: copies, no replay)."""
-        return Snapshot(self.bundle, self.seed, self.state.clone(), self.book.fork())
+        return Snapshot(self.bundle, self.seed, self.state.clone(), self.book.fork(), self.world)
 
     # -- queries --------------------------------------------------------------------
     @property
@@ -135,23 +131,14 @@ class Engine:
 
     def free_cash(self) -> int:
         """Cash not reserved for commitments, in cents."""
-        return free_cash(self)
+        return free_cash(self.state, self.book)
 
     def metric(self, metric_id: str, day: int | None = None) -> int:
         """A registered metric at the close of `day` (now when None), in minor units."""
         return metric_value(self.book, self.bundle.metrics[metric_id], day)
 
-    def price_factor(self, price: int) -> float:
-        """Demand response to price: (price / reference)^(-elasticity), cached per price."""
-        factor = self._price_factors.get(price)
-        if factor is None:
-            demand = self.bundle.campaign.demand
-            factor = (price / demand.reference_price) ** (-demand.elasticity)
-            self._price_factors[price] = factor
-        return factor
-
     # -- decisions ------------------------------------------------------------------
-    def _action(self, action_id: str):
+    def _action(self, action_id: str) -> Action:
         action = self.bundle.actions.get(action_id)
         if action is None:
             known = ", ".join(sorted(self.bundle.actions))
@@ -187,12 +174,13 @@ class Engine:
                 f"cannot advance {days} day(s) from day {self.state.day}: the horizon is "
                 f"day {self.horizon}"
             )
-        for _ in range(days):
-            day = self.state.day + 1
-            stats = run_operations(self, day)
-            self.book.close_day(day)
-            self.state.history.append(stats)
-            self.state.day = day
+        with collector_paused():
+            for _ in range(days):
+                day = self.state.day + 1
+                stats = run_operations(self.world, self.state, self.book, day)
+                self.book.close_day(day)
+                self.state.history.append(stats)
+                self.state.day = day
 
     def run_to(self, day: int) -> None:
         """Advance until `day` has closed."""

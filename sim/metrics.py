@@ -23,11 +23,6 @@ def to_display(metric: Metric, minor: int) -> Decimal:
     return to_major(minor) if metric.units == "USD" else Decimal(minor)
 
 
-def from_display(metric: Metric, value: Decimal) -> Decimal:
-    """Display units to (possibly fractional) minor units."""
-    return value * 100 if metric.units == "USD" else value
-
-
 @dataclass(frozen=True)
 class RequirementResult:
     """One requirement of a task, checked."""

@@ -2,53 +2,59 @@
 
 Commitments (lexicographic by action id), deliveries, loans, production, demand and
 sales, marketing reach, reordering, wages and payroll, rent and overheads. Every money
-movement posts to the ledger; physical flows post to memo accounts.
+movement posts to the ledger; physical flows post to memo accounts. Each operation takes
+only what it reads or changes: the run's fixed `World`, its `State` and its `Book`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from ledger.book import Book
 from ledger.money import format_money
 from sim import chart as C
 from sim.campaign_model import Action
-from sim.state import Alert, DayStats, Loan, Order
-
-if TYPE_CHECKING:
-    from sim.engine import Engine
+from sim.effects import Landing, land
+from sim.state import Alert, DayStats, Order, State
+from sim.world import World
 
 _DAYS_PER_YEAR = 365
 _ORDER_LOT = 50
 
 
-def free_cash(engine: Engine) -> int:
+def free_cash(state: State, book: Book) -> int:
     """Cash not reserved for accepted commitments."""
-    return engine.book.balance(C.CASH) - engine.state.reserved_cash
+    return book.balance(C.CASH) - state.reserved_cash
 
 
-def _alert(engine: Engine, day: int, kind: str, message: str) -> None:
-    engine.state.alerts.append(Alert(day, kind, message))
+def _alert(state: State, day: int, kind: str, message: str) -> None:
+    state.alerts.append(Alert(day, kind, message))
 
 
 def _pay_from_reserve(
-    engine: Engine, day: int, action: Action, amount: int, account: str, flow: str, narration: str
+    state: State,
+    book: Book,
+    day: int,
+    action: Action,
+    amount: int,
+    account: str,
+    flow: str,
+    narration: str,
 ) -> None:
-    state = engine.state
     commitment = state.commitments[action.id]
     commitment.reserve_left -= amount
     state.reserved_cash -= amount
-    engine.book.post(
+    book.post(
         day, narration, ((C.CASH, -amount), (account, amount)), {"action": action.id, "flow": flow}
     )
 
 
-def _start_and_run(engine: Engine, day: int, action: Action) -> None:
-    commitment = engine.state.commitments[action.id]
+def _start_and_run(state: State, book: Book, day: int, action: Action) -> None:
+    commitment = state.commitments[action.id]
     if commitment.start_day == day and action.upfront_cost:
         expensed = action.upfront_cost - action.capitalized
         if action.capitalized:
             _pay_from_reserve(
-                engine,
+                state,
+                book,
                 day,
                 action,
                 action.capitalized,
@@ -59,7 +65,8 @@ def _start_and_run(engine: Engine, day: int, action: Action) -> None:
         if expensed:
             account = C.FINANCING_FEES if action.upfront_flow == "financing" else C.ACTION_COSTS
             _pay_from_reserve(
-                engine,
+                state,
+                book,
                 day,
                 action,
                 expensed,
@@ -70,7 +77,8 @@ def _start_and_run(engine: Engine, day: int, action: Action) -> None:
     offset = day - commitment.start_day
     if action.running_cost_per_day and 0 <= offset < action.running_days:
         _pay_from_reserve(
-            engine,
+            state,
+            book,
             day,
             action,
             action.running_cost_per_day,
@@ -80,66 +88,16 @@ def _start_and_run(engine: Engine, day: int, action: Action) -> None:
         )
 
 
-def _gauge(engine: Engine, day: int, gauge: str, delta: int, action_id: str) -> None:
-    if delta:
-        engine.book.post(
-            day,
-            f"{action_id}: gauge {gauge.rsplit(':', 1)[-1]}",
-            ((gauge, delta), (C.basis_of(gauge), -delta)),
-            {"action": action_id},
-        )
-
-
-def _land_effect(engine: Engine, day: int, action: Action, index: int) -> None:
-    state = engine.state
-    effect = action.effects[index]
-    aid = action.id
-    if effect.kind == "hire":
-        state.headcount[effect.role] = state.headcount.get(effect.role, 0) + effect.count
-        _gauge(engine, day, C.headcount_gauge(effect.role), effect.count, aid)
-    elif effect.kind == "capacity":
-        state.equipment_capacity += effect.units_per_day
-        _gauge(engine, day, C.GAUGE_CAPACITY, effect.units_per_day, aid)
-    elif effect.kind == "price":
-        _gauge(engine, day, C.GAUGE_PRICE, effect.new_price - state.price, aid)
-        state.price = effect.new_price
-    elif effect.kind == "marketing":
-        state.marketing.append((day + effect.days, round(effect.reach_per_day * 1000)))
-    elif effect.kind == "loan":
-        state.loans.append(
-            Loan(aid, effect.principal, effect.annual_rate_bp, day + effect.term_days)
-        )
-        engine.book.post(
-            day,
-            f"{aid}: loan proceeds",
-            ((C.CASH, effect.principal), (C.LOANS, -effect.principal)),
-            {"action": aid, "flow": "financing"},
-        )
-    elif effect.kind == "supplier":
-        costs = engine.supplier_costs
-        _gauge(
-            engine, day, C.GAUGE_SUPPLIER_COST, costs[effect.supplier] - costs[state.supplier], aid
-        )
-        state.supplier = effect.supplier
-    elif effect.kind == "demand":
-        state.demand_lift_bp += effect.lift_bp
-        _gauge(engine, day, C.GAUGE_DEMAND_LIFT, effect.lift_bp, aid)
-    elif effect.kind == "overhead":
-        state.overhead_per_day += effect.per_day
-        _gauge(engine, day, C.GAUGE_OVERHEAD, effect.per_day, aid)
-
-
-def _commitments(engine: Engine, day: int) -> None:
-    state = engine.state
-    actions = engine.bundle.actions
+def _commitments(world: World, state: State, book: Book, day: int) -> None:
     for action_id in sorted(state.commitments):
-        action = actions[action_id]
+        action = world.actions[action_id]
         commitment = state.commitments[action_id]
-        _start_and_run(engine, day, action)
+        _start_and_run(state, book, day, action)
         still: list[int] = []
         for index in commitment.pending_effects:
-            if commitment.landing_day + action.effects[index].extra_delay_days == day:
-                _land_effect(engine, day, action, index)
+            effect = action.effects[index]
+            if commitment.landing_day + effect.extra_delay_days == day:
+                land(effect, Landing(world, state, book, day, action_id))
             else:
                 still.append(index)
         commitment.pending_effects = tuple(still)
@@ -153,14 +111,13 @@ def _commitments(engine: Engine, day: int) -> None:
     state.holds = [h for h in state.holds if h.until_day > day]
 
 
-def _deliveries(engine: Engine, day: int) -> None:
-    state = engine.state
+def _deliveries(state: State, book: Book, day: int) -> None:
     arriving = [o for o in state.orders if o.arrival_day == day]
     if not arriving:
         return
     state.orders = [o for o in state.orders if o.arrival_day != day]
     for order in arriving:
-        engine.book.post(
+        book.post(
             day,
             f"delivery from {order.supplier} (ordered day {order.placed_day})",
             (
@@ -174,15 +131,13 @@ def _deliveries(engine: Engine, day: int) -> None:
         state.raw_units += order.units
 
 
-def _loans(engine: Engine, day: int) -> None:
-    state = engine.state
-    book = engine.book
+def _loans(state: State, book: Book, day: int) -> None:
     for loan in state.loans:
         numerator = loan.principal * loan.annual_rate_bp + loan.carry
         interest, loan.carry = divmod(numerator, 10_000 * _DAYS_PER_YEAR)
         if interest:
             tags = {"action": loan.action_id, "flow": "interest"}
-            if free_cash(engine) >= interest:
+            if free_cash(state, book) >= interest:
                 book.post(
                     day,
                     f"{loan.action_id}: interest",
@@ -197,7 +152,7 @@ def _loans(engine: Engine, day: int) -> None:
                     tags,
                 )
     owed_interest = -book.balance(C.INTEREST_PAYABLE)
-    if owed_interest and free_cash(engine) >= owed_interest:
+    if owed_interest and free_cash(state, book) >= owed_interest:
         book.post(
             day,
             "interest arrears paid",
@@ -206,7 +161,7 @@ def _loans(engine: Engine, day: int) -> None:
     for loan in list(state.loans):
         if day < loan.maturity_day:
             continue
-        if free_cash(engine) >= loan.principal:
+        if free_cash(state, book) >= loan.principal:
             book.post(
                 day,
                 f"{loan.action_id}: principal repaid",
@@ -216,25 +171,24 @@ def _loans(engine: Engine, day: int) -> None:
             state.loans.remove(loan)
         elif day == loan.maturity_day:
             _alert(
-                engine,
+                state,
                 day,
                 "loan_overdue",
                 f"{loan.action_id}: principal {format_money(loan.principal)} due, "
-                f"only {format_money(max(free_cash(engine), 0))} free",
+                f"only {format_money(max(free_cash(state, book), 0))} free",
             )
 
 
-def _production(engine: Engine, day: int) -> tuple[int, int, int]:
-    state = engine.state
+def _production(world: World, state: State, book: Book, day: int) -> tuple[int, int, int]:
     staff_capacity = 0
-    for role in engine.productive_roles:
+    for role in world.productive_roles:
         available = state.headcount.get(role.id, 0) - state.busy(role.id, day)
         staff_capacity += max(available, 0) * role.units_per_day
     capacity = min(staff_capacity, state.equipment_capacity)
     produced = min(capacity, state.raw_units)
     if produced:
-        value = engine.book.balance(C.RAW) * produced // state.raw_units
-        engine.book.post(
+        value = book.balance(C.RAW) * produced // state.raw_units
+        book.post(
             day,
             "production",
             (
@@ -249,22 +203,21 @@ def _production(engine: Engine, day: int) -> tuple[int, int, int]:
     return produced, capacity, staff_capacity
 
 
-def _demand_and_sales(engine: Engine, day: int) -> tuple[int, int]:
-    state = engine.state
-    draws = engine.draws
+def _demand_and_sales(world: World, state: State, book: Book, day: int) -> tuple[int, int]:
+    draws = world.draws
     reach_points = state.reach_milli / 1000.0
     mean = (
         draws.demand_base[day]
-        * engine.price_factor(state.price)
+        * world.price_factor(state.price)
         * (1.0 + state.demand_lift_bp / 10_000.0)
-        * (1.0 + reach_points * engine.reach_lift)
+        * (1.0 + reach_points * world.demand.reach_lift_per_point)
     )
     demand = int(mean + draws.demand_round[day])
     sold = min(demand, state.finished_units)
     if sold:
         revenue = sold * state.price
-        cost = engine.book.balance(C.FINISHED) * sold // state.finished_units
-        engine.book.post(
+        cost = book.balance(C.FINISHED) * sold // state.finished_units
+        book.post(
             day,
             "sales",
             (
@@ -280,13 +233,12 @@ def _demand_and_sales(engine: Engine, day: int) -> tuple[int, int]:
     return demand, sold
 
 
-def _marketing(engine: Engine, day: int) -> None:
-    state = engine.state
+def _marketing(world: World, state: State, book: Book, day: int) -> None:
     inflow = sum(milli for until, milli in state.marketing if day < until)
     state.marketing = [(until, milli) for until, milli in state.marketing if day + 1 < until]
-    new = state.reach_milli - state.reach_milli * engine.reach_decay_ppm // 1_000_000 + inflow
+    new = state.reach_milli - state.reach_milli * world.reach_decay_ppm // 1_000_000 + inflow
     if new != state.reach_milli:
-        engine.book.post(
+        book.post(
             day,
             "marketing reach",
             (
@@ -297,34 +249,31 @@ def _marketing(engine: Engine, day: int) -> None:
         state.reach_milli = new
 
 
-def _reorder(engine: Engine, day: int) -> None:
-    state = engine.state
-    company = engine.bundle.campaign.company
+def _reorder(world: World, state: State, book: Book, day: int) -> None:
+    company = world.company
     if state.raw_units + state.in_transit_units >= company.reorder_point:
         return
-    unit_cost = engine.supplier_costs[state.supplier]
+    unit_cost = world.supplier_costs[state.supplier]
     units = company.reorder_quantity
-    available = free_cash(engine)
+    available = free_cash(state, book)
     if units * unit_cost > available:
         units = (available // unit_cost) // _ORDER_LOT * _ORDER_LOT
         if units <= 0:
             _alert(
-                engine,
+                state,
                 day,
                 "order_skipped",
                 f"supplier order skipped: {format_money(company.reorder_quantity * unit_cost)}"
                 f" needed, {format_money(max(available, 0))} free",
             )
             return
-        _alert(
-            engine, day, "order_reduced", f"supplier order cut to {units} units for lack of cash"
-        )
-    supplier = engine.suppliers[state.supplier]
-    u = engine.draws.lead_uniform[state.supplier][day]
+        _alert(state, day, "order_reduced", f"supplier order cut to {units} units for lack of cash")
+    supplier = world.suppliers[state.supplier]
+    u = world.draws.lead_uniform[state.supplier][day]
     lead = supplier.lead_time_min + int(u * (supplier.lead_time_max - supplier.lead_time_min + 1))
-    lead += engine.draws.extra_lead_days[day]
+    lead += world.draws.extra_lead_days[day]
     value = units * unit_cost
-    engine.book.post(
+    book.post(
         day,
         f"order {units} units from {state.supplier}",
         (
@@ -338,38 +287,35 @@ def _reorder(engine: Engine, day: int) -> None:
     state.in_transit_units += units
 
 
-def _payroll(engine: Engine, day: int) -> None:
-    state = engine.state
-    book = engine.book
-    wages = sum(state.headcount.get(r.id, 0) * r.wage_per_day for r in engine.roles)
+def _payroll(world: World, state: State, book: Book, day: int) -> None:
+    wages = sum(state.headcount.get(r.id, 0) * r.wage_per_day for r in world.roles)
     if wages:
         book.post(day, "wages accrued", ((C.WAGES, wages), (C.WAGES_PAYABLE, -wages)))
-    if day % engine.bundle.campaign.company.payroll_every_days:
+    if day % world.company.payroll_every_days:
         return
     owed = -book.balance(C.WAGES_PAYABLE)
     if not owed:
         return
-    if free_cash(engine) >= owed:
+    if free_cash(state, book) >= owed:
         book.post(day, "payroll", ((C.WAGES_PAYABLE, owed), (C.CASH, -owed)))
     else:
         book.post(day, "missed payroll", ((C.MISSED_PAYROLL, 1), (C.EVENTS_BASIS, -1)))
         state.missed_payrolls += 1
         _alert(
-            engine,
+            state,
             day,
             "missed_payroll",
             f"payroll of {format_money(owed)} missed: "
-            f"{format_money(max(free_cash(engine), 0))} free",
+            f"{format_money(max(free_cash(state, book), 0))} free",
         )
 
 
-def _overheads(engine: Engine, day: int) -> None:
-    book = engine.book
-    rent = engine.bundle.campaign.company.rent_per_day
-    overhead = engine.state.overhead_per_day
+def _overheads(world: World, state: State, book: Book, day: int) -> None:
+    rent = world.company.rent_per_day
+    overhead = state.overhead_per_day
     owed = -book.balance(C.ACCOUNTS_PAYABLE)
     due = rent + overhead + owed
-    if free_cash(engine) >= due:
+    if free_cash(state, book) >= due:
         legs = [(C.CASH, -due), (C.RENT, rent)]
         if overhead:
             legs.append((C.OVERHEAD, overhead))
@@ -382,25 +328,26 @@ def _overheads(engine: Engine, day: int) -> None:
             legs.append((C.OVERHEAD, overhead))
         book.post(day, "rent and overheads unpaid", legs)
         if not owed:
-            _alert(engine, day, "bills_unpaid", "rent and overheads could not be paid")
+            _alert(state, day, "bills_unpaid", "rent and overheads could not be paid")
 
 
-def run_operations(engine: Engine, day: int) -> DayStats:
+def run_operations(world: World, state: State, book: Book, day: int) -> DayStats:
     """Run every ordinary operation of `day` and return its observations."""
-    _commitments(engine, day)
-    _deliveries(engine, day)
-    _loans(engine, day)
-    produced, capacity, staff_capacity = _production(engine, day)
-    demand, sold = _demand_and_sales(engine, day)
-    _marketing(engine, day)
-    _reorder(engine, day)
-    _payroll(engine, day)
-    _overheads(engine, day)
-    cash_free = free_cash(engine)
-    if 0 <= cash_free < engine.bundle.campaign.company.low_cash_alert:
-        previous = engine.state.history[-1].free_cash if engine.state.history else cash_free + 1
-        if previous >= engine.bundle.campaign.company.low_cash_alert:
-            _alert(engine, day, "low_cash", f"free cash down to {format_money(cash_free)}")
+    _commitments(world, state, book, day)
+    _deliveries(state, book, day)
+    _loans(state, book, day)
+    produced, capacity, staff_capacity = _production(world, state, book, day)
+    demand, sold = _demand_and_sales(world, state, book, day)
+    _marketing(world, state, book, day)
+    _reorder(world, state, book, day)
+    _payroll(world, state, book, day)
+    _overheads(world, state, book, day)
+    cash_free = free_cash(state, book)
+    low_cash = world.company.low_cash_alert
+    if 0 <= cash_free < low_cash:
+        previous = state.history[-1].free_cash if state.history else cash_free + 1
+        if previous >= low_cash:
+            _alert(state, day, "low_cash", f"free cash down to {format_money(cash_free)}")
     return DayStats(
         day,
         demand,
@@ -410,5 +357,5 @@ def run_operations(engine: Engine, day: int) -> DayStats:
         capacity,
         staff_capacity,
         cash_free,
-        engine.draws.active_shocks[day],
+        world.draws.active_shocks[day],
     )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,34 +117,27 @@ class State:
     missed_payrolls: int = 0
 
     def clone(self) -> State:
-        """A deep-enough copy: containers copied, immutable records shared."""
-        return State(
-            day=self.day,
-            price=self.price,
-            headcount=dict(self.headcount),
-            equipment_capacity=self.equipment_capacity,
-            supplier=self.supplier,
-            demand_lift_bp=self.demand_lift_bp,
-            overhead_per_day=self.overhead_per_day,
-            reach_milli=self.reach_milli,
-            raw_units=self.raw_units,
-            in_transit_units=self.in_transit_units,
-            finished_units=self.finished_units,
-            reserved_cash=self.reserved_cash,
-            marketing=list(self.marketing),
-            orders=list(self.orders),
-            loans=[loan.copy() for loan in self.loans],
-            holds=list(self.holds),
-            commitments={k: c.copy() for k, c in self.commitments.items()},
-            scheduled=dict(self.scheduled),
-            completed=dict(self.completed),
-            alerts=list(self.alerts),
-            history=list(self.history),
-            missed_payrolls=self.missed_payrolls,
-        )
+        """A deep-enough copy: the declared mutable containers copied, immutable records shared."""
+        copies = {name: copy(getattr(self, name)) for name, copy in _CONTAINERS.items()}
+        return replace(self, **copies)
 
     def busy(self, role: str, day: int) -> int:
         """Staff of `role` held by actions on `day`."""
         return sum(
             h.count for h in self.holds if h.role == role and h.from_day <= day < h.until_day
         )
+
+
+_CONTAINERS: dict[str, Callable[[Any], Any]] = {
+    "headcount": dict,
+    "marketing": list,
+    "orders": list,
+    "loans": lambda loans: [loan.copy() for loan in loans],
+    "holds": list,
+    "commitments": lambda commitments: {k: c.copy() for k, c in commitments.items()},
+    "scheduled": dict,
+    "completed": dict,
+    "alerts": list,
+    "history": list,
+}
+"""How `State.clone` copies each mutable field (every other field is immutable; a test checks)."""

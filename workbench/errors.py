@@ -2,21 +2,32 @@
 
 Core modules raise these; only the CLI turns them into click exceptions, and the
 TUI shows them as notifications. Anything else escaping is a bug, not a user mistake.
+A lower layer's error (ledger, sim, graders) becomes one of these at the workbench
+boundary that calls it, through `reraised`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from workbench import exit_codes
 
 
 class WorkbenchError(Exception):
-    """Base of every error a user can cause or meet: `message` is one clear line."""
+    """Base of every error a user can cause or meet: `message` is one clear line.
+
+    `subject` names the input at fault in front-end neutral words ("out", "control",
+    "agent", "workers"); the CLI adds its flag, the TUI its field. Core messages never
+    name a CLI flag themselves.
+    """
 
     exit_code: int = exit_codes.USAGE
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, subject: str | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.subject = subject
 
     def __str__(self) -> str:
         return self.message
@@ -32,3 +43,26 @@ class IntegrityError(WorkbenchError):
     """A run failed verification: exits with `exit_codes.INTEGRITY`."""
 
     exit_code = exit_codes.INTEGRITY
+
+
+def one_line(text: str) -> str:
+    """`text` on one line: a multi-line message's lines joined, list markers dropped."""
+    parts = [line.strip().removeprefix("- ") for line in text.splitlines() if line.strip()]
+    if not parts:
+        return text.strip()
+    joined = parts[0]
+    for part in parts[1:]:
+        joined += (" " if joined.endswith(":") else "; ") + part
+    return joined
+
+
+@contextmanager
+def reraised(
+    kind: type[WorkbenchError], *errors: type[Exception], where: str = ""
+) -> Iterator[None]:
+    """Re-raise the lower-layer `errors` raised inside as `kind`: one line, after `where`."""
+    try:
+        yield
+    except errors as exc:
+        text = one_line(str(exc))
+        raise kind(f"{where}: {text}" if where else text) from exc

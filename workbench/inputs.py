@@ -24,6 +24,9 @@ LIMITS: Final[dict[str, int]] = {
     "grader input": 256 * MIB,
     "registration": 64 * KIB,
     "seal": 1 * MIB,
+    "journal": 256 * MIB,
+    "report": 64 * MIB,
+    "checksums": 16 * MIB,
 }
 """Documented size limit of each kind of input (README, "Input limits")."""
 

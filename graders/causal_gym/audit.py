@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist, fmean
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+
+import orjson
+from pydantic import TypeAdapter
 
 from graders.causal_gym.families import FAMILIES
+from graders.causal_gym.keys import DEFAULT_KEY_HEX
+from graders.causal_gym.reference import honest_reference
 from graders.causal_gym.reward import estimand_score
 from graders.causal_gym.scoring import score
 from graders.causal_gym.submission import parse_submission
 from graders.causal_gym.tasks import HostTask, materialise
+from graders.causal_gym.version import GENERATOR_VERSION
+
+T = TypeVar("T")
+R = TypeVar("R")
+Mapper = Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]
+"""Maps a pure function over items, results in item order (builtin `map`, or a pool's)."""
+TaskAddress = tuple[bytes, str, str, int]
+"""(key, namespace, family, task id): everything that determines one task."""
 
 SWEEP_LEVELS: Final[tuple[float, ...]] = (0.50, 0.60, 0.70, 0.80, 0.90, 0.95, 0.99)
 NULL_TINY_SHARE: Final[float] = 0.01
@@ -21,7 +34,11 @@ P_ZERO_EXCLUDED: Final[float] = 0.95
 
 @dataclass(frozen=True)
 class TaskAudit:
-    """One task's honest reward, coverage, width sweep and (structural nulls) the null check."""
+    """One task's honest reward, coverage, width sweep and (structural nulls) the null check.
+
+    For the adjustment family, `all_pre_*` score the naive answer that adjusts for every
+    pre-treatment column: it is invalid exactly when the task has an M-bias column.
+    """
 
     family: str
     task_id: int
@@ -34,6 +51,8 @@ class TaskAudit:
     sweep_covered: tuple[bool, ...]
     null_tiny: float | None
     null_reference: float | None
+    all_pre_valid: bool | None
+    all_pre_reward: float | None
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,7 @@ class FamilyAudit:
     regenerated: int
     sweep: dict[str, dict[str, float]]
     null_check: dict[str, float] | None
+    all_pre: dict[str, float] | None
 
     @property
     def sweep_peak(self) -> float:
@@ -57,37 +77,77 @@ class FamilyAudit:
 
 @dataclass(frozen=True)
 class AuditReport:
-    """The audit over all requested families, JSON-ready via `to_dict`."""
+    """The audit over all requested families, with every task's entry; JSON via `render_report`.
 
+    `public_key` says whether the public default key was used; the key itself is never kept.
+    """
+
+    generator_version: int
+    public_key: bool
     namespace: str
     n_per_family: int
     families: tuple[FamilyAudit, ...]
     honest_reward: float
     coverage: float
+    tasks: tuple[TaskAudit, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data for `--json`."""
+        """Plain data for `--json`; each family also states its sweep peak."""
         data = asdict(self)
         for item, fam in zip(data["families"], self.families, strict=True):
             item["sweep_peak"] = fam.sweep_peak
         return data
 
 
+def render_report(report: AuditReport) -> str:
+    """Canonical report text: indented aggregates, then one task per line for readable diffs."""
+    data = report.to_dict()
+    tasks = data.pop("tasks")
+    head = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
+    body = ",\n".join("    " + orjson.dumps(t, option=orjson.OPT_SORT_KEYS).decode() for t in tasks)
+    return f'{head.removesuffix("}").rstrip()},\n  "tasks": [\n{body}\n  ]\n}}\n'
+
+
+def load_report(text: str | bytes) -> AuditReport:
+    """Parse a rendered report back into typed data (the sweep peak is recomputed, not read)."""
+    return TypeAdapter(AuditReport).validate_json(text)
+
+
 def honest_submission(task: HostTask) -> dict[str, Any]:
-    """The reference answer: adjusted OLS, all pre-treatment columns, p = 0.25 or 0.95."""
+    """The reference answer: adjusted OLS on the certified set, p = 0.25 or 0.95.
+
+    The certified set is every pre-treatment column except one whose description says it is
+    driven by separate unrecorded causes of the treatment and the outcome (M-bias).
+    """
     ref = task.reference
     answer: dict[str, Any] = {"estimate": ref.estimate, "interval": [ref.lo, ref.hi]}
     if task.family == "adjustment":
-        answer["adjustment_set"] = list(task.staged.dictionary.pre_treatment)
+        answer["adjustment_set"] = list(task.staged.dictionary.adjustable)
     if task.family == "null_detect":
         contains_zero = ref.lo <= 0.0 <= ref.hi
         answer["effect_probability"] = P_ZERO_IN_INTERVAL if contains_zero else P_ZERO_EXCLUDED
     return answer
 
 
+def all_pre_submission(task: HostTask) -> dict[str, Any]:
+    """The naive adjustment answer: OLS on every pre-treatment column, all of them listed."""
+    names = task.staged.dictionary
+    fit = honest_reference(task.staged.frame, names.treatment, names.outcome, names.pre_treatment)
+    return {
+        "estimate": fit.estimate,
+        "interval": [fit.lo, fit.hi],
+        "adjustment_set": list(names.pre_treatment),
+    }
+
+
 def audit_task(task: HostTask) -> TaskAudit:
     """Score the honest answer, sweep the interval's nominal coverage, and probe nulls."""
     result = score(task, parse_submission(task.family, honest_submission(task)))
+    all_pre_valid = all_pre_reward = None
+    if task.family == "adjustment":
+        naive = score(task, parse_submission(task.family, all_pre_submission(task)))
+        all_pre_valid = naive.components["adjustment_validity"] == 1.0
+        all_pre_reward = naive.reward
     ref, r, s = task.reference, task.reference.width, task.scale
     sweep: list[float] = []
     sweep_covered: list[bool] = []
@@ -115,7 +175,15 @@ def audit_task(task: HostTask) -> TaskAudit:
         sweep_covered=tuple(sweep_covered),
         null_tiny=tiny,
         null_reference=reference,
+        all_pre_valid=all_pre_valid,
+        all_pre_reward=all_pre_reward,
     )
+
+
+def audit_address(address: TaskAddress) -> TaskAudit:
+    """Materialise and audit one task: a pure function of its address (for parallel maps)."""
+    key, namespace, family_name, task_id = address
+    return audit_task(materialise(key, namespace, family_name, task_id))
 
 
 def summarise(family_name: str, audits: Sequence[TaskAudit]) -> FamilyAudit:
@@ -137,6 +205,13 @@ def summarise(family_name: str, audits: Sequence[TaskAudit]) -> FamilyAudit:
                 a.null_reference for a in nulls if a.null_reference is not None
             ),
         }
+    naive = [a for a in audits if a.all_pre_valid is not None and a.all_pre_reward is not None]
+    all_pre = None
+    if naive:
+        all_pre = {
+            "valid_share": fmean(float(bool(a.all_pre_valid)) for a in naive),
+            "reward": fmean(a.all_pre_reward for a in naive if a.all_pre_reward is not None),
+        }
     return FamilyAudit(
         family=family_name,
         n=len(audits),
@@ -146,6 +221,7 @@ def summarise(family_name: str, audits: Sequence[TaskAudit]) -> FamilyAudit:
         regenerated=sum(1 for a in audits if a.attempt > 0),
         sweep=sweep,
         null_check=null_check,
+        all_pre=all_pre,
     )
 
 
@@ -155,22 +231,35 @@ def run_audit(
     n: int = 300,
     namespace: str = "train",
     tick: Callable[[], None] | None = None,
+    mapper: Mapper[TaskAddress, TaskAudit] | None = None,
 ) -> AuditReport:
-    """Materialise task ids 0..n-1 of each family and audit them; `tick` reports progress."""
-    summaries: list[FamilyAudit] = []
-    everything: list[TaskAudit] = []
-    for family_name in families:
-        audits: list[TaskAudit] = []
-        for task_id in range(n):
-            audits.append(audit_task(materialise(key, namespace, family_name, task_id)))
-            if tick is not None:
-                tick()
-        summaries.append(summarise(family_name, audits))
-        everything.extend(audits)
+    """Materialise task ids 0..n-1 of each family and audit them; `tick` reports progress.
+
+    `mapper` may run the tasks elsewhere (in parallel); results are taken in address
+    order, so the report is the same as the serial one.
+    """
+    families = tuple(dict.fromkeys(families))
+    addresses = [(key, namespace, family, task_id) for family in families for task_id in range(n)]
+    audits: dict[str, list[TaskAudit]] = {family: [] for family in families}
+    for audit in (mapper or map)(audit_address, addresses):
+        audits[audit.family].append(audit)
+        if tick is not None:
+            tick()
+    return assemble(key, namespace, n, audits)
+
+
+def assemble(
+    key: bytes, namespace: str, n: int, audits: Mapping[str, Sequence[TaskAudit]]
+) -> AuditReport:
+    """The report over per-family task audits (in family order), with its aggregates."""
+    everything = [a for family_audits in audits.values() for a in family_audits]
     return AuditReport(
+        generator_version=GENERATOR_VERSION,
+        public_key=key == bytes.fromhex(DEFAULT_KEY_HEX),
         namespace=namespace,
         n_per_family=n,
-        families=tuple(summaries),
+        families=tuple(summarise(name, entries) for name, entries in audits.items()),
         honest_reward=fmean(a.reward for a in everything),
         coverage=fmean(float(a.covered) for a in everything),
+        tasks=tuple(everything),
     )

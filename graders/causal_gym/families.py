@@ -22,12 +22,17 @@ BLOCK_KINDS: Final[tuple[EffectKind, ...]] = (
 
 @dataclass(frozen=True)
 class Family:
-    """A task family: its name, submission model, reward weights and one-line estimand note."""
+    """A task family: its name, submission model, reward weights and one-line estimand note.
+
+    `traps` adds the optional M-bias or proxy column (adjustment family), so that adjusting
+    for every pre-treatment column is not always valid.
+    """
 
     name: str
     model: type[IntervalSubmission]
     weights: dict[str, float]
     summary: str
+    traps: bool = False
 
 
 FAMILIES: Final[dict[str, Family]] = {
@@ -37,6 +42,7 @@ FAMILIES: Final[dict[str, Family]] = {
         AdjustmentSubmission,
         {"estimand": 0.7, "adjustment_validity": 0.3},
         "estimate the ATE and name a valid backdoor adjustment set",
+        traps=True,
     ),
     "null_detect": Family(
         "null_detect",

@@ -11,7 +11,9 @@ import numpy as np
 from graders.causal_gym.scm import OUTCOME, SCM, TREATMENT, Node, true_ate, without_effect
 
 EffectKind = Literal["free", "structural_null", "hard", "wide"]
+TrapKind = Literal["none", "m_bias", "proxy"]
 TruthRng = Callable[[], np.random.Generator]
+TRAP_KINDS: Final[tuple[TrapKind, ...]] = ("none", "m_bias", "proxy")
 
 N_CONFOUNDERS: Final = (2, 5)
 N_INSTRUMENTS: Final = (0, 2)
@@ -40,6 +42,13 @@ NOISE_POST: Final = (0.5, 1.0)
 NOISE_OUTCOME: Final = (0.5, 1.2)
 HARD_ATE: Final = (0.05, 0.25)
 WIDE_ATE: Final = (0.25, 1.0)
+W_TRAP_TREATMENT: Final = (0.5, 1.0)
+W_TRAP_COLUMN: Final = (0.6, 1.0)
+W_TRAP_OUTCOME: Final = (0.5, 1.0)
+W_PROXY_OUTCOME: Final = (0.3, 1.0)
+TRAP_COLUMN: Final[str] = "X0"
+TRAP_TREATMENT_SOURCE: Final[str] = "UA"
+TRAP_OUTCOME_SOURCE: Final[str] = "UB"
 
 
 @dataclass(frozen=True)
@@ -158,8 +167,62 @@ def _latent_targets(draw: Draw, ids: dict[str, list[str]]) -> set[str]:
     return {a, b}
 
 
-def generate_scm(rng: np.random.Generator, kind: EffectKind, truth_rng: TruthRng) -> SCM:
-    """Draw a random SCM; effect kinds other than `free` pin the total effect to their band."""
+def _add_trap(draw: Draw, nodes: list[Node]) -> list[Node]:
+    """Maybe add one pre-treatment column X0 driven by unobserved sources (a third of tasks each).
+
+    `m_bias`: UA -> T, UA -> X0 <- UB, UB -> Y. X0 is a collider of two unrecorded causes, so
+    adjusting for it opens T <- UA -> X0 <- UB -> Y: the full pre-treatment set is invalid.
+    `proxy`: UA -> T, UA -> X0 -> Y. X0 carries UA's confounding, so it must be adjusted for.
+    """
+    trap = TRAP_KINDS[int(draw.rng.integers(len(TRAP_KINDS)))]
+    if trap == "none":
+        return nodes
+    to_treatment = draw.signed(W_TRAP_TREATMENT)
+    sources = [Node(TRAP_TREATMENT_SOURCE, "latent")]
+    parents: tuple[str, ...] = (TRAP_TREATMENT_SOURCE,)
+    weights: tuple[float, ...] = (draw.signed(W_TRAP_COLUMN),)
+    outcome_edge = (TRAP_COLUMN, draw.signed(W_PROXY_OUTCOME))
+    if trap == "m_bias":
+        sources.append(Node(TRAP_OUTCOME_SOURCE, "latent"))
+        parents, weights = parents + (TRAP_OUTCOME_SOURCE,), weights + (draw.signed(W_TRAP_COLUMN),)
+        outcome_edge = (TRAP_OUTCOME_SOURCE, draw.signed(W_TRAP_OUTCOME))
+    column = Node(
+        TRAP_COLUMN,
+        trap,
+        parents,
+        weights,
+        (False,) * len(parents),
+        noise_sd=draw.uniform(NOISE_CHILD),
+    )
+    out: list[Node] = [*sources]
+    for node in nodes:
+        if node.id == TREATMENT:
+            out.append(column)
+            node = _extra_parent(node, TRAP_TREATMENT_SOURCE, to_treatment)
+        elif node.id == OUTCOME:
+            node = _extra_parent(node, *outcome_edge)
+        out.append(node)
+    return out
+
+
+def _extra_parent(node: Node, parent: str, weight: float) -> Node:
+    """A copy of `node` with one more linear parent."""
+    return replace(
+        node,
+        parents=(*node.parents, parent),
+        weights=(*node.weights, weight),
+        curved=(*node.curved, False),
+    )
+
+
+def generate_scm(
+    rng: np.random.Generator, kind: EffectKind, truth_rng: TruthRng, traps: bool = False
+) -> SCM:
+    """Draw a random SCM; effect kinds other than `free` pin the total effect to their band.
+
+    With `traps` (the adjustment family) a third of the models gain an M-bias column and a
+    third a proxy confounder, so adjusting for every pre-treatment column is not always valid.
+    """
     draw = Draw(rng)
     counts = {
         "confounder": draw.count(N_CONFOUNDERS),
@@ -188,7 +251,6 @@ def generate_scm(rng: np.random.Generator, kind: EffectKind, truth_rng: TruthRng
                 (draw.signed(W_TREATMENT_MEDIATOR),),
                 (False,),
                 noise_sd=draw.uniform(NOISE_POST),
-                bend=draw.bend(),
             )
         )
     nodes.append(_outcome(draw, targets, ids))
@@ -205,6 +267,8 @@ def generate_scm(rng: np.random.Generator, kind: EffectKind, truth_rng: TruthRng
                 bend=draw.bend(),
             )
         )
+    if traps:
+        nodes = _add_trap(draw, nodes)
     scm = SCM(tuple(nodes))
     if kind == "structural_null":
         return without_effect(scm)

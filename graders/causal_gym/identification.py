@@ -7,12 +7,16 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from graders.causal_gym.scm import OUTCOME, PRE_ROLES, SCM, TREATMENT
+from graders.causal_gym.scm import ADJUSTABLE_ROLES, OUTCOME, SCM, TREATMENT
 
 
 @dataclass(frozen=True)
 class Certificate:
-    """Whether the observed pre-treatment covariates identify the ATE, and why not if they fail."""
+    """Whether the adjustable pre-treatment covariates identify the ATE, and why not if they fail.
+
+    The adjustable covariates are every observed pre-treatment column except an M-bias column
+    (adjustment family), which a valid adjustment must leave out.
+    """
 
     identified: bool
     adjustment_set: tuple[str, ...]
@@ -41,8 +45,8 @@ def satisfies_backdoor(
 
 
 def certify(scm: SCM) -> Certificate:
-    """Certify that the observed pre-treatment covariates satisfy the backdoor criterion."""
-    adjust = scm.ids(PRE_ROLES)
+    """Certify that the adjustable pre-treatment covariates satisfy the backdoor criterion."""
+    adjust = scm.ids(ADJUSTABLE_ROLES)
     graph = scm.graph()
     late = set(adjust) & nx.descendants(graph, TREATMENT)
     if late:

@@ -12,8 +12,10 @@ from typing import Final, Literal
 import numpy as np
 import orjson
 
-Namespace = Literal["train", "eval-v1"]
-NAMESPACES: Final[tuple[str, ...]] = ("train", "eval-v1")
+from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
+
+Namespace = Literal["train", "eval-v2"]
+NAMESPACES: Final[tuple[str, ...]] = ("train", "eval-v2")
 STREAMS: Final[tuple[str, ...]] = ("scm", "data", "messiness", "naming", "prompt")
 KEY_ENV: Final[str] = "CAUSAL_GYM_KEY"
 DEFAULT_KEY_HEX: Final[str] = "c0ffee5eed0fca05a1c0de9e70a11ab1e5ca1ab1ec0ffee5eed0fca05a1c0de9"
@@ -24,31 +26,46 @@ class DerivationError(ValueError):
     """A malformed key, namespace, stream or task id: the caller turns it into a user error."""
 
 
-def parse_key(text: str) -> bytes:
-    """Decode a hex key (at least 16 bytes) so a typo never silently becomes a weak key."""
+def parse_key(text: str, source: str = "the key") -> bytes:
+    """Decode a hex key of at least 16 bytes; errors name `source` and never show the key."""
     cleaned = text.strip().lower().removeprefix("0x")
+    if not cleaned:
+        raise DerivationError(f"{source} is blank; give a hex key of at least 32 hex digits")
     try:
         raw = bytes.fromhex(cleaned)
-    except ValueError as exc:
-        raise DerivationError(f"key must be hexadecimal, got {text!r}") from exc
+    except ValueError:
+        raise DerivationError(f"{source} is not hexadecimal (its value is not shown)") from None
     if len(raw) < 16:
-        raise DerivationError(f"key must hold at least 16 bytes (32 hex digits), got {len(raw)}")
+        raise DerivationError(
+            f"{source} must hold at least 16 bytes (32 hex digits); it holds {len(raw)}"
+        )
     return raw
 
 
-def resolve_key(option: str | None = None, environ: dict[str, str] | None = None) -> bytes:
-    """Pick the key: CAUSAL_GYM_KEY, then the --key option, then the public default key."""
+def resolve_key(
+    option: str | None = None, environ: Mapping[str, str] | None = None, option_name: str = "--key"
+) -> bytes:
+    """Pick the key: CAUSAL_GYM_KEY, then the --key option, then the public default key.
+
+    A variable or option that is set but blank is an error, never a silent fallback to the
+    public key: a secret evaluation must not quietly run on published tasks.
+    """
     env = os.environ if environ is None else environ
-    from_env = env.get(KEY_ENV, "").strip()
-    if from_env:
-        return parse_key(from_env)
-    if option:
-        return parse_key(option)
+    if KEY_ENV in env:
+        return parse_key(env[KEY_ENV], KEY_ENV)
+    if option is not None:
+        return parse_key(option, option_name)
     return bytes.fromhex(DEFAULT_KEY_HEX)
 
 
 def _check_ref(namespace: str, family: str, task_id: int) -> None:
     """Reject an unknown namespace or an out-of-domain task id before any derivation."""
+    if namespace in RETIRED_SPLITS:
+        raise DerivationError(
+            f"split {namespace} belongs to causal-gym generator version "
+            f"{RETIRED_SPLITS[namespace]}, which this version ({GENERATOR_VERSION}) cannot "
+            f"reproduce; use {NAMESPACES[-1]}"
+        )
     if namespace not in NAMESPACES:
         raise DerivationError(f"unknown namespace {namespace!r}; expected one of {NAMESPACES}")
     if not family:

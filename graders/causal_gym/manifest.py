@@ -1,4 +1,4 @@
-"""The frozen eval-v1 manifest: 500 (family, task id) entries with exact sizes."""
+"""The frozen eval-v2 manifest: 500 (family, task id) entries with exact sizes."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from functools import cache
 from importlib import resources
 from typing import Final
 
-from graders.causal_gym.keys import DEFAULT_KEY_HEX, derive_streams
+from graders.causal_gym.keys import DEFAULT_KEY_HEX, DerivationError, derive_streams
 from graders.causal_gym.sizes import TIERS, Size, tier_size
+from graders.causal_gym.version import GENERATOR_VERSION
 
-EVAL_NAMESPACE: Final[str] = "eval-v1"
-MANIFEST_FILE: Final[str] = "eval_v1_manifest.json"
+EVAL_NAMESPACE: Final[str] = "eval-v2"
+MANIFEST_FILE: Final[str] = "eval_v2_manifest.json"
 EVAL_COUNTS: Final[dict[str, int]] = {"ate": 170, "adjustment": 170, "null_detect": 160}
 
 
@@ -40,6 +41,7 @@ def render(entries: list[Entry]) -> str:
     """Canonical manifest text: a header and one task per line, so diffs stay readable."""
     header = {
         "namespace": EVAL_NAMESPACE,
+        "generator_version": GENERATOR_VERSION,
         "key": "public default key (graders.causal_gym.keys.DEFAULT_KEY_HEX)",
         "counts": EVAL_COUNTS,
         "tiers": {name: list(bounds) for name, bounds in TIERS.items()},
@@ -49,11 +51,28 @@ def render(entries: list[Entry]) -> str:
     return f'{head}, "tasks": [\n{body}\n]}}\n'
 
 
+class ManifestError(DerivationError):
+    """The packaged manifest belongs to another generator version or split: never mix them."""
+
+
 @cache
 def load_manifest() -> dict[tuple[str, int], Entry]:
     """The committed manifest, indexed by (family, task id)."""
-    text = resources.files("graders.causal_gym").joinpath(MANIFEST_FILE).read_text("utf-8")
-    return {(e["family"], e["task_id"]): Entry(**e) for e in json.loads(text)["tasks"]}
+    return parse_manifest(
+        resources.files("graders.causal_gym").joinpath(MANIFEST_FILE).read_text("utf-8")
+    )
+
+
+def parse_manifest(text: str) -> dict[tuple[str, int], Entry]:
+    """Manifest entries by (family, task id); refused unless split and version are current."""
+    data = json.loads(text)
+    found = (data.get("namespace"), data.get("generator_version"))
+    if found != (EVAL_NAMESPACE, GENERATOR_VERSION):
+        raise ManifestError(
+            f"{MANIFEST_FILE} is for split {found[0]} of generator version {found[1]}, "
+            f"not {EVAL_NAMESPACE} of version {GENERATOR_VERSION}; regenerate it"
+        )
+    return {(e["family"], e["task_id"]): Entry(**e) for e in data["tasks"]}
 
 
 def lookup(family_name: str, task_id: int) -> Entry | None:

@@ -1,4 +1,4 @@
-"""Regenerate the eval-v1 manifest: planned sizes, materialised under the public key."""
+"""Regenerate the eval-v2 manifest: planned sizes, materialised under the public key."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from graders.causal_gym.keys import DerivationError, resolve_key
 from graders.causal_gym.reference import Estimate, Unsolvable, clean, ols_effect
 from graders.causal_gym.session import SubmissionResult, TaskSession
 from graders.causal_gym.submission import schema
-from graders.causal_gym.tasks import HostTask, materialise
+from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 
 
 class PanelError(ValueError):
@@ -48,8 +48,8 @@ class CausalPanel:
         """Materialise a task and open a fresh session on it."""
         try:
             self._task = materialise(self._key, split, family, task_id)
-        except (DerivationError, KeyError) as exc:
-            raise PanelError(str(exc).strip("'\"")) from exc
+        except (DerivationError, CausalGenerationError, KeyError) as exc:
+            raise PanelError(str(exc).strip("'\"")) from None
         self._session = TaskSession(self._task)
         return self.info
 

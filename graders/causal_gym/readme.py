@@ -26,6 +26,17 @@ EXAMPLES: Final[dict[str, dict[str, object]]] = {
     "null_detect": {"estimate": 1.25, "interval": [0.8, 1.7], "effect_probability": 0.7},
 }
 
+IGNORABILITY: Final[str] = (
+    "- Conditional ignorability: given the observed pre-treatment covariates, treatment "
+    "assignment is independent of the potential outcomes."
+)
+IGNORABILITY_SUBSET: Final[str] = (
+    "- Conditional ignorability: given a suitable subset of the observed pre-treatment "
+    "covariates (not necessarily all of them), treatment assignment is independent of the "
+    "potential outcomes. The descriptions say what is known about how each column arose."
+)
+"""The adjustment family's version: a pre-treatment column may be wrong to adjust for."""
+
 EXTRA: Final[dict[str, str]] = {
     "ate": "",
     "adjustment": (
@@ -47,9 +58,9 @@ def render_readme(
 ) -> str:
     """Render the README; the prompt stream picks the wording of the introduction."""
     t, y = dictionary.treatment, dictionary.outcome
+    fam = family(family_name)
     intro = INTROS[int(rng.integers(len(INTROS)))].format(unit=dictionary.unit, t=t, y=y)
     table = "\n".join(f"| `{c.name}` | {c.label} | {c.description} |" for c in dictionary.columns)
-    fam = family(family_name)
     lines = [
         f"# Effect of `{t}` on `{y}`",
         "",
@@ -62,8 +73,7 @@ def render_readme(
         "",
         "## Assumptions",
         "",
-        "- Conditional ignorability: given the observed pre-treatment covariates, treatment "
-        "assignment is independent of the potential outcomes.",
+        IGNORABILITY_SUBSET if fam.traps else IGNORABILITY,
         "- Consistency: each row's outcome is its potential outcome under the treatment it got.",
         "- Positivity: every covariate profile has a nonzero chance of either treatment value.",
         "",

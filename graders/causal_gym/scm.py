@@ -18,8 +18,14 @@ Role = Literal[
     "outcome",
     "mediator",
     "collider",
+    "proxy",
+    "m_bias",
 ]
-PRE_ROLES: Final[frozenset[str]] = frozenset({"confounder", "instrument", "prognostic"})
+PRE_ROLES: Final[frozenset[str]] = frozenset(
+    {"confounder", "instrument", "prognostic", "proxy", "m_bias"}
+)
+ADJUSTABLE_ROLES: Final[frozenset[str]] = PRE_ROLES - {"m_bias"}
+"""Pre-treatment roles a valid adjustment may use: an M-bias column opens a backdoor path."""
 POST_ROLES: Final[frozenset[str]] = frozenset({"mediator", "collider"})
 TREATMENT: Final[str] = "T"
 OUTCOME: Final[str] = "Y"
@@ -68,7 +74,7 @@ class SCM:
 
     def graph(self) -> nx.DiGraph:
         """The causal graph, latent nodes included, with every edge of nonzero weight."""
-        graph = nx.DiGraph()
+        graph: nx.DiGraph[str] = nx.DiGraph()
         graph.add_nodes_from(node.id for node in self.nodes)
         for node in self.nodes:
             graph.add_edges_from(
@@ -166,11 +172,44 @@ def true_ate(scm: SCM, rng: np.random.Generator, draws: int = TRUTH_DRAWS) -> fl
 
 
 def without_effect(scm: SCM) -> SCM:
-    """The structural null: drop T -> Y and each mediator -> Y edge: no directed path remains."""
-    outcome = scm.node(OUTCOME)
-    mediators = set(scm.ids({"mediator"}))
-    weights = tuple(
-        0.0 if p == TREATMENT or p in mediators else w
-        for p, w in zip(outcome.parents, outcome.weights, strict=True)
-    )
-    return scm.with_node(replace(outcome, weights=weights))
+    """The structural null: no directed path from T to Y, yet the same look as a zero effect.
+
+    The direct edge T -> Y is dropped. Each mediator keeps its edge from the treatment, but
+    the outcome no longer responds to the mediator: it responds to the mediator's own
+    variation, an unobserved source U with U -> M and U -> Y (M = a T + sd U, and Y gains
+    w sd U where it had w M). Observationally this is the same model with its direct effect
+    set to cancel the mediated one, so the post-treatment columns look exactly as they would
+    with a zero total effect: they carry nothing about null status beyond the effect itself.
+    Mediators must be linear in the treatment for that equivalence, so bent ones are refused.
+    """
+    sources: dict[str, str] = {}
+    nodes: list[Node] = []
+    for node in scm.nodes:
+        if node.role == "mediator":
+            if node.bend or any(node.curved) or node.intercept:
+                raise ValueError(f"mediator {node.id} must be linear without intercept")
+            source = f"U{node.id}"
+            sources[node.id] = source
+            nodes.append(Node(source, "latent"))
+            nodes.append(
+                replace(
+                    node,
+                    parents=(*node.parents, source),
+                    weights=(*node.weights, node.noise_sd),
+                    curved=(*node.curved, False),
+                    noise_sd=0.0,
+                )
+            )
+        elif node.id == OUTCOME:
+            parents, weights = [], []
+            for parent, weight in zip(node.parents, node.weights, strict=True):
+                if parent in sources:
+                    parents.append(sources[parent])
+                    weights.append(weight * scm.node(parent).noise_sd)
+                else:
+                    parents.append(parent)
+                    weights.append(0.0 if parent == TREATMENT else weight)
+            nodes.append(replace(node, parents=tuple(parents), weights=tuple(weights)))
+        else:
+            nodes.append(node)
+    return SCM(tuple(nodes))

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Annotated, Any, Final
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-Finite = Annotated[float, Field(allow_inf_nan=False)]
+MAX_ABS: Final[float] = 1e15
+"""Largest magnitude of a submitted number. Beyond it a double cannot hold a tenth, every staged
+outcome is far inside it, and it keeps every reward a finite number (no overflow to inf)."""
+CLIP: Final[int] = 60
+"""Longest piece of a submission echoed in an error (a key name, a location)."""
+
+Finite = Annotated[float, Field(allow_inf_nan=False, ge=-MAX_ABS, le=MAX_ABS)]
 
 
 class IntervalSubmission(BaseModel):
@@ -81,23 +88,71 @@ class InvalidSubmission(ValueError):
         self.errors = errors
 
 
+class _DuplicateKey(ValueError):
+    """A JSON object names the same key twice."""
+
+
+def clip(text: str, limit: int = CLIP) -> str:
+    """`text` with control characters escaped, cut to `limit` characters with an ellipsis.
+
+    Errors quote pieces of the input; this keeps them short and harmless on a terminal.
+    """
+    shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return shown if len(shown) <= limit else shown[: limit - 1] + "…"
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """object_pairs_hook: build the object, refusing a repeated key (JSON parsers keep the last)."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _no_constants(name: str) -> Any:
+    """parse_constant: NaN and Infinity are not JSON."""
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def check_strict_json(text: str | bytes) -> None:
+    """Refuse text that is not strict JSON: malformed, NaN/Infinity, or an object key repeated."""
+    try:
+        json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constants)
+    except _DuplicateKey as exc:
+        message = f"duplicate key '{clip(str(exc))}': strict JSON names each key once"
+        raise InvalidSubmission([{"loc": "", "msg": message, "type": "duplicate_key"}]) from None
+    except (ValueError, RecursionError) as exc:
+        message = f"not strict JSON: {clip(str(exc), 2 * CLIP)}"
+        raise InvalidSubmission([{"loc": "", "msg": message, "type": "json_invalid"}]) from None
+
+
 def schema(family: str) -> dict[str, Any]:
     """The JSON Schema of a family's submission."""
     return MODELS[family].model_json_schema()
 
 
 def parse_submission(family: str, raw: str | bytes | Mapping[str, Any]) -> IntervalSubmission:
-    """Validate JSON text or a mapping against the family's schema; raises InvalidSubmission."""
+    """Validate strict JSON text or a mapping against the family's schema.
+
+    Raises InvalidSubmission, whose errors never echo more than a clipped piece of the input.
+    """
     model = MODELS[family]
     try:
         text = raw if isinstance(raw, str | bytes) else orjson.dumps(dict(raw))
     except TypeError as exc:
-        raise InvalidSubmission([{"loc": (), "msg": str(exc), "type": "json_type"}]) from exc
+        raise InvalidSubmission([{"loc": "", "msg": clip(str(exc)), "type": "json_type"}]) from None
+    check_strict_json(text)
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
         errors = [
-            {"loc": ".".join(str(p) for p in e["loc"]), "msg": e["msg"], "type": e["type"]}
+            {
+                "loc": clip(".".join(str(p) for p in e["loc"])),
+                "msg": clip(e["msg"], 2 * CLIP),
+                "type": e["type"],
+            }
             for e in exc.errors(include_url=False)
         ]
         raise InvalidSubmission(errors) from None

@@ -22,8 +22,8 @@ MAX_ATTEMPTS: Final[int] = 64
 TRUTH_PART: Final[int] = 1
 
 
-class GenerationError(RuntimeError):
-    """No attempt within the budget produced a certified, solvable task."""
+class CausalGenerationError(ValueError):
+    """No attempt within the budget produced a certified, solvable causal-gym task."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +55,9 @@ def task_size(key: bytes, namespace: str, family_name: str, task_id: int) -> Siz
     if namespace == EVAL_NAMESPACE:
         entry = lookup(family_name, task_id)
         if entry is None:
-            raise DerivationError(f"{family_name} task {task_id} is not in the eval-v1 manifest")
+            raise DerivationError(
+                f"{family_name} task {task_id} is not in the {EVAL_NAMESPACE} manifest"
+            )
         return Size(entry.tier, entry.n_units)
     return train_size(derive_streams(key, namespace, family_name, task_id).root("data"))
 
@@ -64,14 +66,14 @@ def materialise(
     key: bytes, namespace: str, family_name: str, task_id: int, size: Size | None = None
 ) -> HostTask:
     """Derive a task; a rejected attempt k is regenerated as attempt k + 1 of the same streams."""
-    family(family_name)
+    spec = family(family_name)
     streams = derive_streams(key, namespace, family_name, task_id)
     size = size or task_size(key, namespace, family_name, task_id)
     kind = effect_kind(key, namespace, family_name, task_id)
     rejections: list[str] = []
     for attempt in range(MAX_ATTEMPTS):
         truth_rng = partial(streams.rng, "scm", attempt, TRUTH_PART)
-        scm = generate_scm(streams.rng("scm", attempt), kind, truth_rng)
+        scm = generate_scm(streams.rng("scm", attempt), kind, truth_rng, spec.traps)
         certificate = certify(scm)
         if not certificate.identified:
             rejections.append(f"attempt {attempt}: certificate: {certificate.reason}")
@@ -89,7 +91,7 @@ def materialise(
         names = staged.dictionary
         try:
             reference = honest_reference(
-                staged.frame, names.treatment, names.outcome, names.pre_treatment
+                staged.frame, names.treatment, names.outcome, names.adjustable
             )
         except Unsolvable as exc:
             rejections.append(f"attempt {attempt}: solvability: {exc}")
@@ -109,4 +111,6 @@ def materialise(
             reference=reference,
             scale=outcome_scale(staged.frame[names.outcome].to_numpy(dtype=float)),
         )
-    raise GenerationError(f"{family_name} task {task_id}: no valid task in {MAX_ATTEMPTS} attempts")
+    raise CausalGenerationError(
+        f"{family_name} task {task_id}: no valid task in {MAX_ATTEMPTS} attempts"
+    )

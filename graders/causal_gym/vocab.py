@@ -18,7 +18,11 @@ class Term:
 
 @dataclass(frozen=True)
 class Domain:
-    """A coherent vocabulary: treatments, outcomes, pre- and post-treatment columns."""
+    """A coherent vocabulary: treatments, outcomes, pre- and post-treatment columns.
+
+    `traps` name the adjustment family's extra pre-treatment column (an M-bias column or a
+    proxy confounder); its description is completed with what drives it (dictionary.py).
+    """
 
     name: str
     unit: str
@@ -26,6 +30,7 @@ class Domain:
     outcomes: tuple[Term, ...]
     pre: tuple[Term, ...]
     post: tuple[Term, ...]
+    traps: tuple[Term, ...]
 
 
 BUSINESS: Final = Domain(
@@ -71,6 +76,11 @@ BUSINESS: Final = Domain(
         Term("feature_adoption", "Feature-adoption index measured during follow-up", 60.0, 12.0),
         Term("complaints_logged", "Complaint index logged during follow-up", 3.0, 1.2),
     ),
+    traps=(
+        Term("partner_score", "Score the referral partner gave the account at sign-up", 50.0, 10.0),
+        Term("lead_quality_index", "Lead-quality index assigned by sales at sign-up", 100.0, 20.0),
+        Term("onboarding_priority", "Priority rating given to the account at sign-up", 3.0, 1.0),
+    ),
 )
 
 HEALTH: Final = Domain(
@@ -115,6 +125,11 @@ HEALTH: Final = Domain(
         Term("weight_change", "Weight change recorded after assignment (kg)", 0.0, 2.0),
         Term("hospital_days", "Hospital-day index recorded during follow-up", 1.0, 0.8),
         Term("symptom_diary", "Symptom-diary score kept during follow-up", 20.0, 5.0),
+    ),
+    traps=(
+        Term("screening_score", "Screening score assigned at intake", 10.0, 3.0),
+        Term("referral_priority", "Referral priority rating assigned at intake", 3.0, 1.0),
+        Term("intake_risk_rating", "Risk rating recorded by the intake nurse", 5.0, 2.0),
     ),
 )
 

@@ -20,6 +20,8 @@ Progress = Callable[[int, int], None]
 """Called as progress(done, total) every `PROGRESS_EVERY` lines and once at the end."""
 
 PROGRESS_EVERY = 1024
+GRADE_CHUNK: Final = 20_000
+"""Lines per task when a file is graded through a mapper (parallel or distributed)."""
 
 MAX_INPUT_BYTES: Final = 256 * 1024 * 1024
 """Largest grading input read, the workbench's documented "grader input" limit (256 MiB)."""
@@ -74,6 +76,13 @@ class LineResult(NamedTuple):
             "format_valid_number": self.format_valid_number,
             "reward": self.reward,
         }
+
+
+Part = tuple[tuple[GradingInput, ...], bool]
+"""A chunk of validated inputs and whether the reward is loose: one parallel task."""
+Graded = tuple[LineResult, ...]
+Mapper = Callable[[Callable[[Part], Graded], Sequence[Part]], Iterable[Graded]]
+"""Maps `grade_part` over parts, results in part order (a pool's or a cluster's map)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +186,7 @@ def grade_inputs(
 ) -> tuple[LineResult, ...]:
     """Grade validated inputs in order: one extraction per line serves every verdict."""
     total = len(inputs)
-    results = []
+    results: list[LineResult] = []
     append = results.append
     for done, item in enumerate(inputs, start=1):
         value = extract_value(item.completion)
@@ -196,6 +205,12 @@ def grade_inputs(
         if progress is not None and (done % PROGRESS_EVERY == 0 or done == total):
             progress(done, total)
     return tuple(results)
+
+
+def grade_part(part: Part) -> tuple[LineResult, ...]:
+    """Grade one chunk of validated inputs: a pure function, for parallel maps."""
+    inputs, loose = part
+    return grade_inputs(inputs, loose)
 
 
 def _accuracy(results: Sequence[LineResult]) -> Accuracy:
@@ -223,10 +238,28 @@ def summarise(results: Iterable[LineResult], loose: bool = False) -> Summary:
 
 
 def grade_data(
-    data: bytes, path: str = "<input>", loose: bool = False, progress: Progress | None = None
+    data: bytes,
+    path: str = "<input>",
+    loose: bool = False,
+    progress: Progress | None = None,
+    mapper: Mapper | None = None,
 ) -> BatchReport:
-    """Validate, grade and summarise JSONL bytes already read (by the caller, bounded)."""
-    results = grade_inputs(parse_inputs(data, path), loose, progress)
+    """Validate, grade and summarise JSONL bytes already read (by the caller, bounded).
+
+    Every line is validated here first; with `mapper` the grading runs in chunks of
+    GRADE_CHUNK lines wherever the mapper sends them, taken back in order (same results).
+    """
+    inputs = parse_inputs(data, path)
+    if mapper is None:
+        results = grade_inputs(inputs, loose, progress)
+    else:
+        parts = [(inputs[i : i + GRADE_CHUNK], loose) for i in range(0, len(inputs), GRADE_CHUNK)]
+        graded: list[LineResult] = []
+        for chunk in mapper(grade_part, parts):
+            graded.extend(chunk)
+            if progress is not None:
+                progress(len(graded), len(inputs))
+        results = tuple(graded)
     return BatchReport(results, summarise(results, loose))
 
 

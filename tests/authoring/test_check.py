@@ -173,7 +173,8 @@ def test_a_wrong_declared_component_is_a_conclusion_error(tmp_path: Path) -> Non
     _edit(folder / "actions.toml", 'irreversible_work = "5000.00"', 'irreversible_work = "4000.00"')
     report = check_campaign(folder)
     (finding,) = _found(report, "conclusion", "error", "q_second_roaster")
-    assert "declared 40" in finding.message and "ledger shows 50" in finding.message
+    assert "declared $4,000.00" in finding.message
+    assert "ledger shows $5,000.00" in finding.message
 
 
 def test_a_deadline_with_no_eligible_day_is_refused_with_exit_2(tmp_path: Path) -> None:

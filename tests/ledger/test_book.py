@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.accounts import Chart, ChartError
+from ledger.accounts import Chart
 from ledger.book import Book, LedgerError
 
 CHART = Chart.of(
@@ -145,10 +145,8 @@ def test_fork_is_independent_of_its_original() -> None:
     assert twin.digest() == book.digest()
     twin.post(1, "fork only", [("Expenses:Rent", 900), ("Assets:Cash", -900)])
     twin.close_day(1)
-    twin.open_account("Assets:Bank", "USD")
     assert (book.digest(), book.balances(), book.balances(0), len(book.transactions)) == before
     assert book.open_day == 1 and twin.open_day == 2
-    assert "Assets:Bank" not in book.balances(0)
     assert book.trial_balance(0) == {"UNITS": 0, "USD": 0}
     assert twin.balance("Assets:Cash") == 9_100 and book.balance("Assets:Cash") == 10_000
 
@@ -159,18 +157,6 @@ def test_original_keeps_working_after_fork() -> None:
     book.post(0, "original only", [("Expenses:Rent", 100), ("Assets:Cash", -100)])
     assert twin.balance("Assets:Cash") == 10_000
     assert len(twin.transactions) == 1 and len(book.transactions) == 2
-
-
-def test_open_account_is_idempotent_and_unit_checked() -> None:
-    book = _opened()
-    book.close_day(0)
-    book.open_account("Assets:Bank", "USD")
-    book.open_account("Assets:Bank", "USD")
-    assert book.balance("Assets:Bank", 0) == 0
-    with pytest.raises(LedgerError, match="kept in USD, not UNITS"):
-        book.open_account("Assets:Bank", "UNITS")
-    with pytest.raises(ChartError):
-        book.open_account("Cash", "USD")
 
 
 def test_transaction_record_and_tags() -> None:

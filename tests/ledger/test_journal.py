@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ledger import journal as journal_module
-from ledger.journal import GENESIS, Journal, JournalError, entry_hash
+from ledger.journal import GENESIS, CommandIdConflict, Journal, JournalError, entry_hash
 
 text = st.text(st.characters(exclude_categories=["Cs"]), max_size=10)
 payload_values = st.recursive(
@@ -55,7 +55,7 @@ def test_reopening_gives_the_same_head_and_entries(items: list[tuple[int, str, d
 
 @settings(max_examples=40, deadline=None)
 @given(commands.filter(bool), st.data())
-def test_reappending_a_known_command_id_is_a_no_op(
+def test_reappending_a_known_command_is_a_no_op_and_a_clashing_one_is_refused(
     items: list[tuple[int, str, dict]], data: st.DataObject
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,9 +66,14 @@ def test_reappending_a_known_command_id_is_a_no_op(
         index = data.draw(st.integers(0, len(items) - 1))
         original = journal.get(f"cmd-{index}")
         assert original is not None
-        again = journal.append(999, "other", f"cmd-{index}", {"different": True})
+        day, kind, payload = items[index]
+        again = journal.append(999, kind, f"cmd-{index}", payload)
         assert again == original
         assert (again.day, again.kind, again.payload) == items[index]
+        with pytest.raises(CommandIdConflict, match=f"already used by a {kind}"):
+            journal.append(999, "other", f"cmd-{index}", {"different": True})
+        with pytest.raises(CommandIdConflict):
+            journal.append(day, kind, f"cmd-{index}", {**payload, "__changed__": True})
         assert path.read_bytes() == before
         assert len(journal) == len(items) + 1
         assert journal.head == Journal.open(path).head

@@ -5,34 +5,24 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
+import orjson
 import pytest
-from sqlite_utils import Database
+from hypothesis import HealthCheck, given, settings
 
 from ledger import store
 from ledger.book import Book
-from ledger.store import (
-    MetricRow,
-    PostingRow,
-    StoreError,
-    read_accounts,
-    read_balance_series,
-    read_balances,
-    read_days,
-    read_meta,
-    read_metric_ids,
-    read_metric_series,
-    read_metrics,
-    read_postings,
-    write_store,
-)
+from ledger.store import StoreError, write_store
+from tests.ledger.store_queries import balances_at, closed_days, postings, query
 from tests.ledger.synthetic import CHART, build_book
+from tests.ledger.test_book_properties import CHART as SMALL_CHART
+from tests.ledger.test_book_properties import Postings, days_of_transactions
 
 METRICS = [
     (0, "cash", 1_234, "USD"),
     {"day": 1, "metric": "cash", "value": 5_678, "units": "USD"},
     (0, "fill_rate", 0.75, "ratio"),
     (1, "fill_rate", None, "ratio"),
-    {"day": 2, "metric": "cash", "value": Decimal("90.5")},
+    {"day": 2, "metric": "cash", "value": Decimal("90.5"), "units": "USD"},
     (2, "stockout", True, "flag"),
 ]
 
@@ -47,55 +37,79 @@ def db(tmp_path: Path, book: Book) -> Path:
     return write_store(tmp_path / "run" / "ledger.db", book, METRICS)
 
 
-def test_postings_round_trip(db: Path, book: Book) -> None:
-    expected = [
-        PostingRow(
-            t.seq, leg, t.day, t.narration, account, book.unit_of(account), amount, dict(t.tags)
-        )
+def _book_postings(book: Book) -> list[tuple]:
+    return [
+        (t.seq, leg, t.day, t.narration, account, book.unit_of(account), amount, dict(t.tags))
         for t in book.transactions
         for leg, (account, amount) in enumerate(t.postings)
     ]
-    assert read_postings(db) == expected
-    assert read_postings(db, day=3) == [row for row in expected if row.day == 3]
-    assert read_postings(db, account="Memo:Units:Sold", day=4) == [
-        row for row in expected if row.account == "Memo:Units:Sold" and row.day == 4
+
+
+def test_postings_round_trip(db: Path, book: Book) -> None:
+    expected = _book_postings(book)
+    assert postings(db) == expected
+    assert postings(db, "WHERE day = ?", 3) == [row for row in expected if row[2] == 3]
+    assert postings(db, "WHERE account = ? AND day = ?", "Memo:Units:Sold", 4) == [
+        row for row in expected if row[4] == "Memo:Units:Sold" and row[2] == 4
     ]
-    assert read_postings(db, day=9)
-    assert read_postings(db, account="Liabilities:Loan")[0].amount == -1_000_000
+    assert postings(db, "WHERE day = 9")
+    assert postings(db, "WHERE account = 'Liabilities:Loan'")[0][6] == -1_000_000
 
 
 def test_balances_match_the_book_at_every_closed_day(db: Path, book: Book) -> None:
     assert book.last_closed_day == 8
-    assert read_days(db) == list(range(9))
-    for day in read_days(db):
-        assert read_balances(db, day) == book.balances(day)
-    assert read_balance_series(db, "Assets:Bank") == [
-        (day, book.balance("Assets:Bank", day)) for day in range(9)
+    assert closed_days(db) == list(range(9))
+    for day in closed_days(db):
+        assert balances_at(db, day) == book.balances(day)
+    assert dict(query(db, "SELECT account, unit FROM accounts ORDER BY rowid")) == book.accounts
+
+
+def test_a_close_is_one_row_and_a_days_metrics_are_one_row(db: Path, book: Book) -> None:
+    closes = query(db, "SELECT day, balances FROM closes ORDER BY day")
+    assert [day for day, _ in closes] == list(range(9))
+    assert orjson.loads(closes[4][1]) == book.balances(4)
+    assert query(db, "SELECT count(*) FROM daily_metrics") == [(3,)]
+    assert query(db, "SELECT balances ->> '$.\"Assets:Bank\"' FROM closes WHERE day = 2") == [
+        (book.balance("Assets:Bank", 2),)
     ]
-    assert read_accounts(db) == book.accounts
 
 
-def test_unclosed_days_and_unknown_accounts_are_refused(db: Path) -> None:
-    with pytest.raises(StoreError, match="day 9 has no stored balances"):
-        read_balances(db, 9)
-    with pytest.raises(StoreError, match="unknown account 'Assets:Nope'"):
-        read_balance_series(db, "Assets:Nope")
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(days_of_transactions)
+def test_any_book_round_trips(
+    tmp_path_factory: pytest.TempPathFactory, days: list[list[Postings]]
+) -> None:
+    book = Book(SMALL_CHART)
+    for day, transactions in enumerate(days):
+        for index, legs in enumerate(transactions):
+            book.post(day, f"txn {day}.{index}", legs, {"i": str(index)})
+        book.close_day(day)
+    db = write_store(tmp_path_factory.mktemp("store") / "s.db", book)
+    assert postings(db) == _book_postings(book)
+    assert all(balances_at(db, day) == book.balances(day) for day in range(len(days)))
 
 
 def test_metrics_round_trip(db: Path) -> None:
-    assert read_metric_ids(db) == ["cash", "fill_rate", "stockout"]
-    assert read_metric_series(db, "cash") == [(0, 1_234), (1, 5_678), (2, 90.5)]
-    assert read_metric_series(db, "fill_rate") == [(0, 0.75), (1, None)]
-    assert read_metric_series(db, "absent") == []
-    assert read_metrics(db, 2) == [
-        MetricRow(2, "cash", 90.5, ""),
-        MetricRow(2, "stockout", 1, "flag"),
+    series = "SELECT day, value FROM metrics WHERE metric = ? ORDER BY day"
+    assert query(db, "SELECT DISTINCT metric FROM metrics ORDER BY 1") == [
+        ("cash",),
+        ("fill_rate",),
+        ("stockout",),
     ]
-    assert type(read_metric_series(db, "cash")[0][1]) is int
+    assert query(db, series, "cash") == [(0, 1_234), (1, 5_678), (2, 90.5)]
+    assert query(db, series, "fill_rate") == [(0, 0.75), (1, None)]
+    assert query(db, series, "absent") == []
+    assert query(
+        db, "SELECT day, metric, value, units FROM metrics WHERE day = 2 ORDER BY metric"
+    ) == [
+        (2, "cash", 90.5, "USD"),
+        (2, "stockout", 1, "flag"),
+    ]
+    assert type(query(db, series, "cash")[0][1]) is int
 
 
 def test_meta_records_the_book_it_was_built_from(db: Path, book: Book) -> None:
-    assert read_meta(db) == {
+    assert dict(query(db, "SELECT key, value FROM meta")) == {
         "schema": store.SCHEMA,
         "ledger_digest": book.digest(),
         "first_day": 0,
@@ -105,13 +119,20 @@ def test_meta_records_the_book_it_was_built_from(db: Path, book: Book) -> None:
     }
 
 
-def test_indexes_on_day_and_account(db: Path) -> None:
-    database = Database(db)
-    postings = {tuple(index.columns) for index in database["postings"].indexes}
-    balances = {tuple(index.columns) for index in database["balances"].indexes}
-    assert {("day",), ("account",)} <= postings
-    assert ("account",) in balances
-    assert database["balances"].pks == ["day", "account"]
+def test_indexes_and_strict_tables(db: Path) -> None:
+    indexes = {
+        (table, name)
+        for table, name in query(
+            db, "SELECT tbl_name, name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+        )
+    }
+    assert {("transactions", "transactions_day"), ("legs", "legs_account")} <= indexes
+    tables = query(
+        db, "SELECT name, strict FROM pragma_table_list WHERE schema = 'main' AND type = 'table'"
+    )
+    assert all(strict for name, strict in tables if not name.startswith("sqlite_"))
+    views = query(db, "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")
+    assert views == [("balances",), ("metrics",), ("postings",)]
 
 
 def _leftovers(directory: Path) -> list[str]:
@@ -121,14 +142,10 @@ def _leftovers(directory: Path) -> list[str]:
 def test_a_rewrite_replaces_all_content(db: Path) -> None:
     other = build_book(days=3, seed=99)
     write_store(db, other)
-    assert read_days(db) == [0, 1, 2]
-    assert read_postings(db) == [
-        PostingRow(t.seq, leg, t.day, t.narration, a, other.unit_of(a), amount, dict(t.tags))
-        for t in other.transactions
-        for leg, (a, amount) in enumerate(t.postings)
-    ]
-    assert read_metric_ids(db) == []
-    assert read_meta(db)["ledger_digest"] == other.digest()
+    assert closed_days(db) == [0, 1, 2]
+    assert postings(db) == _book_postings(other)
+    assert query(db, "SELECT count(*) FROM metrics") == [(0,)]
+    assert query(db, "SELECT value FROM meta WHERE key = 'ledger_digest'") == [(other.digest(),)]
     assert _leftovers(db.parent) == []
 
 
@@ -137,15 +154,14 @@ def test_a_failed_rebuild_leaves_the_previous_store_intact(
 ) -> None:
     before = db.read_bytes()
 
-    def broken_rows(_: Book):  # type: ignore[no-untyped-def]
-        yield {"day": 0, "account": "Assets:Bank", "unit": "USD", "balance": 1}
+    def broken_rows(_: Book) -> tuple[list, list]:
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(store, "_balance_rows", broken_rows)
+    monkeypatch.setattr(store, "_rows", broken_rows)
     with pytest.raises(RuntimeError, match="disk on fire"):
         write_store(db, build_book(days=2, seed=3))
     assert db.read_bytes() == before
-    assert read_balances(db, 8) == book.balances(8)
+    assert balances_at(db, 8) == book.balances(8)
     assert _leftovers(db.parent) == []
 
 
@@ -155,10 +171,12 @@ def test_a_failed_rebuild_leaves_the_previous_store_intact(
         ([(0, "cash", 1, "USD"), (0, "cash", 2, "USD")], "'cash' is given twice for day 0"),
         ([(0, "cash", "high", "USD")], "value 'high' is not a number"),
         ([(0.5, "cash", 1, "USD")], "day must be an integer"),
+        ([(True, "cash", 1, "USD")], "day must be an integer"),
         ([(0, "", 1, "USD")], "metric id must be a non-empty string"),
         ([(0, "cash", 1)], "expected \\(day, metric, value, units\\)"),
         ([{"day": 0, "value": 1}], "metric row 0"),
         ([(0, "a", 1, "x"), (1, "b", 2, 3)], "metric row 1 .*units must be a string"),
+        ([(0, "cash", 1, "USD"), (1, "cash", 2, "EUR")], "metric row 1 .*'cash' is in 'USD'"),
     ],
 )
 def test_bad_metric_rows_are_named_and_nothing_is_written(
@@ -170,19 +188,7 @@ def test_bad_metric_rows_are_named_and_nothing_is_written(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_reading_a_missing_store_says_to_rebuild(tmp_path: Path) -> None:
-    with pytest.raises(StoreError, match="no store at .*rebuild it from the journal"):
-        read_balances(tmp_path / "absent.db", 0)
-
-
-def test_reading_a_corrupt_store_is_a_store_error(tmp_path: Path) -> None:
-    path = tmp_path / "junk.db"
-    path.write_bytes(b"not a database" * 100)
-    with pytest.raises(StoreError, match="cannot be read"):
-        read_days(path)
-
-
 def test_an_empty_book_writes_an_empty_store(tmp_path: Path) -> None:
     db = write_store(tmp_path / "empty.db", Book(CHART))
-    assert read_days(db) == [] and read_postings(db) == []
-    assert read_meta(db)["last_closed_day"] is None
+    assert closed_days(db) == [] and postings(db) == []
+    assert query(db, "SELECT count(*) FROM closes") == [(0,)]

@@ -62,6 +62,6 @@ def test_exogenous_draws_do_not_depend_on_actions(bundle) -> None:
     busy.schedule("spring_campaign")
     plain.advance(60)
     busy.advance(60)
-    assert plain.draws.demand_base == busy.draws.demand_base
-    assert plain.draws.lead_uniform == busy.draws.lead_uniform
-    assert exogenous_draws(4, bundle.campaign) is plain.draws
+    assert plain.world.draws.demand_base == busy.world.draws.demand_base
+    assert plain.world.draws.lead_uniform == busy.world.draws.lead_uniform
+    assert exogenous_draws(4, bundle.campaign) is plain.world.draws

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ledger import book as book_module
 from sim import operations
 from sim.engine import Engine
 
@@ -45,12 +46,38 @@ def test_branching_never_replays_from_day_zero(bundle, monkeypatch) -> None:
     days_run: list[int] = []
     original = operations.run_operations
     monkeypatch.setattr(
-        "sim.engine.run_operations", lambda eng, day: days_run.append(day) or original(eng, day)
+        "sim.engine.run_operations",
+        lambda world, state, book, day: days_run.append(day) or original(world, state, book, day),
     )
     branch = Engine.from_snapshot(snap)
     branch.run_to(160)
     assert days_run == list(range(151, 161))
     assert engine.day == 150
+
+
+def test_branch_digest_reuses_the_snapshot_prefix_and_equals_a_replay(bundle, monkeypatch) -> None:
+    engine = Engine(bundle, 9)
+    engine.advance(120)
+    snap = engine.snapshot()
+    prefix = len(snap.book.transactions)
+    encoded: list[int] = []
+    original = book_module.encode_transactions
+    monkeypatch.setattr(
+        book_module,
+        "encode_transactions",
+        lambda txns: encoded.append(len(txns)) or original(txns),
+    )
+    branch = Engine.from_snapshot(snap)
+    branch.schedule("raise_price")
+    branch.run_to(130)
+    branch_digest = branch.book.digest()
+    assert sum(encoded) == len(branch.book.transactions) - prefix
+    monkeypatch.undo()
+    replay = Engine(bundle, 9)
+    replay.advance(120)
+    replay.schedule("raise_price")
+    replay.run_to(130)
+    assert replay.book.digest() == branch_digest
 
 
 def test_rejections_name_the_failed_term(bundle) -> None:

@@ -28,7 +28,8 @@ def runs_root(demo_run: Path, tmp_path: Path) -> Path:
     root = tmp_path / "runs"
     root.mkdir()
     shutil.copytree(demo_run, root / "finished")
-    PlayerSession.create(root / "live").advance(3)
+    with PlayerSession.create(root / "live") as live:
+        live.advance(3)
     return root
 
 
@@ -76,7 +77,9 @@ async def test_unfinished_run_is_refused_and_finished_run_validates(runs_root: P
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Validated: exit" in screen_text(screen), "validated")
         assert (runs_root / "finished-validation" / "report.json").is_file()
-        questions = len(PlayerSession.resume(runs_root / "finished").bundle.questions)
+        questions = len(
+            PlayerSession.resume(runs_root / "finished", read_only=True).bundle.questions
+        )
         assert [p.done for p in progress] == list(range(1, questions + 1))
         assert not screen.progress.display
 

@@ -28,7 +28,8 @@ async def test_a_new_run_opens_on_the_briefing(run_dir: Path) -> None:
 
 
 async def test_a_resumed_run_opens_on_the_dashboard(run_dir: Path) -> None:
-    PlayerSession.create(run_dir).advance(3)
+    with PlayerSession.create(run_dir) as first:
+        first.advance(3)
     app = PlayerApp(PlayerSession.resume(run_dir))
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")

@@ -40,7 +40,7 @@ async def test_player_screens_show_no_branch_outcome(app: PlayerApp, tmp_path: P
         screen.form.value.value = "1234.5"
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "submission")
-        numbers = branch_numbers(app.run_dir, tmp_path)
+        numbers = branch_numbers(app.export_dir, tmp_path)
         assert numbers
         for spec in PLAYER_SCREENS:
             await go(pilot, spec.key)

@@ -198,9 +198,9 @@ async def test_ledger_balances_follows_days_and_exports_atomically(app: PlayerAp
         await wait_for(pilot, lambda: screen.history.row_count == 4, "history after advance")
         await pilot.press("b", "c")
         await notified(pilot, "ledger.csv")
-        assert (app.run_dir / "ledger.beancount").read_text()
-        assert (app.run_dir / "ledger.csv").read_text()
-        assert not list(app.run_dir.glob(".*.tmp"))
+        assert (app.export_dir / "ledger.beancount").read_text()
+        assert (app.export_dir / "ledger.csv").read_text()
+        assert not list(app.export_dir.glob(".*.tmp"))
         rows = [screen.balances.get_row_at(i) for i in range(screen.balances.row_count)]
         money = [str(row[1]) for row in rows if row[2] == "USD"]
         assert any(m.startswith("-$") for m in money)
@@ -269,3 +269,17 @@ def _first_command(app: PlayerApp) -> str:
     found = options.first()
     index = found.highlighted if found.highlighted is not None else 0
     return str(found.get_option_at_index(index).prompt).split("\n")[0]
+
+
+def test_chart_ticks_always_cover_the_values() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from workbench.tui.widgets.charts import ticks
+
+    @given(st.floats(-1e9, 1e9), st.floats(0.01, 1e9))
+    def covers(low: float, span: float) -> None:
+        marks = ticks(low, low + span)
+        assert marks[0] <= low and marks[-1] >= low + span and len(marks) <= 12
+
+    covers()

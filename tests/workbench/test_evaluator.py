@@ -53,6 +53,7 @@ def test_demo_run_validates_with_every_field(demo_run: Path, tmp_path: Path) -> 
     assert sorted(p.name for p in demo_run.iterdir()) == [
         "journal.jsonl",
         "run.json",
+        "run.lock",
         "seal.json",
         "store.sqlite",
     ]

@@ -105,14 +105,9 @@ def rewrite_journal(path: Path, edit: Callable[[Any], dict[str, Any]]) -> None:
 
 def test_validate_refuses_an_unfinished_run_and_writes_nothing(tmp_path: Path) -> None:
     run = tmp_path / "run"
-    stopped = cli(
-        "run",
-        "--script",
-        script(tmp_path, BANK_LOAN % "-300.00", '{"kind":"advance","days":5}', "not json"),
-        "--out",
-        run,
-    )
-    assert stopped.exit_code == 2
+    with PlayerSession.create(run) as session:  # an unfinished run, stopped on day 5
+        session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
+        session.advance(5)
     result = cli("validate", "counterfactual", "--results", run, "--out", tmp_path / "peek")
     assert result.exit_code == 2
     message = one_line_error(result)
@@ -151,6 +146,7 @@ def test_a_finished_run_accepts_no_command(tmp_path: Path) -> None:
         with pytest.raises(UserError, match=r"is finished \(day 180 of 180\)"):
             command()
     assert session.journal_head == head
+    session.close()  # release the writer lock
     resumed = PlayerSession.resume(tmp_path / "run")
     assert resumed.finished
     with pytest.raises(UserError, match="accepts no further command"):
@@ -168,6 +164,15 @@ def test_a_script_can_finish_a_run_and_nothing_may_follow(tmp_path: Path) -> Non
     )
     assert result.exit_code == 2
     assert "script.jsonl:3: " in one_line_error(result) and "is finished" in result.output
+    assert not run.exists()  # a refused script writes nothing
+    finished = cli(
+        "run",
+        "--script",
+        script(tmp_path, '{"kind":"advance","days":2}', '{"kind":"finish"}'),
+        "--out",
+        run,
+    )
+    assert finished.exit_code == 0, finished.output
     journal = Journal.open(run / "journal.jsonl")
     journal.append(180, "advance", "late", {"days": 1})
     verified = cli("verify", run)
@@ -218,7 +223,8 @@ def test_weak_control_files_are_refused(
         "run", private.campaign, "--out", tmp_path / "r", "--control", weak, "--agent", "agent-7"
     )
     assert result.exit_code == 2
-    assert expected in one_line_error(result)
+    lines = result.output.strip().splitlines()  # one line per problem
+    assert "Traceback" not in result.output and any(expected in line for line in lines)
     assert not (tmp_path / "r").exists()
 
 
@@ -502,7 +508,7 @@ def test_unscoreable_numbers_are_refused_at_submission(
     assert result.exit_code == 2
     message = one_line_error(result)
     assert "script.jsonl:1: " in message and expected in message
-    assert [e.kind for e in Journal.open(run / "journal.jsonl").entries] == ["header"]
+    assert not run.exists()  # a refused script writes nothing
 
 
 def test_the_submission_schema_declares_the_limits() -> None:

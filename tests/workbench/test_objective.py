@@ -5,21 +5,24 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from sim.campaign_load import CampaignBundle
 from workbench.play.objective import briefing
 from workbench.play.session import PlayerSession
 
 
-def test_briefing_states_the_objective_and_the_questions(bundle: CampaignBundle) -> None:
-    brief = briefing(bundle)
+def test_briefing_states_the_objective_and_the_questions(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    brief = session.briefing()
+    assert briefing(session.view()).objectives is None
     assert brief.horizon == 180 and brief.company == "Harbor Roasters"
+    assert brief.objectives is not None
     [target] = brief.objectives
     assert [g.text for g in target.goals] == [
         "Net assets ≥ $105,000.00 on day 180",
         "Missed payrolls ≤ 0 events on day 180",
     ]
     deadlines = [q.deadline_day for q in brief.questions]
-    assert deadlines == sorted(deadlines) and len(deadlines) == len(bundle.questions)
+    assert deadlines == sorted(deadlines) and len(deadlines) == len(session.bundle.questions)
+    assert brief.start_date.isoformat() == "2027-03-01"
     assert "\n" not in brief.description
 
 
@@ -36,7 +39,7 @@ def test_progress_is_judged_on_today_until_the_end(tmp_path: Path) -> None:
 
 
 def test_final_verdict_agrees_with_the_factual_task(demo_run: Path, tmp_path: Path) -> None:
-    session = PlayerSession.resume(demo_run, autoseal=False)
+    session = PlayerSession.resume(demo_run, read_only=True)
     [progress] = session.objective_progress()
     assert progress.final
     [task] = session.task_results()
@@ -45,7 +48,7 @@ def test_final_verdict_agrees_with_the_factual_task(demo_run: Path, tmp_path: Pa
 
 
 def test_summary_counts_submissions_and_says_what_happens_next(demo_run: Path) -> None:
-    session = PlayerSession.resume(demo_run, autoseal=False)
+    session = PlayerSession.resume(demo_run, read_only=True)
     summary = session.summary()
     assert summary.finished and summary.day == summary.horizon == 180
     assert summary.submissions_made == len(session.submissions) > 0

@@ -78,7 +78,7 @@ def test_editing_one_command_makes_verify_name_it(tmp_path: Path) -> None:
     assert "line 3 (seq 2)" in result.output
 
 
-def test_bad_script_line_stops_with_its_number_and_keeps_earlier(tmp_path: Path) -> None:
+def test_bad_script_line_is_named_and_nothing_is_written(tmp_path: Path) -> None:
     script = tmp_path / "s.jsonl"
     script.write_text('{"kind":"advance","days":5}\n{"kind":"fly"}\n{"kind":"advance"}\n')
     run = tmp_path / "run"
@@ -86,8 +86,22 @@ def test_bad_script_line_stops_with_its_number_and_keeps_earlier(tmp_path: Path)
     assert result.exit_code == 2
     assert f"{script}:2" in result.output
     assert "Traceback" not in result.output
-    verified = CliRunner().invoke(main, ["verify", str(run)])
-    assert verified.exit_code == 0 and "day 5" in verified.output
+    assert not run.exists()
+
+
+def test_a_command_failing_midway_leaves_the_run_as_it_was(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    first = tmp_path / "first.jsonl"
+    first.write_text('{"kind":"advance","days":5}\n')
+    assert (
+        CliRunner().invoke(main, ["run", "--script", str(first), "--out", str(run)]).exit_code == 0
+    )
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"kind":"advance","days":5}\n{"kind":"schedule","action":"no_such"}\n')
+    result = CliRunner().invoke(main, ["run", "--script", str(script), "--out", str(run)])
+    assert result.exit_code == 2 and f"{script}:2" in result.output
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
 
 
 def test_rerunning_a_script_resumes_without_duplicates(tmp_path: Path) -> None:

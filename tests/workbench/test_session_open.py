@@ -15,6 +15,7 @@ from workbench.play.session import PlayerSession
 def test_create_then_resume_gives_the_same_run(tmp_path: Path) -> None:
     created = PlayerSession.create(tmp_path / "run")
     created.advance(3)
+    created.close()
     resumed = PlayerSession.resume(tmp_path / "run")
     assert resumed.day == 3
     assert resumed.journal_head == created.journal_head
@@ -56,3 +57,13 @@ def test_run_creates_then_resumes_the_same_directory(tmp_path: Path) -> None:
     again = CliRunner().invoke(main, ["run", "--out", str(out)])
     assert again.exit_code == 0, again.output
     assert PlayerSession.resume(out).journal_head == head
+
+
+def test_a_rejection_keeps_its_term_live_on_retry_and_after_resume(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run")
+    assert session.schedule("hire_sales_rep", "first").accepted
+    rejected = session.schedule("hire_sales_rep", "again")
+    assert not rejected.accepted and rejected.term == "not_repeatable"
+    assert session.schedule("hire_sales_rep", "again") == rejected
+    session.close()
+    assert PlayerSession.resume(tmp_path / "run").schedule("hire_sales_rep", "again") == rejected

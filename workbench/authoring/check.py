@@ -40,6 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from ledger.journal import Entry
+from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from workbench.errors import UserError
@@ -248,7 +249,7 @@ def check_campaign(
 ) -> CheckReport:
     """Run every question's branches on the campaign's seed and `seeds` others; collect findings."""
     if not 0 <= seeds <= MAX_SEEDS:
-        raise UserError(f"--seeds {seeds} is out of range: allowed 0 to {MAX_SEEDS}")
+        raise UserError(f"seeds {seeds} is out of range: allowed 0 to {MAX_SEEDS}", subject="seeds")
     bundle = load_bundle(campaign)
     identity = resolve_identity(bundle, control, control.agents[0] if control else None)
     seed = identity.seed
@@ -461,7 +462,9 @@ def _scale_findings(found: _Findings, q: Question, spreads: list[EffectSpread]) 
     errors = [e for e in (typical_error(s) for s in spreads) if e is not None]
     if not errors:
         return
-    typical = (sum(e * e for e in errors) / len(errors)).sqrt().quantize(Decimal("0.01"))
+    typical = (
+        (sum((e * e for e in errors), Decimal(0)) / len(errors)).sqrt().quantize(Decimal("0.01"))
+    )
     loss = (typical / Decimal(q.scale)) ** 2
     picks = " (root mean square over the picks)" if len(spreads) > 1 else ""
     text = (
@@ -515,7 +518,7 @@ def _conclusion_findings(
                 "error",
                 label,
                 f"{required.component} of {action.id} is declared "
-                f"{Decimal(declared) / 100} but the ledger shows {Decimal(value) / 100} "
+                f"{format_money(declared)} but the ledger shows {format_money(value)} "
                 f"by day {q.outcome_day}",
             )
         else:
@@ -523,7 +526,7 @@ def _conclusion_findings(
                 "conclusion",
                 "info",
                 label,
-                f"conclusion decidable: {required.component} = {Decimal(value) / 100}",
+                f"conclusion decidable: {required.component} = {format_money(value)}",
             )
         return
     assert base.book is not None

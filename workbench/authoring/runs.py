@@ -67,7 +67,7 @@ def run_status(run_dir: Path, control: ControlFile | None = None) -> RunStatus:
     registration = read_registration(RunPaths(run_dir))
     try:
         session = PlayerSession.resume(
-            run_dir, control=control, agent_id=registration.agent_id, autoseal=False
+            run_dir, control=control, agent_id=registration.agent_id, read_only=True
         )
     except WorkbenchError as exc:
         return RunStatus(

@@ -13,14 +13,29 @@ import click
 
 from workbench import __version__
 from workbench.errors import WorkbenchError
+from workbench.messages import bound_message
+
+FLAGS: dict[str, str] = {
+    "out": "--out",
+    "control": "--control",
+    "agent": "--agent",
+    "workers": "--workers",
+    "executor": "--executor",
+    "scheduler": "--scheduler",
+    "seeds": "--seeds",
+    "force": "--force",
+}
+"""The flag of each error subject: the CLI's words for the input a core error names."""
 
 
-class _CliError(click.ClickException):
-    """A WorkbenchError shown the click way: `Error: message` and the error's exit code."""
+def cli_message(error: WorkbenchError) -> str:
+    """The error's one line, printable and bounded, with the flag of its subject if it names one.
 
-    def __init__(self, error: WorkbenchError) -> None:
-        super().__init__(error.message)
-        self.exit_code = error.exit_code
+    Bounding is the last guard against echoing a huge or hostile value a message quoted in full.
+    """
+    flag = FLAGS.get(error.subject or "")
+    message = bound_message(error.message)
+    return f"{message} ({flag})" if flag else message
 
 
 class CommandEntry(NamedTuple):
@@ -54,6 +69,11 @@ _COMMANDS: dict[str, CommandEntry] = {
         "control",
         "Private campaigns: make a control file (seed, salt, agent tokens).",
     ),
+    "host": CommandEntry(
+        "workbench.cli.host",
+        "host",
+        "Serve a private campaign to registered agents over HTTP and MCP.",
+    ),
     "verify": CommandEntry(
         "workbench.cli.sim", "verify", "Re-execute a run's journal and compare its seal."
     ),
@@ -74,6 +94,11 @@ _COMMANDS: dict[str, CommandEntry] = {
     ),
     "validate": CommandEntry(
         "workbench.cli.assess", "validate", "Offline evaluation of finished runs."
+    ),
+    "verify-report": CommandEntry(
+        "workbench.cli.assess",
+        "verify_report",
+        "Check an evaluation's report, checksums and seals (and its run).",
     ),
     "check": CommandEntry(
         "workbench.cli.author",
@@ -108,11 +133,12 @@ class LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a WorkbenchError becomes a one-line message and its exit code."""
+        """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code."""
         try:
             return super().invoke(ctx)
         except WorkbenchError as exc:
-            raise _CliError(exc) from None
+            click.echo(f"Error: {cli_message(exc)}", err=True)
+            ctx.exit(exc.exit_code)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name].help) for name in self.list_commands(ctx)]

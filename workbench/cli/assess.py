@@ -8,18 +8,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from click._termui_impl import ProgressBar
 
 from workbench import exit_codes
 from workbench.cli.options import (
     DIR,
     control_file,
+    executor_options,
+    executor_spec,
     open_run,
     private_options,
     run_dir_arg,
 )
 from workbench.errors import UserError
+from workbench.messages import bound_line
 
 if TYPE_CHECKING:
+    from workbench.evaluation.executors import ExecutorSpec
+    from workbench.evaluation.leaderboard import RunRow
     from workbench.evaluation.report import CounterfactualReport
 
 
@@ -37,7 +43,7 @@ class _StderrBar:
 
     def __init__(self, label: str) -> None:
         self._label = label
-        self._bar = None
+        self._bar: ProgressBar[int] | None = None
         self._done = 0
 
     def __call__(self, done: int, total: int, item: str) -> None:
@@ -46,7 +52,7 @@ class _StderrBar:
                 length=total, label=self._label, file=sys.stderr, show_pos=True
             )
             self._bar.__enter__()
-        self._bar.update(done - self._done, item)
+        self._bar.update(done - self._done)
         self._done = done
 
     def close(self) -> None:
@@ -94,31 +100,49 @@ def validate() -> None:
 @click.argument("runs_dir", required=False, type=DIR)
 @click.option("--results", type=DIR, help="A development run directory.")
 @private_options
+@click.option(
+    "--all-agents",
+    is_flag=True,
+    help="Validate every run under RUNS_DIR (the control file's agents with --control; "
+    "development runs without): one report each, runs.csv and leaderboard.csv.",
+)
 @click.option("--out", required=True, type=DIR, help="New output directory.")
 @click.option("--question", "questions", multiple=True, help="Restrict to these question ids.")
-@click.option(
-    "--workers",
-    default=1,
-    show_default=True,
-    type=int,
-    help="Question pairs evaluated in parallel processes.",
-)
+@executor_options
 def validate_counterfactual(
     runs_dir: Path | None,
     results: Path | None,
     control: Path | None,
     agent_id: str | None,
+    all_agents: bool,
     out: Path,
     questions: tuple[str, ...],
-    workers: int,
+    executor: str,
+    scheduler: str | None,
+    workers: int | None,
 ) -> None:
-    """Verify a run, replay both branches of each question, score the submissions."""
+    """Verify a run, replay both branches of each question, score the submissions.
+
+    With --all-agents, every run under RUNS_DIR is validated (runs in parallel on the
+    executor), each into OUT/reports/<run>/, then OUT/runs.csv and OUT/leaderboard.csv.
+    """
     from workbench.evaluation.evaluator import run_evaluation
 
-    if (runs_dir is None) == (results is None):
+    spec = executor_spec(executor, scheduler, workers)
+    if all_agents:
+        if runs_dir is None or results is not None:
+            raise UserError("--all-agents takes RUNS_DIR, the directory that holds the runs")
+        if agent_id is not None:
+            raise UserError("give either --agent ID or --all-agents, not both")
+        _validate_all(runs_dir, control, out, questions, spec)
+        return
+    target = results if runs_dir is None else runs_dir
+    if target is None or (runs_dir is not None and results is not None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
     if runs_dir is not None and control is None:
-        raise UserError("RUNS_DIR is the private form: it needs --control and --agent")
+        raise UserError(
+            "RUNS_DIR is the private form: it needs --control and --agent (or --all-agents)"
+        )
     if results is not None and control is not None:
         raise UserError(
             "--results is the development form; a private campaign is validated "
@@ -127,12 +151,12 @@ def validate_counterfactual(
     bar = _StderrBar("validating")
     try:
         outcome = run_evaluation(
-            results or runs_dir,
+            target,
             out,
             control=control_file(control),
             agent=agent_id,
             questions=list(questions) or None,
-            workers=workers,
+            executor=spec,
             progress=bar,
         )
     finally:
@@ -145,6 +169,82 @@ def validate_counterfactual(
     if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
     sys.exit(outcome.exit_code)
+
+
+def _print_row(row: RunRow) -> None:
+    """One line per run as it is written (stdout), or why it has no report (stderr)."""
+    if row.status == "evaluated" and row.report is not None and row.report.summary is not None:
+        s = row.report.summary
+        click.echo(
+            f"  {row.run} ({row.agent}): scored {s.scored}/{s.questions}, "
+            f"mean score {s.mean_score}; conclusions met {s.conclusions_met}/"
+            f"{s.conclusions_required}"
+        )
+        return
+    what = {
+        "integrity": "integrity failure, nothing scored",
+        "refused": "skipped",
+        "failed": "failed",
+        "missing": "missing",
+        "excluded": "not in this batch",
+    }.get(row.status, row.status)
+    subject = row.run or f"agent {row.agent}"
+    click.echo(f"{subject}: {what}: {row.reason}", err=True)
+
+
+def _validate_all(
+    runs_dir: Path,
+    control: Path | None,
+    out: Path,
+    questions: tuple[str, ...],
+    spec: ExecutorSpec,
+) -> None:
+    """Batch validation of every run under RUNS_DIR; prints the per-agent table."""
+    from workbench.evaluation.batch import validate_runs
+
+    bar = _StderrBar("validating runs")
+    try:
+        outcome = validate_runs(
+            runs_dir,
+            out,
+            control=control_file(control),
+            questions=list(questions) or None,
+            executor=spec,
+            progress=lambda done, total: bar(done, total, ""),
+            on_row=_print_row,
+        )
+    finally:
+        bar.close()
+    click.echo(f"leaderboard: {outcome.leaderboard_path} (runs: {outcome.runs_path})")
+    if outcome.table.empty:
+        click.echo("no run to validate", err=True)
+    else:
+        click.echo(outcome.table.to_string(index=False))
+    sys.exit(outcome.exit_code)
+
+
+@click.command("verify-report")
+@click.argument("out", type=DIR)
+@click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
+@private_options
+def verify_report(
+    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+) -> None:
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    from workbench.evaluation.report_check import check_report
+
+    result = check_report(out, results, control=control_file(control), agent=agent_id)
+    if not result.ok:
+        for problem in result.problems:
+            click.echo(f"Error: {bound_line(problem)}", err=True)
+        click.echo(
+            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
+        )
+        sys.exit(exit_codes.INTEGRITY)
+    against = f", and matches evaluating {results} again" if results is not None else ""
+    click.echo(
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+    )
 
 
 @click.command()

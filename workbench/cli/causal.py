@@ -11,19 +11,65 @@ from typing import Any
 import click
 import orjson
 
-from graders.causal_gym.audit import SWEEP_LEVELS, AuditReport, run_audit
+from graders.causal_gym.audit import SWEEP_LEVELS, AuditReport, render_report, run_audit
 from graders.causal_gym.families import FAMILIES
 from graders.causal_gym.keys import MAX_TASK_ID, NAMESPACES, DerivationError, resolve_key
-from graders.causal_gym.manifest import EVAL_COUNTS, MANIFEST_FILE
+from graders.causal_gym.manifest import EVAL_COUNTS, EVAL_NAMESPACE, MANIFEST_FILE
 from graders.causal_gym.manifest_builder import build_manifest_text
 from graders.causal_gym.scoring import score as score_task
 from graders.causal_gym.staging import DATA_FILE, README_FILE
-from graders.causal_gym.submission import InvalidSubmission, parse_submission, schema
-from graders.causal_gym.tasks import GenerationError, HostTask, materialise
+from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
+from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
+from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
+from workbench.cli.options import executor_options, executor_spec
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
 
-FAMILY = click.Choice(sorted(FAMILIES))
-KEY_HELP = "Hex key; the CAUSAL_GYM_KEY environment variable overrides it; default: public key."
+KEY_HELP = (
+    "Hex key (at least 32 hex digits); the CAUSAL_GYM_KEY environment variable overrides it; "
+    "default: the public key. A blank key is an error."
+)
+
+
+class Whole(click.ParamType[int]):
+    """A whole number in [low, high]; a bad value is quoted clipped, never in full."""
+
+    name = "integer"
+
+    def __init__(self, low: int, high: int, high_text: str | None = None) -> None:
+        self.low, self.high = low, high
+        self.high_text = high_text or str(high)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """Parse and range-check without echoing a huge value."""
+        text = str(value).strip()
+        span = f"is not in the range {self.low} to {self.high_text}"
+        try:
+            number = value if isinstance(value, int) and not isinstance(value, bool) else int(text)
+        except ValueError:
+            if text.lstrip("+-").isdigit():
+                self.fail(f"{clip(text)} {span}", param, ctx)
+            self.fail(f"'{clip(text)}' is not a whole number", param, ctx)
+        if not self.low <= number <= self.high:
+            self.fail(f"{clip(text)} {span}", param, ctx)
+        return number
+
+
+class Named(click.Choice[str]):
+    """A choice whose error quotes the bad value clipped, never in full."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        """Accept one of the choices or fail with a short message."""
+        try:
+            return str(super().convert(value, param, ctx))
+        except click.BadParameter:
+            choices = ", ".join(map(str, self.choices))
+            self.fail(f"'{clip(str(value))}' is not one of {choices}", param, ctx)
+
+
+FAMILY = Named(sorted(FAMILIES))
+SPLIT = Named([*NAMESPACES, *RETIRED_SPLITS])
+TASK_ID = Whole(0, MAX_TASK_ID, "2**64 - 1")
 
 
 def _json(data: Any) -> str:
@@ -36,17 +82,43 @@ def _key(option: str | None) -> bytes:
     try:
         return resolve_key(option)
     except DerivationError as exc:
-        raise UserError(str(exc)) from exc
+        raise UserError(str(exc)) from None
 
 
 def _task(key_option: str | None, split: str, family: str, task_id: int) -> HostTask:
     """Materialise a task, turning bad references into user errors."""
+    key = _key(key_option)
     try:
-        return materialise(_key(key_option), split, family, task_id)
-    except DerivationError as exc:
-        raise UserError(str(exc)) from exc
-    except GenerationError as exc:
-        raise UserError(str(exc)) from exc
+        return materialise(key, split, family, task_id)
+    except (DerivationError, CausalGenerationError) as exc:
+        raise UserError(str(exc)) from None
+
+
+def _file_mode() -> int:
+    """The mode a new file would get (0o666 less the umask); mkstemp alone gives 0o600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _write_text(path: Path, text: str, what: str) -> None:
+    """Write a whole file atomically; never replace anything that is not a regular file."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise UserError(f"{path}: will not replace something that is not a regular file")
+    if not path.parent.is_dir():
+        raise UserError(f"{path}: the folder for the {what} does not exist")
+    try:
+        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
+    try:
+        os.fchmod(handle, _file_mode())
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            stream.write(text)
+        os.replace(temp, path)
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
 
 
 def _write_folder(out: Path, files: dict[str, str]) -> None:
@@ -59,6 +131,7 @@ def _write_folder(out: Path, files: dict[str, str]) -> None:
         raise UserError(f"--out {out} already holds other files: {', '.join(strangers)}")
     for name, text in files.items():
         handle, temp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
+        os.fchmod(handle, _file_mode())
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temp, out / name)
@@ -68,14 +141,12 @@ task_options = [
     click.option("--family", "family", type=FAMILY, required=True, help="Task family."),
     click.option(
         "--split",
-        type=click.Choice(NAMESPACES),
+        type=SPLIT,
         default="train",
         show_default=True,
-        help="Namespace: train (any id) or the frozen eval-v1 manifest.",
+        help=f"Namespace: train (any id) or the frozen {EVAL_NAMESPACE} manifest.",
     ),
-    click.option(
-        "--task-id", type=click.IntRange(0, MAX_TASK_ID), required=True, help="Public task id."
-    ),
+    click.option("--task-id", type=TASK_ID, required=True, help="Public task id."),
     click.option("--key", "key_option", default=None, help=KEY_HELP),
 ]
 
@@ -112,16 +183,25 @@ def generate(family: str, split: str, task_id: int, key_option: str | None, out:
 
 @causal.command()
 @with_task_options
-@click.argument("submission", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("submission", type=click.Path(path_type=Path))
 def score(family: str, split: str, task_id: int, key_option: str | None, submission: Path) -> None:
-    """Re-derive the task from the key and print the reward and its breakdown as JSON."""
+    """Re-derive the task from the key and print the reward and its breakdown as JSON.
+
+    The submission must be strict JSON (no repeated key, no NaN) of at most 1 MiB; an invalid
+    one is refused with one line per problem and exit code 2.
+    """
+    raw = read_bounded(submission, "submission")
     try:
-        parsed = parse_submission(family, submission.read_bytes())
+        parsed = parse_submission(family, raw)
     except InvalidSubmission as exc:
-        raise UserError(f"invalid submission {submission}:\n{_json(exc.errors)}") from exc
+        lines = [
+            f"invalid submission {submission}: {e['loc'] or 'body'}: {e['msg']}" for e in exc.errors
+        ]
+        raise UserError("\n".join(lines)) from None
     task = _task(key_option, split, family, task_id)
     result = score_task(task, parsed)
-    click.echo(_json({"family": family, "split": split, "task_id": task_id, **result.to_dict()}))
+    header = {"family": family, "split": split, "task_id": task_id}
+    click.echo(_json({**header, "generator_version": GENERATOR_VERSION, **result.to_dict()}))
 
 
 @causal.command(name="schema")
@@ -134,8 +214,11 @@ def schema_cmd(family: str) -> None:
 def _table(report: AuditReport) -> str:
     """The audit as the seed's table, the width sweep and the structural-null check."""
     lines = [
+        f"causal-gym generator version {report.generator_version}, {report.namespace} ids "
+        f"0..{report.n_per_family - 1}, {'public' if report.public_key else 'private'} key",
+        "",
         f"{'family':<12} {'tasks':>5} {'honest reward':>14} {'interval coverage':>18}  "
-        f"{'regenerated':>11}"
+        f"{'regenerated':>11}",
     ]
     for fam in report.families:
         lines.append(
@@ -166,6 +249,13 @@ def _table(report: AuditReport) -> str:
                 f"structural-null check ({fam.family}, {int(fam.null_check['n'])} nulls): "
                 f"1%-scale width {tiny:.6f} vs reference width {ref:.6f}: {verdict}",
             ]
+        if fam.all_pre is not None:
+            lines += [
+                "",
+                f"adjusting for every pre-treatment column ({fam.family}): valid on "
+                f"{fam.all_pre['valid_share']:.3f} of tasks, reward {fam.all_pre['reward']:.6f} "
+                f"vs honest {fam.honest_reward:.6f}",
+            ]
     return "\n".join(lines)
 
 
@@ -174,7 +264,7 @@ def _table(report: AuditReport) -> str:
 @click.option(
     "-n",
     "n",
-    type=click.IntRange(1, 100_000),
+    type=Whole(1, 100_000),
     default=300,
     show_default=True,
     help="Tasks per family (train ids 0..n-1).",
@@ -184,23 +274,38 @@ def _table(report: AuditReport) -> str:
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the full report as JSON.",
+    help="Also write the full report (aggregates and every task) as JSON.",
 )
 @click.option("--key", "key_option", default=None, help=KEY_HELP)
+@executor_options
 def audit(
-    families: tuple[str, ...], n: int, json_path: Path | None, key_option: str | None
+    families: tuple[str, ...],
+    n: int,
+    json_path: Path | None,
+    key_option: str | None,
+    executor: str,
+    scheduler: str | None,
+    workers: int | None,
 ) -> None:
-    """Run the honest reference on n tasks per family; print rewards, coverage and checks."""
-    chosen = families or tuple(FAMILIES)
+    """Run the honest reference on n tasks per family; print rewards, coverage and checks.
+
+    Tasks run on the executor (--executor, --workers, --scheduler) and are taken in task
+    order, so the report is the same as a serial one. The key travels to the workers.
+    """
+    from workbench.evaluation.executors import mapper, open_executor
+
+    spec = executor_spec(executor, scheduler, workers)
+    chosen = tuple(dict.fromkeys(families or tuple(FAMILIES)))
     key = _key(key_option)
-    with click.progressbar(length=n * len(chosen), label="auditing", file=sys.stderr) as bar:
-        try:
-            report = run_audit(key, chosen, n, tick=lambda: bar.update(1))
-        except GenerationError as exc:
-            raise UserError(str(exc)) from exc
+    with (
+        open_executor(spec) as running,
+        click.progressbar(length=n * len(chosen), label="auditing", file=sys.stderr) as bar,
+    ):
+        tasks = mapper(running, "causal audit", refusals=(CausalGenerationError,))
+        report = run_audit(key, chosen, n, tick=lambda: bar.update(1), mapper=tasks)
     click.echo(_table(report))
     if json_path is not None:
-        json_path.write_text(_json(report.to_dict()) + "\n", encoding="utf-8")
+        _write_text(json_path, render_report(report), "audit report")
         click.echo(f"report written to {json_path}")
 
 
@@ -212,10 +317,11 @@ def audit(
     help=f"Where to write the regenerated manifest (committed as {MANIFEST_FILE}).",
 )
 def manifest(out: Path) -> None:
-    """Regenerate the frozen eval-v1 manifest from the public key."""
+    """Regenerate the frozen eval split's manifest from the public key."""
+    total = sum(EVAL_COUNTS.values())
     with click.progressbar(
-        length=sum(EVAL_COUNTS.values()), label="materialising eval-v1", file=sys.stderr
+        length=total, label=f"materialising {EVAL_NAMESPACE}", file=sys.stderr
     ) as bar:
         text = build_manifest_text(tick=lambda: bar.update(1))
-    out.write_text(text, encoding="utf-8")
-    click.echo(f"eval-v1 manifest ({sum(EVAL_COUNTS.values())} tasks) written to {out}")
+    _write_text(out, text, "manifest")
+    click.echo(f"{EVAL_NAMESPACE} manifest ({total} tasks) written to {out}")

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from workbench.evaluation.executors import ExecutorSpec
     from workbench.play.session import PlayerSession
     from workbench.runs.registration import ControlFile
 
@@ -43,6 +44,40 @@ def private_options(command: F) -> F:
     return control_opt(agent_opt(command))
 
 
+def executor_options(command: F) -> F:
+    """`--executor local|dask`, `--scheduler ADDRESS` and `--workers N`: where tasks run."""
+    command = click.option(
+        "--workers",
+        type=int,
+        default=None,
+        help="Local processes, or workers of a new local Dask cluster "
+        "(default: 1 locally, the CPU count for Dask).",
+    )(command)
+    command = click.option(
+        "--scheduler",
+        metavar="ADDRESS",
+        default=None,
+        help="A running Dask scheduler, e.g. tcp://10.0.0.5:8786 (with --executor dask; "
+        "default: a new local cluster).",
+    )(command)
+    return click.option(
+        "--executor",
+        type=click.Choice(["local", "dask"]),
+        default="local",
+        show_default=True,
+        help="Where tasks run: a local process pool, or Dask (distributed).",
+    )(command)
+
+
+def executor_spec(executor: str, scheduler: str | None, workers: int | None) -> ExecutorSpec:
+    """The checked executor choice of `executor_options`."""
+    from workbench.evaluation.executors import ExecutorSpec
+
+    if executor == "dask":
+        return ExecutorSpec("dask", scheduler, workers)
+    return ExecutorSpec("local", scheduler, workers)
+
+
 def control_file(path: Path | None) -> ControlFile | None:
     """The control file at `path`, validated, or None when the option was not given."""
     from workbench.runs.registration import load_control
@@ -51,11 +86,11 @@ def control_file(path: Path | None) -> ControlFile | None:
 
 
 def open_run(run_dir: Path, control: Path | None, agent_id: str | None) -> PlayerSession:
-    """The run in `run_dir` resumed read-only (nothing is sealed or written)."""
+    """The run in `run_dir` resumed read-only: no lock taken, nothing sealed or written."""
     from workbench.play.session import PlayerSession
 
     return PlayerSession.resume(
-        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False
+        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False, read_only=True
     )
 
 
@@ -67,7 +102,10 @@ def play_session(
     *,
     autoseal: bool = True,
 ) -> PlayerSession:
-    """Resume the run `run_dir` holds, or create one there when it holds none."""
+    """Resume the run `run_dir` holds, or create one there when it holds none.
+
+    The session holds the run's writer lock: close it (or use it as a context manager).
+    """
     from workbench.play.session import PlayerSession
     from workbench.runs.files import RunPaths
 

@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from workbench.play.protocol import SessionProtocol
 
 RUNS_DIR = Path("runs")
 
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
-    """`runs/play-<n>` with n the next free number."""
+    """Claim `runs/play-<n>` (n the next free number) by creating it: two players starting
+    at once (two `serve` browser sessions) never share a run."""
+    from workbench.errors import UserError
+
     taken = (
         {
             int(p.name.split("-", 1)[1])
@@ -24,9 +32,20 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
         else set()
     )
     n = 1
-    while n in taken:
-        n += 1
-    return root / f"play-{n}"
+    while True:
+        while n in taken:
+            n += 1
+        candidate = root / f"play-{n}"
+        try:
+            candidate.mkdir(parents=True)
+        except FileExistsError:
+            taken.add(n)
+            continue
+        except OSError as exc:
+            raise UserError(
+                f"{candidate}: cannot create a run directory ({exc.strerror})"
+            ) from None
+        return candidate
 
 
 @click.command()
@@ -37,16 +56,68 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     type=click.Path(path_type=Path),
     help="Run directory: created when missing, resumed when it holds a run.",
 )
-def play(campaign: Path | None, run_dir: Path | None) -> None:
-    """Open the Textual dashboard on a campaign run (the run opens while the app starts)."""
-    from workbench.cli.options import play_session
+@click.option("--connect", "url", help="Play a run on a `workbench host` at this URL.")
+@click.option("--agent", "agent_id", help="With --connect: your registered agent id.")
+@click.option(
+    "--token-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --connect: file holding your bearer token.",
+)
+@click.option("--run-id", help="With --connect: the hosted run (default: latest unfinished).")
+def play(
+    campaign: Path | None,
+    run_dir: Path | None,
+    url: str | None,
+    agent_id: str | None,
+    token_file: Path | None,
+    run_id: str | None,
+) -> None:
+    """Open the Textual dashboard on a campaign run, local or hosted (--connect).
+
+    The app's first screen shows at once; the run opens (or connects) in its worker.
+    """
+    from workbench.errors import UserError
     from workbench.tui.app import PlayerApp
 
-    target = run_dir or next_run_dir()
-    app = PlayerApp(opener=partial(play_session, target, campaign), opening=str(target))
-    app.run()
+    opener: Callable[[], SessionProtocol]
+    if url is None:
+        if agent_id or token_file or run_id:
+            raise UserError("--agent, --token-file and --run-id go with --connect URL")
+        opener = partial(_open_local, campaign, run_dir)
+        opening = str(run_dir) if run_dir is not None else f"a new run under {RUNS_DIR}/"
+    else:
+        if campaign is not None or run_dir is not None:
+            raise UserError("--connect plays a hosted run: it takes no CAMPAIGN or --run")
+        if agent_id is None or token_file is None:
+            raise UserError("--connect needs --agent ID and --token-file FILE")
+        opener = partial(_connect, url, agent_id, token_file, run_id)
+        opening = f"a hosted run at {url}"
+    app = PlayerApp(opener=opener, opening=opening)
+    try:
+        app.run()
+    finally:
+        app.close_session()
     if app.open_error is not None:
         raise app.open_error
+
+
+def _open_local(campaign: Path | None, run_dir: Path | None) -> SessionProtocol:
+    """Resume `run_dir`, or claim a new run under runs/ once the campaign has loaded."""
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.cli.options import play_session
+    from workbench.runs.bundle import load_bundle
+
+    if run_dir is None:
+        load_bundle(campaign or DEFAULT_CAMPAIGN)
+        run_dir = next_run_dir()
+    return play_session(run_dir, campaign)
+
+
+def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> SessionProtocol:
+    """A session on a hosted run."""
+    from workbench.play.remote import RemoteSession, read_token
+
+    return RemoteSession.connect(url, agent_id, read_token(token_file, agent_id), run_id)
 
 
 @click.command()

@@ -42,18 +42,21 @@ def run(
     control: Path | None,
     agent_id: str | None,
 ) -> None:
-    """Play CAMPAIGN (the default one when omitted) headless to its horizon."""
-    session = play_session(out, campaign, control, agent_id, autoseal=False)
-    try:
-        if script is not None:
-            from workbench.play.script import play_script
+    """Play CAMPAIGN (the default one when omitted) headless to its horizon.
 
-            for note in play_script(session, script):
-                click.echo(note, err=True)
+    The script is parsed whole and played in memory; the run is written only once every
+    line has applied, so a failing run leaves RUN_DIR as it was (or absent).
+    """
+    from workbench.play.script import apply_commands, script_commands
+
+    commands = script_commands(script) if script is not None else []
+    with play_session(out, campaign, control, agent_id, autoseal=False) as session:
+        notes = apply_commands(session, script, commands) if script is not None else []
         session.run_to_horizon()
-    finally:
         session.seal()
         session.write_store()
+    for note in notes:
+        click.echo(note, err=True)
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
     for row in view.metrics:
@@ -67,11 +70,13 @@ def run(
 @private_options
 def finish(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     """End RUN_DIR: the remaining days run with no decisions; then it accepts no command."""
-    session = open_run(run_dir, control, agent_id)
-    start = session.day
-    try:
+    from workbench.play.session import PlayerSession
+
+    with PlayerSession.resume(
+        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False
+    ) as session:
+        start = session.day
         session.finish()
-    finally:
         session.seal()
         session.write_store()
     click.echo(
@@ -88,11 +93,11 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     from workbench.runs.verify import verify_run
 
     result = verify_run(run_dir, control_file(control), agent_id)
-    if not result.ok:
+    seal = result.seal
+    if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
     click.echo(
-        f"{run_dir}: intact (journal head {result.seal['journal_head'][:16]}, "
-        f"day {result.seal['final_day']})"
+        f"{run_dir}: intact (journal head {seal['journal_head'][:16]}, day {seal['final_day']})"
     )
     for task in result.tasks:
         click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
@@ -144,20 +149,34 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     default="beancount",
     show_default=True,
 )
-@click.option("--out", type=FILE, help="Write to FILE instead of standard output.")
+@click.option(
+    "--out",
+    type=FILE,
+    help="Write to FILE (a new file; never inside a run directory) instead of standard output.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing regular file at --out (never a link, device or directory).",
+)
 @private_options
 def ledger_cmd(
-    run_dir: Path, fmt: str, out: Path | None, control: Path | None, agent_id: str | None
+    run_dir: Path,
+    fmt: str,
+    out: Path | None,
+    force: bool,
+    control: Path | None,
+    agent_id: str | None,
 ) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
-    from workbench.runs.files import atomic_write
+    from workbench.outputs import write_new_file
 
     session = open_run(run_dir, control, agent_id)
     text = session.ledger().export(fmt)
     if out is None:
         sys.stdout.write(text)
     else:
-        atomic_write(out, text.encode())
+        write_new_file(out, text.encode(), force=force)
         click.echo(f"wrote {out}", err=True)
 
 
@@ -167,6 +186,7 @@ def ledger_cmd(
 def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
+    from ledger.money import format_dollars as money
     from workbench.play.public_view import action_terms
     from workbench.runs.bundle import load_bundle
 
@@ -178,14 +198,14 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     for t in terms:
         click.echo(f"{t.id}: {t.title}")
         click.echo(
-            f"  upfront ${t.upfront_cost} (capitalised ${t.capitalized}), running "
-            f"${t.running_cost_per_day}/day x {t.running_days}, delay {t.delay_days} days"
+            f"  upfront {money(t.upfront_cost)} (capitalised {money(t.capitalized)}), running "
+            f"{money(t.running_cost_per_day)}/day x {t.running_days}, delay {t.delay_days} days"
         )
         staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
         click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
         click.echo(
             f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
-            f"${t.financing_net_assets}; irreversible_work ${t.irreversible_work}"
+            f"{money(t.financing_net_assets)}; irreversible_work {money(t.irreversible_work)}"
         )
 
 

@@ -24,6 +24,7 @@ from graders.vc_deal import (
 from graders.vc_deal.batch import json_number
 from graders.vc_deal.gold import shown
 from graders.vc_deal.verdicts import gold_window
+from workbench.cli.options import executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 
@@ -141,18 +142,35 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
     help="Grade SOURCE as one completion text against this gold answer, instead of a file.",
 )
 @click.option("--loose", is_flag=True, help="Reward with the loose grader (within 0.50 points).")
-def grade(source: str, answer: str | None, loose: bool) -> None:
+@executor_options
+def grade(
+    source: str,
+    answer: str | None,
+    loose: bool,
+    executor: str,
+    scheduler: str | None,
+    workers: int | None,
+) -> None:
     """Grade a JSONL file of {completion, answer, info?} lines, or one text with --answer.
 
     Writes one JSON line per input, in order, then a summary on standard error. An input
-    with no lines, a malformed line or a file over the grader-input limit exits 2.
+    with no lines, a malformed line or a file over the grader-input limit exits 2. A big
+    file can be graded in chunks on the executor (--executor, --workers, --scheduler):
+    every line is validated first, and the output is the same as a serial grading.
     """
+    from workbench.evaluation.executors import mapper, open_executor
+
+    spec = executor_spec(executor, scheduler, workers)
     if answer is not None:
         _grade_one(source, answer, loose)
         return
     data = read_bounded(source, "grader input")
     try:
-        report = grade_data(data, source, loose)
+        if spec.kind == "local" and (spec.workers or 1) == 1:
+            report = grade_data(data, source, loose)
+        else:
+            with open_executor(spec) as running:
+                report = grade_data(data, source, loose, mapper=mapper(running, "vc grade"))
     except GradeInputError as exc:
         raise UserError(str(exc)) from exc
     click.echo(

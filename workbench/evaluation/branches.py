@@ -19,9 +19,9 @@ from ledger.book import Book
 from ledger.canonical import digest
 from ledger.journal import HEADER_KIND, Journal
 from ledger.seal import make_seal
-from sim import chart as C
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Metric
+from sim.effects import gauge_of
 from sim.engine import Engine, Snapshot
 from sim.metrics import metric_value, to_display
 from sim.version import ENGINE_VERSION
@@ -192,11 +192,7 @@ def flow_net_assets(book: Book, action_id: str, flow: str, day: int) -> int:
 
 def effect_gauges(book: Book, action: Action, day: int) -> dict[str, int]:
     """Each declared effect's gauge balance at the close of `day`."""
-    gauges: dict[str, int] = {}
-    for effect in action.effects:
-        role = getattr(effect, "role", None)
-        gauges[effect.kind] = book.balance(C.gauge_for_effect(effect.kind, role), day)
-    return gauges
+    return {effect.kind: book.balance(gauge_of(effect), day) for effect in action.effects}
 
 
 def component_evidence(book: Book, action: Action, component: str, day: int) -> int:

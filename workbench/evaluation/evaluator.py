@@ -11,16 +11,20 @@
    forecast. A question whose evaluation fails is `failed` with its reason; the others
    are still scored and the report is still written.
 4. Write SHA256SUMS, then report.json last and atomically, into a new directory.
+
+Pairs run on an `Executor` (executors.py): in process, a local process pool or Dask;
+results are taken in question order, so the report is the same for any of them.
+`evaluate_run` is the whole evaluation of one run as one pure task (verify, then every
+pair in order, nothing written), for batches of runs; `write_evaluation` writes either.
 """
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import platform
 import sys
-from collections.abc import Callable, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -30,14 +34,15 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
-from ledger.money import to_major
+from ledger.collector import history_frozen
+from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import UserError
+from workbench.errors import IntegrityError, UserError, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -48,6 +53,7 @@ from workbench.evaluation.branches import (
     schedule_problem,
     supported_effects,
 )
+from workbench.evaluation.executors import Done, Executor, ExecutorSpec, open_executor
 from workbench.evaluation.report import (
     QUESTION_STATUSES,
     REPORT_SCHEMA,
@@ -69,6 +75,8 @@ from workbench.evaluation.report import (
     Verdict,
     VerificationInfo,
 )
+from workbench.messages import clip
+from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -76,12 +84,29 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
+from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, atomic_write, read_registration
-from workbench.runs.registration import ControlFile
-from workbench.runs.verify import Verification, verify_run
+from workbench.runs.registration import ControlFile, Registration
+from workbench.runs.verify import Verification, verify_loaded
 
-__all__ = ["REPORT_SCHEMA", "EvaluationOutcome", "PairTask", "evaluate_pair", "run_evaluation"]
+__all__ = [
+    "REPORT_SCHEMA",
+    "SEALS_DIR",
+    "EvaluationOutcome",
+    "PairTask",
+    "PreparedRun",
+    "RunEvaluation",
+    "RunJob",
+    "evaluate_pair",
+    "evaluate_run",
+    "prepare_run",
+    "run_evaluation",
+    "write_evaluation",
+]
+
+SEALS_DIR = "seals"
+"""The output subdirectory of branch seals; creating it claims the output directory."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -168,26 +193,30 @@ def _conclusion(
     }
     missing = submitted is None
     if required.kind == "contract_component":
-        if inter is None or inter.status != "ok" or inter.book is None:
+        component = required.component
+        if component is None or inter is None or inter.status != "ok" or inter.book is None:
             return ConclusionCheck(
                 **common,
                 expected=None,
                 verdict="missing" if missing else "unresolved",
                 decidable=False,
                 evidence=None,
-                reason="the intervention branch has no ledger",
+                reason="the intervention branch has no ledger"
+                if component is not None
+                else "the conclusion names no contract component",
             )
-        value = component_evidence(inter.book, action, required.component or "", day)
-        expected = to_major(value)
-        declared = getattr(action, required.component or "")
+        value = component_evidence(inter.book, action, component, day)
+        declared = getattr(action, component)
         return ConclusionCheck(
             **common,
-            expected=str(expected),
-            verdict="missing" if missing else _verdict_of(_contract_met(submitted, expected)),
+            expected=dollars(value),
+            verdict="missing"
+            if missing
+            else _verdict_of(_contract_met(submitted, to_major(value))),
             decidable=True,
             evidence=ContractEvidence(
                 ledger_cents=value,
-                declared=str(Decimal(declared) / 100),
+                declared=dollars(declared),
                 matches_declared=value == declared,
             ),
         )
@@ -326,106 +355,131 @@ def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
 def evaluate_pair(task: PairTask) -> PairResult:
     """Run and judge one question (in a worker); any failure becomes a `failed` question."""
     try:
-        return _judge(task)
+        with history_frozen():
+            return _judge(task)
     except Exception as exc:  # one question's failure never loses the others
         return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
 
 
-def evaluate_chunk(tasks: list[PairTask]) -> list[PairResult]:
-    """Evaluate several pairs in one worker call (one pickled campaign per chunk)."""
-    return [evaluate_pair(task) for task in tasks]
-
-
-def _find_private_run(runs_dir: Path, agent: str, control: ControlFile) -> Path:
+def _find_private_run(
+    runs_dir: Path, agent: str, control: ControlFile
+) -> tuple[Path, Registration]:
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
     if RunPaths(runs_dir).exists():
-        return runs_dir
+        return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
-    for child in sorted(p for p in runs_dir.iterdir() if p.is_dir()):
+    with reraised(UserError, OSError, where=str(runs_dir)):
+        children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
+    for child in children:
         if RunPaths(child).exists():
             reg = read_registration(RunPaths(child))
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
-                matches.append(child)
+                matches.append((child, reg))
     if not matches:
         raise UserError(
-            f"no run for agent {agent!r} of campaign {control.campaign_id} under {runs_dir}"
+            f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
+            subject="agent",
         )
     if len(matches) > 1:
         raise UserError(
-            f"several runs for agent {agent!r} under {runs_dir}: "
-            + ", ".join(str(m) for m in matches)
+            f"several runs for agent {clip(agent)} under {runs_dir}: "
+            + ", ".join(str(m) for m, _ in matches)
         )
     return matches[0]
 
 
-def _check_out(out: Path, results: Path) -> None:
-    """Refuse an output directory inside the results or not empty (nothing is written)."""
-    out_r, res_r = out.resolve(), results.resolve()
-    if out_r == res_r or res_r in out_r.parents:
-        raise UserError(
-            f"--out {out} is inside the results directory; the results directory is never written"
-        )
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise UserError(f"--out {out} exists and is not empty: evaluate into a new directory")
+def _gzip_small(data: bytes) -> bytes:
+    """Gzip a small document (a seal): a 4 KiB window costs a third of `gzip.compress`."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + 12, 4)
+    return packer.compress(data) + packer.flush()
 
 
 def _write_gz(path: Path, data: bytes) -> str:
-    compressed = gzip.compress(data, mtime=0)
-    atomic_write(path, compressed)
+    """Write a compressed seal into the new output directory and return its SHA-256.
+
+    No temp file and no fsync per seal: a killed or crashed evaluation leaves no
+    report.json (written last, durably), and SHA256SUMS and the report carry every
+    seal's hash, so a torn or lost seal is detected, and the evaluation is deterministic
+    to redo.
+    """
+    compressed = _gzip_small(data)
+    with open(path, "xb") as handle:
+        handle.write(compressed)
     return hashlib.sha256(compressed).hexdigest()
 
 
-def run_evaluation(
-    results_dir: str | Path,
-    out_dir: str | Path,
-    *,
-    control: ControlFile | None = None,
-    agent: str | None = None,
-    questions: list[str] | None = None,
-    workers: int = 1,
-    progress: Progress | None = None,
-) -> EvaluationOutcome:
-    """Evaluate a finished run's counterfactual questions into a new output directory."""
-    results = Path(results_dir)
-    out = Path(out_dir)
+def _resolve_run(
+    results: Path, control: ControlFile | None, agent: str | None
+) -> tuple[Path, Registration]:
+    """The run directory to evaluate and its run.json (refusals are UserErrors)."""
     if not results.is_dir():
         raise UserError(f"{results} is not a directory")
     if control is not None:
         if agent is None:
-            raise UserError("--agent is required with --control")
-        results = _find_private_run(results, agent, control)
-    registration = read_registration(RunPaths(results))
+            raise UserError(
+                "a control file needs the agent id whose run to validate", subject="agent"
+            )
+        results, registration = _find_private_run(results, agent, control)
+    else:
+        registration = read_registration(RunPaths(results))
     if registration.visibility == "private":
         if control is None:
             raise UserError(
                 f"{results} is a private campaign run: validate it with its "
-                "control file (--control) and --agent; no seed override exists"
+                "control file and agent id; no seed override exists",
+                subject="control",
             )
         if registration.agent_id != agent:
-            raise UserError(f"{results} was played by {registration.agent_id!r}, not {agent!r}")
-    if workers < 1:
-        raise UserError("--workers must be at least 1")
-    _check_out(out, results)
-    days = {q.intervene_on_day for q in _campaign_questions(results, questions)}
-    verification = verify_run(results, control, agent, snapshot_days=days)
-    report = _report_head(verification)
+            raise UserError(
+                f"{results} was played by {clip(registration.agent_id)}, not {clip(agent)}",
+                subject="agent",
+            )
+    return results, registration
+
+
+@dataclass(frozen=True)
+class PreparedRun:
+    """A verified run ready to evaluate: its report head and one task per question.
+
+    `divergence` is set (and `tasks` empty) when the factual run failed verification.
+    """
+
+    head: CounterfactualReport
+    tasks: tuple[PairTask, ...]
+    divergence: str | None = None
+
+
+def prepare_run(
+    results: Path,
+    registration: Registration,
+    control: ControlFile | None,
+    agent: str | None,
+    questions: list[str] | None,
+) -> PreparedRun:
+    """Verify a finished run and build its pair tasks; an unfinished run is a UserError."""
+    bundle = load_bundle(registration.campaign_path)
+    chosen = _select_questions(bundle, questions)
+    days = {q.intervene_on_day for q in chosen}
+    verification = verify_loaded(
+        RunPaths(results), registration, bundle, control, agent, snapshot_days=days
+    )
+    head = _report_head(verification)
     if not verification.ok:
-        return EvaluationOutcome(
-            exit_codes.INTEGRITY, report, None, f"integrity failure: {verification.divergence}"
-        )
+        return PreparedRun(head, (), verification.divergence or "verification failed")
     replayed = verification.replayed
     assert replayed is not None and verification.journal is not None
-    bundle = verification.bundle
     if not replayed.engine.finished:
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
             f"only finished runs are evaluated; finish it with `workbench finish {results}` "
             "(the remaining days run with no decisions) and validate again"
         )
-    chosen = _select_questions(bundle, questions)
-    seal_key = control.seal_key() if control is not None else None
+    by_question: dict[str, list[SubmissionRecord]] = {}
+    for record in replayed.submissions:
+        by_question.setdefault(record.assessment.question, []).append(record)
     tasks = []
     for q in chosen:
-        sub = latest_eligible(q, replayed.submissions)
+        sub = latest_eligible(q, by_question.get(q.id, []))
         choice = sub.assessment.choice if sub else None
         actions = (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
         tasks.append(
@@ -440,8 +494,76 @@ def run_evaluation(
                 registered_terms(bundle, actions),
             )
         )
-    (out / "seals").mkdir(parents=True, exist_ok=True)
-    entries = _run_pairs(tasks, out, workers, seal_key, progress)
+    return PreparedRun(head, tuple(tasks))
+
+
+def pair_results(tasks: tuple[PairTask, ...], executor: Executor) -> Iterator[PairResult]:
+    """Each task's judged pair, in question order; a lost worker fails only its questions."""
+    outcomes = executor.map(evaluate_pair, tasks)
+    for task, outcome in zip(tasks, outcomes, strict=True):
+        if isinstance(outcome, Done):
+            yield outcome.value
+        else:
+            yield PairResult(_failed_entry(task, outcome.reason))
+
+
+def run_evaluation(
+    results_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    control: ControlFile | None = None,
+    agent: str | None = None,
+    questions: list[str] | None = None,
+    workers: int = 1,
+    executor: ExecutorSpec | None = None,
+    progress: Progress | None = None,
+) -> EvaluationOutcome:
+    """Evaluate a finished run's counterfactual questions into a new output directory.
+
+    Pairs run where `executor` says (a local pool of `workers` processes when None); it
+    starts only after every check passed, so a refusal never waits for a cluster, and the
+    output directory is claimed only once it runs, so a cluster that fails leaves none.
+    """
+    results, registration = _resolve_run(Path(results_dir), control, agent)
+    out = Path(out_dir)
+    if workers < 1:
+        raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
+    check_output_dir(out, never_inside=results)
+    prepared = prepare_run(results, registration, control, agent, questions)
+    if prepared.divergence is not None:
+        return EvaluationOutcome(
+            exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
+        )
+    seal_key = control.seal_key() if control is not None else None
+    with open_executor(executor or ExecutorSpec("local", workers=workers)) as running:
+        claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+        try:
+            pairs = pair_results(prepared.tasks, running)
+            return write_evaluation(
+                out, prepared.head, pairs, len(prepared.tasks), seal_key, progress
+            )
+        except BaseException:
+            claim.abandon()
+            raise
+
+
+def write_evaluation(
+    out: Path,
+    head: CounterfactualReport,
+    results: Iterable[PairResult],
+    total: int,
+    seal_key: bytes | None,
+    progress: Progress | None = None,
+) -> EvaluationOutcome:
+    """Write each pair's seals as it comes, then SHA256SUMS, then report.json last.
+
+    `out/seals` must exist (claimed by the caller).
+    """
+    entries: list[QuestionEntry] = []
+    for result in results:
+        entries.append(_store_seals(result, out, seal_key))
+        if progress is not None:
+            progress(len(entries), total, result.entry.id)
     seal_files = sorted(
         (record.seal_file, record.seal_sha256)
         for e in entries
@@ -450,11 +572,11 @@ def run_evaluation(
     )
     sums_text = "".join(f"{digest}  {name}\n" for name, digest in seal_files).encode()
     atomic_write(out / "SHA256SUMS", sums_text)
-    report = report.model_copy(
+    report = head.model_copy(
         update={
             "questions": entries,
             "summary": _summary(entries),
-            "artifacts": Artifacts(SHA256SUMS=hashlib.sha256(sums_text).hexdigest()),
+            "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
     report_path = out / "report.json"
@@ -463,11 +585,52 @@ def run_evaluation(
     return EvaluationOutcome(code, report, report_path)
 
 
-def _campaign_questions(results: Path, wanted: list[str] | None) -> list[Question]:
-    from workbench.runs.bundle import load_bundle
+@dataclass(frozen=True)
+class RunJob:
+    """One run of a batch: where it is, how to verify it, which questions to evaluate."""
 
-    registration = read_registration(RunPaths(results))
-    return _select_questions(load_bundle(registration.campaign_path), wanted)
+    run_dir: Path
+    control: ControlFile | None
+    questions: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class RunEvaluation:
+    """What `evaluate_run` found for one run; nothing of it has been written yet.
+
+    `kind` is `evaluated` (with `results` in question order), `integrity` (the factual
+    run failed verification: nothing is scored) or `refused` (not evaluable as asked,
+    e.g. unfinished: `message` says why).
+    """
+
+    run: str
+    kind: str
+    head: CounterfactualReport | None = None
+    results: tuple[PairResult, ...] = ()
+    message: str = ""
+
+
+def evaluate_run(job: RunJob) -> RunEvaluation:
+    """The whole evaluation of one run in this process, as one pure task (writes nothing)."""
+    name = job.run_dir.name
+    try:
+        registration = read_registration(RunPaths(job.run_dir))
+        prepared = prepare_run(
+            job.run_dir,
+            registration,
+            job.control,
+            registration.agent_id,
+            list(job.questions) if job.questions else None,
+        )
+    except IntegrityError as exc:
+        return RunEvaluation(name, "integrity", message=exc.message)
+    except UserError as exc:
+        return RunEvaluation(name, "refused", message=exc.message)
+    if prepared.divergence is not None:
+        return RunEvaluation(name, "integrity", prepared.head, message=prepared.divergence)
+    return RunEvaluation(
+        name, "evaluated", prepared.head, tuple(evaluate_pair(t) for t in prepared.tasks)
+    )
 
 
 def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[Question]:
@@ -476,7 +639,8 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     unknown = [q for q in wanted if q not in bundle.questions]
     if unknown:
         raise UserError(
-            f"unknown question(s): {', '.join(unknown)} (known: {', '.join(bundle.questions)})"
+            f"unknown question(s): {', '.join(clip(q) for q in unknown[:5])}"
+            f"{' …' if len(unknown) > 5 else ''} (known: {', '.join(bundle.questions)})"
         )
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
@@ -495,7 +659,7 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                 continue
             if seal_key is not None:
                 seal = sign_seal(seal, seal_key)
-            rel = f"seals/{entry.id}.{name}.seal.json.gz"
+            rel = f"{SEALS_DIR}/{entry.id}.{name}.seal.json.gz"
             records[name] = record.model_copy(
                 update={
                     "seal_file": rel,
@@ -503,52 +667,18 @@ def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> Quest
                     "seal_digest": seal_digest(seal),
                 }
             )
-    except OSError as exc:
+    except (OSError, UserError) as exc:
+        why = exc.message if isinstance(exc, UserError) else exc.strerror or str(exc)
         return entry.model_copy(
             update={
                 "branches": Branches(**records),
                 "loss": None,
                 "score": None,
                 "status": "failed",
-                "reason": f"writing its branch seal failed: {exc.strerror or exc}",
+                "reason": f"writing its branch seal failed: {why}",
             }
         )
     return entry.model_copy(update={"branches": Branches(**records)})
-
-
-def _run_pairs(
-    tasks: list[PairTask],
-    out: Path,
-    workers: int,
-    seal_key: bytes | None,
-    progress: Progress | None,
-) -> list[QuestionEntry]:
-    entries: list[QuestionEntry] = []
-
-    def finish(result: PairResult) -> None:
-        entries.append(_store_seals(result, out, seal_key))
-        if progress is not None:
-            progress(len(entries), len(tasks), result.entry.id)
-
-    if workers == 1 or len(tasks) < 2:
-        for task in tasks:
-            finish(evaluate_pair(task))
-        return entries
-    size = max(1, len(tasks) // (4 * workers))
-    chunks = [tasks[i : i + size] for i in range(0, len(tasks), size)]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures: list[Future[list[PairResult]]] = [
-            pool.submit(evaluate_chunk, chunk) for chunk in chunks
-        ]
-        for chunk, future in zip(chunks, futures, strict=True):
-            try:
-                results = future.result()
-            except Exception as exc:  # a lost worker fails its questions, not the report
-                reason = f"worker failed: {type(exc).__name__}: {exc}"
-                results = [PairResult(_failed_entry(task, reason)) for task in chunk]
-            for result in results:
-                finish(result)
-    return entries
 
 
 def _report_head(v: Verification) -> CounterfactualReport:

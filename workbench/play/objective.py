@@ -1,9 +1,9 @@
 """What a campaign asks of the player, how far the run has come, and how it ended.
 
 The briefing (campaign, company, objective, questions), the objective's progress at
-today's close and the end-of-campaign summary are decided here, from the campaign and
-the run's own ledger and submissions, so every view (dashboard, CLI, tests) shows the
-same verdicts. None of it reads a branch or an evaluator result.
+today's close and the end-of-campaign summary are decided here, from the public view
+and (for the objective) the campaign and the run's own ledger, so every reader shows
+the same verdicts. None of it reads a branch or an evaluator result.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Requirement, Task
 from sim.metrics import evaluate_task, metric_value, to_display
 from workbench.display import amount
-from workbench.runs.assessment import SubmissionRecord, latest_eligible
+from workbench.play.models import PublicView
 
 Status = Literal["on track", "behind", "met", "not met"]
 
@@ -74,14 +74,16 @@ class Briefing:
     description: str
     start_date: dt.date
     horizon: int
-    objectives: tuple[Objective, ...]
+    objectives: tuple[Objective, ...] | None
+    """None when not known here (a hosted run's view does not carry them)."""
     questions: tuple[QuestionBrief, ...]
 
 
 def _goal(bundle: CampaignBundle, requirement: Requirement) -> Goal:
     metric = bundle.metrics[requirement.metric]
+    bound = requirement.at_least if requirement.at_least is not None else requirement.at_most
     at_least = requirement.at_least is not None
-    threshold = Decimal(requirement.at_least if at_least else requirement.at_most or "0")
+    threshold = Decimal(bound if bound is not None else "0")
     return Goal(
         metric=metric.id,
         metric_title=metric.title.split(" (")[0],
@@ -97,20 +99,30 @@ def objective(bundle: CampaignBundle, task: Task) -> Objective:
     return Objective(task.id, task.title, tuple(_goal(bundle, r) for r in task.requirements))
 
 
-def briefing(bundle: CampaignBundle) -> Briefing:
-    """The campaign's briefing: title, company, situation, horizon, objectives, questions."""
+def briefing(view: PublicView, objectives: tuple[Objective, ...] | None = None) -> Briefing:
+    """The briefing from the public view: campaign, horizon, questions by deadline.
+
+    The business objectives come from the campaign (`objectives_of`) where it is at hand;
+    a hosted run's view does not carry them.
+    """
+    start = dt.date.fromisoformat(view.date) - dt.timedelta(days=view.day)
     return Briefing(
-        title=bundle.campaign.title,
-        company=bundle.campaign.company.name,
-        description=" ".join(bundle.campaign.description.split()),
-        start_date=bundle.campaign.start_date,
-        horizon=bundle.horizon,
-        objectives=tuple(objective(bundle, t) for t in bundle.tasks),
+        title=view.campaign.title,
+        company=view.campaign.company,
+        description=" ".join(view.campaign.description.split()),
+        start_date=start,
+        horizon=view.horizon,
+        objectives=objectives,
         questions=tuple(
             QuestionBrief(q.id, q.title, q.deadline_day)
-            for q in sorted(bundle.questions.values(), key=lambda q: (q.deadline_day, q.id))
+            for q in sorted(view.questions, key=lambda q: (q.deadline_day, q.id))
         ),
     )
+
+
+def objectives_of(bundle: CampaignBundle) -> tuple[Objective, ...]:
+    """Every business objective of a campaign, with typed goals."""
+    return tuple(objective(bundle, t) for t in bundle.tasks)
 
 
 @dataclass(frozen=True)
@@ -220,18 +232,17 @@ def next_steps(run_dir: str, finished: bool, answered: int, questions: int) -> t
 
 
 def campaign_summary(
-    bundle: CampaignBundle,
-    book: Book,
-    day: int,
-    finished: bool,
-    submissions: list[SubmissionRecord],
-    run_dir: str,
+    view: PublicView, objectives: tuple[ObjectiveProgress, ...], run_label: str
 ) -> CampaignSummary:
-    """The end-of-campaign summary of a run (meaningful before the end too, as a preview)."""
+    """The end-of-campaign summary from the public view (a preview before the end).
+
+    `objectives` is the objectives' progress where the campaign is at hand (empty for a
+    hosted run); which submission counts comes from the view's own submission rows.
+    """
     outcomes = []
-    for q in sorted(bundle.questions.values(), key=lambda q: (q.deadline_day, q.id)):
-        own = [s for s in submissions if s.assessment.question == q.id]
-        counted = latest_eligible(q, submissions)
+    for q in sorted(view.questions, key=lambda q: (q.deadline_day, q.id)):
+        own = [s for s in view.submissions if s.question == q.id]
+        counted = next((s for s in own if s.counts), None)
         outcomes.append(
             QuestionOutcome(
                 q.id,
@@ -239,16 +250,16 @@ def campaign_summary(
                 q.deadline_day,
                 len(own),
                 counted.seq if counted else None,
-                counted.assessment.value if counted else None,
+                counted.value if counted else None,
             )
         )
     answered = sum(o.answered for o in outcomes)
     return CampaignSummary(
-        day=day,
-        horizon=bundle.horizon,
-        finished=finished,
-        objectives=objective_progress(bundle, book, day, finished),
-        submissions_made=len(submissions),
+        day=view.day,
+        horizon=view.horizon,
+        finished=view.finished,
+        objectives=objectives,
+        submissions_made=len(view.submissions),
         questions=tuple(outcomes),
-        next_steps=next_steps(run_dir, finished, answered, len(outcomes)),
+        next_steps=next_steps(run_label, view.finished, answered, len(outcomes)),
     )

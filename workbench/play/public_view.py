@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ledger.book import Book
-from ledger.money import scale_of, to_major
+from ledger.money import dollars, format_money, scale_of
 from sim import chart as C
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Question
+from sim.effects import money_fields
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
 from workbench import display
+from workbench.errors import UserError, reraised
 from workbench.play.models import (
     ActionTerms,
     AlertRow,
@@ -40,10 +43,8 @@ from workbench.play.models import (
 )
 from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
 
-
-def money(minor: int) -> str:
-    """Cents as an exact dollar string ("1234.56")."""
-    return str(to_major(minor))
+if TYPE_CHECKING:
+    from workbench.play.protocol import LedgerReader
 
 
 def date_of(bundle: CampaignBundle, day: int) -> str:
@@ -56,34 +57,33 @@ def action_terms(action: Action) -> ActionTerms:
     effects = []
     for effect in action.effects:
         data = effect.model_dump(mode="json")
-        for key in ("principal", "new_price", "per_day"):
-            if key in data:
-                data[key] = money(getattr(effect, key))
+        for key in money_fields(effect):
+            data[key] = dollars(getattr(effect, key))
         effects.append(data)
     pre = action.prerequisites
     return ActionTerms(
         id=action.id,
         title=action.title,
         description=action.description,
-        upfront_cost=money(action.upfront_cost),
-        capitalized=money(action.capitalized),
-        running_cost_per_day=money(action.running_cost_per_day),
+        upfront_cost=dollars(action.upfront_cost),
+        capitalized=dollars(action.capitalized),
+        running_cost_per_day=dollars(action.running_cost_per_day),
         running_days=action.running_days,
-        reserved_cash=money(action.reserved_cash),
+        reserved_cash=dollars(action.reserved_cash),
         staffing=tuple(
             StaffingTerms(role=n.role, count=n.count, days=n.days) for n in action.staffing
         ),
         prerequisites=PrerequisiteTerms(
             completed=pre.completed,
             not_scheduled=pre.not_scheduled,
-            min_cash_after=money(pre.min_cash_after),
+            min_cash_after=dollars(pre.min_cash_after),
             min_headcount=dict(pre.min_headcount),
         ),
         delay_days=action.delay_days,
         effects=tuple(effects),
         effect_set=tuple(action.effect_names),
-        financing_net_assets=money(action.financing_net_assets),
-        irreversible_work=money(action.irreversible_work),
+        financing_net_assets=dollars(action.financing_net_assets),
+        irreversible_work=dollars(action.irreversible_work),
     )
 
 
@@ -156,7 +156,7 @@ def _commitments(bundle: CampaignBundle, engine: Engine) -> list[CommitmentRow]:
                 landing_day=c.landing_day,
                 effects_pending=tuple(action.effects[i].kind for i in c.pending_effects),
                 effects_land_on=tuple(landing),
-                cash_reserved=money(c.reserve_left),
+                cash_reserved=dollars(c.reserve_left),
             )
         )
     return rows
@@ -173,7 +173,7 @@ def submission_rows(
             counting[question.id] = chosen.seq
     rows = []
     for record in submissions:
-        question = bundle.questions.get(record.assessment.question)
+        asked = bundle.questions.get(record.assessment.question)
         rows.append(
             SubmissionRow(
                 seq=record.seq,
@@ -182,7 +182,7 @@ def submission_rows(
                 value=record.assessment.value,
                 conclusion=record.assessment.conclusion,
                 choice=record.assessment.choice,
-                eligible=bool(question and eligible(question, record.day)),
+                eligible=asked is not None and eligible(asked, record.day),
                 counts=counting.get(record.assessment.question) == record.seq,
             )
         )
@@ -193,10 +193,10 @@ def _state(engine: Engine) -> PublicState:
     state = engine.state
     last = state.history[-1] if state.history else None
     return PublicState(
-        cash=money(engine.book.balance(C.CASH)),
-        free_cash=money(engine.free_cash()),
-        reserved_cash=money(state.reserved_cash),
-        price=money(state.price),
+        cash=dollars(engine.book.balance(C.CASH)),
+        free_cash=dollars(engine.free_cash()),
+        reserved_cash=dollars(state.reserved_cash),
+        price=dollars(state.price),
         headcount=dict(state.headcount),
         equipment_capacity=state.equipment_capacity,
         supplier=state.supplier,
@@ -205,11 +205,11 @@ def _state(engine: Engine) -> PublicState:
         ),
         marketing_reach=round(state.reach_milli / 1000, 1),
         demand_lift_bp=state.demand_lift_bp,
-        overhead_per_day=money(state.overhead_per_day),
+        overhead_per_day=dollars(state.overhead_per_day),
         loans=tuple(
             LoanRow(
                 action=loan.action_id,
-                principal=money(loan.principal),
+                principal=dollars(loan.principal),
                 annual_rate_bp=loan.annual_rate_bp,
                 due_day=loan.maturity_day,
             )
@@ -278,6 +278,30 @@ def metric_series(bundle: CampaignBundle, book: Book) -> dict[str, list[Decimal]
     }
 
 
+def write_export(ledger: LedgerReader, fmt: str, directory: Path) -> Path:
+    """Write `ledger.beancount` or `ledger.csv` into `directory` whole or not at all."""
+    from workbench.runs.files import atomic_write
+
+    if fmt not in ("beancount", "csv"):
+        raise UserError(f"unknown ledger format {fmt!r} (beancount or csv)")
+    target = directory / f"ledger.{fmt}"
+    text = ledger.export(fmt)
+    try:
+        atomic_write(target, text.encode())
+    except OSError as exc:
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return target
+
+
+def unbalanced(totals: dict[str, int]) -> dict[str, str]:
+    """Units whose balances do not sum to zero (from `totals`), with the excess as text."""
+    return {
+        unit: display.money_of_cents(total) if unit == "USD" else display.count(total)
+        for unit, total in sorted(totals.items())
+        if total != 0
+    }
+
+
 class LedgerView:
     """Read-only ledger access for players: balances, trial balance, history, exports."""
 
@@ -294,21 +318,13 @@ class LedgerView:
         """(account, unit, balance text) for every account at a day's close."""
         rows = []
         for name, unit, minor in self._book.trial_balance_rows(day):
-            text = display.money_of_cents(minor) if unit == "USD" else display.count(minor)
+            text = format_money(minor) if unit == "USD" else display.count(minor)
             rows.append((name, unit, text))
         return rows
 
     def totals(self, day: int | None = None) -> dict[str, int]:
         """Sum of balances per unit: all zero in a balanced book."""
         return self._book.trial_balance(day)
-
-    def unbalanced(self, day: int | None = None) -> dict[str, str]:
-        """Units whose balances do not sum to zero at a day's close, with the excess as text."""
-        return {
-            unit: display.money_of_cents(total) if unit == "USD" else display.count(total)
-            for unit, total in sorted(self.totals(day).items())
-            if total != 0
-        }
 
     def account_history(self, account: str) -> list[tuple[int, Decimal]]:
         """(day, balance in major units) for every closed day."""
@@ -319,17 +335,14 @@ class LedgerView:
             for d in range(self._book.first_day, self.last_day + 1)
         ]
 
-    def transactions_on(self, day: int) -> list[dict[str, Any]]:
-        """Transactions posted on `day`."""
-        return [t.as_record() for t in self._book.transactions if t.day == day]
-
     def export(self, fmt: str) -> str:
         """The ledger as beancount or CSV text."""
         from ledger import export
 
         start = self._bundle.campaign.start_date
-        if fmt == "beancount":
-            return export.to_beancount(self._book, start)
-        if fmt == "csv":
-            return export.to_csv(self._book, start)
-        raise ValueError(f"unknown export format {fmt!r} (beancount or csv)")
+        with reraised(UserError, export.ExportError, where=f"{fmt} export"):
+            if fmt == "beancount":
+                return export.to_beancount(self._book, start)
+            if fmt == "csv":
+                return export.to_csv(self._book, start)
+        raise UserError(f"unknown export format {fmt!r} (beancount or csv)")

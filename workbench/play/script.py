@@ -1,51 +1,58 @@
-"""Play scripts: JSONL commands applied to a session, stopping at the first bad line."""
+"""Play scripts: JSONL commands parsed whole, then applied to a session in order."""
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
 
 import orjson
 from pydantic import ValidationError
 
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
+from workbench.messages import validation_message
 from workbench.play.session import PlayerSession
 from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
 
-def script_commands(script: Path) -> Iterator[tuple[int, PlayerCommand]]:
-    """(line number, command) for each line; a bad line raises a UserError naming it.
+def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
+    """(line number, command) for every line, all parsed before any is applied.
 
-    A command without an id gets one derived from its line number and content, so
-    re-running a script into the same run resumes it without duplicates.
+    A bad line raises a UserError naming it (one line per problem), so a malformed script
+    changes nothing. A command without an id gets one derived from its line number and
+    content, so re-running a script into the same run resumes it without duplicates.
     """
-    try:
-        lines = script.read_bytes().splitlines()
-    except OSError as exc:
-        raise UserError(f"cannot read script {script}: {exc.strerror}") from None
-    for number, raw in enumerate(lines, start=1):
+    data = read_bounded(script, "script")
+    commands = []
+    for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip() or raw.lstrip().startswith(b"#"):
             continue
+        where = f"{script}:{number}"
         try:
             command = COMMAND_ADAPTER.validate_python(orjson.loads(raw))
         except orjson.JSONDecodeError as exc:
-            raise UserError(f"{script}:{number}: not valid JSON: {exc}") from None
+            raise UserError(f"{where}: not valid JSON: {exc}") from None
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "kind"
-            raise UserError(f"{script}:{number}: {where}: {first['msg']}") from None
+            raise UserError(validation_message(exc, where, root="kind")) from None
         if command.id is None:
             digest = hashlib.sha256(raw.strip()).hexdigest()[:16]
             command = command.model_copy(update={"id": f"script-{number}-{digest}"})
-        yield number, command
+        commands.append((number, command))
+    return commands
 
 
 def play_script(session: PlayerSession, script: Path) -> list[str]:
-    """Apply a script's commands to a session; return notes (rejected actions, missing
-    conclusions)."""
+    """Parse a script whole, then apply its commands; return notes (rejected actions,
+    missing conclusions)."""
+    return apply_commands(session, script, script_commands(script))
+
+
+def apply_commands(
+    session: PlayerSession, script: Path, commands: list[tuple[int, PlayerCommand]]
+) -> list[str]:
+    """Apply parsed script commands in order; a failing one raises naming its line."""
     notes: list[str] = []
-    for number, command in script_commands(script):
+    for number, command in commands:
         try:
             if isinstance(command, Schedule):
                 outcome = session.schedule(command.action, command.id)

@@ -1,7 +1,8 @@
 """The player session: the one object the CLI and the dashboard play through.
 
-It creates or resumes a run directory, journals every command before applying it
-(write-ahead), and offers public views only. It has no fork, rewind or
+It creates or resumes a run directory under the run's writer lock, journals every
+command before applying it (write-ahead) or, for headless runs, holds the commands back
+until they have all applied, and offers public views only. It has no fork, rewind or
 counterfactual oracle: branches exist only in the offline evaluator and author checks,
 and the evaluator takes only finished runs. A run is finished at its horizon or after
 a journaled `finish`; a finished run accepts no further command.
@@ -9,6 +10,9 @@ a journaled `finish`; a finished run accepts no further command.
 
 from __future__ import annotations
 
+import os
+import sqlite3
+import stat
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,14 +20,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from ledger.journal import HEADER_KIND, Entry, Journal, JournalError
+from pydantic import ValidationError
+
+from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
 from ledger.seal import seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
-from sim.state import DayStats
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, UserError, reraised
+from workbench.messages import clip, problems
 from workbench.play import public_view
 from workbench.play.objective import (
     Briefing,
@@ -32,6 +38,7 @@ from workbench.play.objective import (
     briefing,
     campaign_summary,
     objective_progress,
+    objectives_of,
 )
 from workbench.play.traps import Trap, sprung_traps, traps_if_scheduled
 from workbench.runs.assessment import (
@@ -50,14 +57,20 @@ from workbench.runs.commands import (
     command_payload,
 )
 from workbench.runs.files import (
+    RUN_FILE,
     RunPaths,
+    SealError,
+    append_journal,
+    atomic_write,
     build_seal,
     header_payload,
+    read_journal,
     read_registration,
     read_seal,
     write_registration,
     write_seal,
 )
+from workbench.runs.lock import LOCK_FILE, RunLock
 from workbench.runs.registration import (
     ControlFile,
     Registration,
@@ -66,10 +79,7 @@ from workbench.runs.registration import (
     make_registration,
     resolve_identity,
 )
-from workbench.runs.replay import ReplayError, apply_command, replay
-
-EXPORT_FORMATS = ("beancount", "csv")
-"""Ledger export formats a session writes into its run directory."""
+from workbench.runs.replay import CommandOutcome, ReplayError, apply_command, replay
 
 
 @dataclass(frozen=True)
@@ -94,7 +104,10 @@ def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
     re-sealed now), but an edit of any sealed entry changes every later hash, so the
     sealed head is no longer on the chain: the session refuses to re-seal (launder) it.
     """
-    stored = read_seal(paths)
+    try:
+        stored = read_seal(paths)
+    except SealError as exc:
+        raise IntegrityError(str(exc)) from None
     if stored is None:
         raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
     if not seal_signature_ok(stored, key):
@@ -108,7 +121,14 @@ def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
 
 
 class PlayerSession:
-    """Play one run: schedule actions, advance days, submit assessments, read public views."""
+    """Play one run: schedule actions, advance days, submit assessments, read public views.
+
+    A writing session holds the run's writer lock (`workbench.runs.lock`) until `close()`
+    or the end of its process. With `autoseal` every command is journaled (fsynced) before
+    it is applied and the seal follows it; without, the session plays in memory and
+    writes nothing until `seal()`, so a command that fails leaves the run as it was.
+    A `read_only` session takes no lock and refuses every command.
+    """
 
     def __init__(
         self,
@@ -119,8 +139,13 @@ class PlayerSession:
         journal: Journal,
         engine: Engine,
         submissions: list[SubmissionRecord],
-        outcomes: dict[int, dict[str, Any]],
+        outcomes: dict[int, CommandOutcome],
         autoseal: bool,
+        *,
+        lock: RunLock | None = None,
+        persisted: int | None = None,
+        read_only: bool = False,
+        command: str | None = None,
     ) -> None:
         self.paths = paths
         self.bundle = bundle
@@ -131,6 +156,10 @@ class PlayerSession:
         self._submissions = submissions
         self._outcomes = outcomes
         self._autoseal = autoseal
+        self._lock = lock
+        self._persisted = persisted
+        self._read_only = read_only
+        self._command = command
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -142,25 +171,41 @@ class PlayerSession:
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
+        command: str | None = None,
     ) -> PlayerSession:
-        """Register a new run of `campaign` (the default one when None) in an empty `run_dir`."""
+        """Register a new run of `campaign` (the default one when None) in an empty `run_dir`.
+
+        With `autoseal` the run is written (and locked) at once; without, at the first
+        `seal()`, so a session that fails before it leaves nothing behind. `command` names
+        this writer in the lock (the process's command line by default).
+        """
         paths = RunPaths(Path(run_dir))
         if paths.exists():
             raise UserError(f"{paths.root} already holds a run: resume it instead")
-        if paths.root.exists() and any(paths.root.iterdir()):
-            raise UserError(f"{paths.root} exists and is not an empty run directory")
+        _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 
         bundle = load_bundle(campaign or DEFAULT_CAMPAIGN)
         identity = resolve_identity(bundle, control, agent_id)
         registration = make_registration(bundle, identity)
-        paths.root.mkdir(parents=True, exist_ok=True)
-        write_registration(paths, registration)
-        journal = Journal.open(paths.journal)
+        journal = Journal.in_memory()
         journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
         engine = Engine(bundle, identity.seed)
-        session = cls(paths, bundle, registration, identity, journal, engine, [], {}, autoseal)
-        session.seal()
+        session = cls(
+            paths,
+            bundle,
+            registration,
+            identity,
+            journal,
+            engine,
+            [],
+            {},
+            autoseal,
+            persisted=None,
+            command=command,
+        )
+        if autoseal:
+            session.seal()
         return session
 
     @classmethod
@@ -172,34 +217,121 @@ class PlayerSession:
         control: ControlFile | None = None,
         agent_id: str | None = None,
         autoseal: bool = True,
+        read_only: bool = False,
+        command: str | None = None,
     ) -> PlayerSession:
-        """Resume the run `run_dir` holds by replaying its journal (a UserError when none)."""
+        """Resume the run `run_dir` holds by replaying its journal (a UserError when none).
+
+        A writing session holds the run's lock from here on (refused at once when another
+        process holds it); a `read_only` one takes no lock and accepts no command.
+        """
         paths = RunPaths(Path(run_dir))
-        registration = read_registration(paths)
-        bundle = load_bundle(campaign or registration.campaign_path)
-        identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
-        check_registration(str(paths.root), registration, bundle, identity)
+        if not paths.exists():
+            raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+        lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
-            journal = Journal.open(paths.journal)
-        except JournalError as exc:
-            raise IntegrityError(f"{paths.journal}: {exc}") from None
-        if identity.seal_key is not None:
-            _check_signed_seal(paths, journal, identity.seal_key)
+            registration = read_registration(paths)
+            bundle = load_bundle(campaign or registration.campaign_path)
+            identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
+            check_registration(str(paths.root), registration, bundle, identity)
+            try:
+                journal = read_journal(paths)
+            except JournalError as exc:
+                raise IntegrityError(f"{paths.journal}: {exc}") from None
+            if journal.header is None:
+                _unfinished_creation(paths, read_only)
+            elif identity.seal_key is not None:
+                _check_signed_seal(paths, journal, identity.seal_key)
+            try:
+                result = replay(bundle, identity.seed, journal.entries)
+            except ReplayError as exc:
+                raise IntegrityError(f"{paths.journal}: {exc}") from None
+            persisted = len(journal)
+            if not autoseal:
+                journal = Journal(None, list(journal.entries))
+            if journal.header is None:
+                journal.append(0, HEADER_KIND, "header", header_payload(bundle, registration))
+            session = cls(
+                paths,
+                bundle,
+                registration,
+                identity,
+                journal,
+                result.engine,
+                result.submissions,
+                result.outcomes,
+                autoseal,
+                lock=lock,
+                persisted=persisted,
+                read_only=read_only,
+                command=command,
+            )
+            if autoseal and persisted == 0:
+                session.seal()
+            return session
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+
+    # -- writing --------------------------------------------------------------------
+    def _require_writable(self) -> None:
+        if self._read_only:
+            raise UserError(f"{self.paths.root} is open read-only: it takes no commands")
+
+    def _persist(self) -> None:
+        """Write what the journal holds beyond the run directory's copy (creating the run).
+
+        An autosealing session journals straight to the file from then on (write-ahead).
+        """
+        if self._persisted is None:
+            self._materialize()
+            self._persisted = 0
+        if self._journal.path is None and self._persisted < len(self._journal):
+            data = self._journal.to_bytes(self._persisted)
+            if self._persisted == 0:
+                atomic_write(self.paths.journal, data)
+            else:
+                append_journal(self.paths.journal, data)
+            self._persisted = len(self._journal)
+        if self._autoseal and self._journal.path is None:
+            self._journal = Journal(self.paths.journal, list(self._journal.entries))
+
+    def _materialize(self) -> None:
+        """Create the run directory, lock it and write run.json (a new run's first write)."""
+        root = self.paths.root
         try:
-            result = replay(bundle, identity.seed, journal.entries)
-        except ReplayError as exc:
-            raise IntegrityError(f"{paths.journal}: {exc}") from None
-        return cls(
-            paths,
-            bundle,
-            registration,
-            identity,
-            journal,
-            result.engine,
-            result.submissions,
-            result.outcomes,
-            autoseal,
-        )
+            root.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UserError(f"{root} exists and is not a directory") from None
+        except OSError as exc:
+            raise UserError(f"{root}: cannot create the run directory ({exc.strerror})") from None
+        lock = RunLock.acquire(root, self._command)
+        try:
+            if self.paths.exists():
+                raise UserError(
+                    f"{root} now holds a run created by another process meanwhile; "
+                    "run into it again to resume that run"
+                )
+            _require_empty(root)
+            write_registration(self.paths, self.registration)
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
+
+    def close(self) -> None:
+        """Release the run's writer lock (idempotent); the session stays readable."""
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        self._read_only = True
+
+    def __enter__(self) -> PlayerSession:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     # -- commands -------------------------------------------------------------------
     def _command_id(self, command_id: str | None) -> str:
@@ -213,71 +345,72 @@ class PlayerSession:
                 "it accepts no further command"
             )
 
-    def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry | None:
-        """Append a command; return None when its id is already journaled (a retry)."""
-        known = self._journal.get(command_id)
-        if known is not None:
+    def _known(self, kind: str, command_id: str | None, payload: dict[str, Any]) -> Entry | None:
+        """The journaled entry this command retries, if any; a clashing id is refused."""
+        if command_id is None:
             return None
+        try:
+            return self._journal.known(command_id, kind, payload)
+        except CommandIdConflict as exc:
+            raise UserError(
+                f"command id {clip(command_id)} is already used by a {exc.known.kind} "
+                f"(seq {exc.known.seq}); this {kind} is refused"
+            ) from None
+
+    def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry:
+        """Journal a new command (write-ahead when autosealing)."""
         return self._journal.append(self._engine.day, kind, command_id, payload)
 
     def preview(self, action_id: str) -> ScheduleOutcome:
         """Would this action be accepted now, and if not, why? Changes nothing."""
-        try:
+        with reraised(UserError, EngineError):
             return self._engine.check(action_id)
-        except EngineError as exc:
-            raise UserError(str(exc)) from None
 
     def schedule(self, action_id: str, command_id: str | None = None) -> ScheduleOutcome:
         """Schedule an action at today's decisions (journaled even when rejected)."""
-        known = self._journal.get(command_id) if command_id else None
-        if known is not None:
-            recorded = self._outcomes.get(known.seq, {})
-            return ScheduleOutcome(
-                action_id,
-                known.day,
-                bool(recorded.get("accepted")),
-                recorded.get("reason"),
-                None,
-                recorded.get("start_day"),
+        self._require_writable()
+        try:
+            command = Schedule(action=action_id)
+        except ValidationError as exc:
+            raise UserError("schedule: " + "; ".join(problems(exc))) from None
+        payload = command_payload(command)
+        entry = self._known(command.kind, command_id, payload)
+        if entry is None:
+            self._refuse_when_finished()
+            self.preview(action_id)
+            entry = self._append(command.kind, self._command_id(command_id), payload)
+            self._outcomes[entry.seq] = apply_command(
+                self._engine, command, entry.seq, self._submissions
             )
-        self._refuse_when_finished()
-        self.preview(action_id)
-        command = Schedule(action=action_id)
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        assert entry is not None
-        self._outcomes[entry.seq] = apply_command(
-            self._engine, command, entry.seq, self._submissions
-        )
-        self._after_command()
-        recorded = self._outcomes[entry.seq]
-        return ScheduleOutcome(
-            action_id,
-            entry.day,
-            recorded["accepted"],
-            recorded["reason"],
-            None,
-            recorded["start_day"],
-        )
+            self._after_command()
+        recorded = self._outcomes.get(entry.seq)
+        if isinstance(recorded, ScheduleOutcome):
+            return recorded
+        return ScheduleOutcome(action_id, entry.day, False)
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
         """Run `days` days with no further decisions; returns the new day."""
-        if command_id and self._journal.get(command_id) is not None:
+        self._require_writable()
+        if isinstance(days, bool) or not isinstance(days, int) or days < 1:
+            raise UserError(f"advance needs a whole number of days, at least 1 (got {clip(days)})")
+        payload = {"days": days}
+        if self._known("advance", command_id, payload) is not None:
             return self._engine.day
         self._refuse_when_finished()
-        if days < 1:
-            raise UserError("advance needs at least one day")
         if self._engine.day + days > self.horizon:
             raise UserError(
                 f"cannot advance {days} day(s) from day {self._engine.day}: the "
                 f"campaign ends on day {self.horizon}"
             )
-        command = Advance(days=days)
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        if entry is not None:
-            self._outcomes[entry.seq] = apply_command(
-                self._engine, command, entry.seq, self._submissions
-            )
-            self._after_command()
+        try:
+            command = Advance(days=days)
+        except ValidationError as exc:
+            raise UserError("advance: " + "; ".join(problems(exc))) from None
+        entry = self._append(command.kind, self._command_id(command_id), payload)
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
+        self._after_command()
         return self._engine.day
 
     def submit(
@@ -286,20 +419,22 @@ class PlayerSession:
         command_id: str | None = None,
     ) -> SubmitResult:
         """Submit an assessment: schema and contract errors change nothing."""
+        self._require_writable()
         checked = self.check_assessment(assessment)
         if checked.assessment is None:
             return SubmitResult(checked.errors)
         parsed = checked.assessment
         question = self.bundle.questions[parsed.question]
-        known = self._journal.get(command_id) if command_id else None
+        command = SubmitAssessment(assessment=parsed)
+        payload = command_payload(command)
+        known = self._known(command.kind, command_id, payload)
         if known is not None:
             return SubmitResult((), known.seq, eligible(question, known.day), checked.notes)
         self._refuse_when_finished()
-        command = SubmitAssessment(assessment=parsed)
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        assert entry is not None
-        apply_command(self._engine, command, entry.seq, self._submissions)
-        self._outcomes[entry.seq] = {"recorded": True}
+        entry = self._append(command.kind, self._command_id(command_id), payload)
+        self._outcomes[entry.seq] = apply_command(
+            self._engine, command, entry.seq, self._submissions
+        )
         self._after_command()
         return SubmitResult((), entry.seq, eligible(question, entry.day), checked.notes)
 
@@ -308,12 +443,13 @@ class PlayerSession:
 
         Afterwards the run accepts no command; only a finished run can be evaluated.
         """
-        if command_id and self._journal.get(command_id) is not None:
+        self._require_writable()
+        command = Finish()
+        payload = command_payload(command)
+        if self._known(command.kind, command_id, payload) is not None:
             return self._engine.day
         self._refuse_when_finished()
-        command = Finish()
-        entry = self._append(command.kind, self._command_id(command_id), command_payload(command))
-        assert entry is not None
+        entry = self._append(command.kind, self._command_id(command_id), payload)
         self._outcomes[entry.seq] = apply_command(
             self._engine, command, entry.seq, self._submissions
         )
@@ -331,7 +467,9 @@ class PlayerSession:
             self.seal()
 
     def seal(self) -> dict[str, Any]:
-        """Write seal.json for the run as it stands."""
+        """Write the journal (when held back) and then seal.json for the run as it stands."""
+        self._require_writable()
+        self._persist()
         seal = build_seal(
             self.bundle,
             self.registration,
@@ -345,14 +483,23 @@ class PlayerSession:
 
     def write_store(self) -> None:
         """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
-        from ledger.store import write_store
+        from ledger.store import StoreError, write_store
 
+        self._require_writable()
+        self._persist()
+        store = self.paths.store
+        if os.path.lexists(store) and not stat.S_ISREG(os.lstat(store).st_mode):
+            raise UserError(
+                f"{store} is not a regular file; remove it and the store is rebuilt "
+                "(it is derived from the journal)"
+            )
         rows = [
             (day, metric_id, value, self.bundle.metrics[metric_id].units)
             for metric_id, values in self.metric_series().items()
             for day, value in enumerate(values)
         ]
-        write_store(self.paths.store, self._engine.book, rows)
+        with reraised(UserError, StoreError, sqlite3.Error, OSError, where=str(store)):
+            write_store(store, self._engine.book, rows)
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""
@@ -391,8 +538,8 @@ class PlayerSession:
         """Own submissions, in order."""
         return tuple(self._submissions)
 
-    def outcome_of(self, seq: int) -> dict[str, Any] | None:
-        """What a journaled command did."""
+    def outcome_of(self, seq: int) -> CommandOutcome | None:
+        """What the journaled command `seq` did (None for the header or an unknown seq)."""
         return self._outcomes.get(seq)
 
     def view(self) -> public_view.PublicView:
@@ -403,30 +550,13 @@ class PlayerSession:
         """Read-only ledger access (balances, trial balance, exports)."""
         return public_view.LedgerView(self._engine.book, self.bundle)
 
-    def export_ledger(self, fmt: str) -> Path:
-        """Write the ledger as `ledger.beancount` or `ledger.csv` into the run dir, atomically."""
-        from workbench.runs.files import atomic_write
-
-        if fmt not in EXPORT_FORMATS:
-            raise UserError(f"unknown ledger format {fmt!r} (beancount or csv)")
-        target = self.paths.root / f"ledger.{fmt}"
-        try:
-            atomic_write(target, self.ledger().export(fmt).encode())
-        except OSError as exc:
-            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
-        return target
-
     def metric_series(self) -> dict[str, list[Decimal]]:
         """Every metric at every closed day, in display units (for charts)."""
         return public_view.metric_series(self.bundle, self._engine.book)
 
-    def history(self) -> list[DayStats]:
-        """Operating statistics of every closed day (demand, sold, utilisation)."""
-        return self._engine.state.history
-
     def briefing(self) -> Briefing:
         """The campaign's briefing: situation, objective, questions and their deadlines."""
-        return briefing(self.bundle)
+        return briefing(self.view(), objectives_of(self.bundle))
 
     def objective_progress(self) -> tuple[ObjectiveProgress, ...]:
         """Each business objective at the latest close (final once the run finished)."""
@@ -434,14 +564,7 @@ class PlayerSession:
 
     def summary(self) -> CampaignSummary:
         """The end-of-campaign summary: objective, submissions made, what happens next."""
-        return campaign_summary(
-            self.bundle,
-            self._engine.book,
-            self.day,
-            self.finished,
-            self._submissions,
-            str(self.paths.root),
-        )
+        return campaign_summary(self.view(), self.objective_progress(), str(self.paths.root))
 
     def traps_if_scheduled(self, action_id: str) -> tuple[Trap, ...]:
         """Questions that scheduling `action_id` now would make unresolvable."""
@@ -457,3 +580,35 @@ class PlayerSession:
             evaluate_task(self._engine.book, self.bundle.metrics, task, self.horizon)
             for task in self.bundle.tasks
         ]
+
+
+def _require_empty(root: Path) -> None:
+    """Refuse a path that is not a new or empty directory (its own lock file aside)."""
+    if not os.path.lexists(root):
+        return
+    if not root.is_dir() or root.is_symlink():
+        raise UserError(f"{root} exists and is not a directory")
+    try:
+        others = [p.name for p in root.iterdir() if p.name != LOCK_FILE]
+    except OSError as exc:
+        raise UserError(f"{root}: cannot list ({exc.strerror})") from None
+    if others:
+        raise UserError(f"{root} exists and is not an empty run directory")
+
+
+def _unfinished_creation(paths: RunPaths, read_only: bool) -> None:
+    """Accept a run whose creation stopped before its journal header, or explain why not.
+
+    run.json is written first, so an interrupted creation leaves no journal and no seal;
+    a writer finishes creating it. A seal without a journal means the journal was lost.
+    """
+    if os.path.lexists(paths.seal):
+        raise IntegrityError(
+            f"{paths.journal} has no header entry but {paths.seal} exists: "
+            "the journal was lost or emptied"
+        )
+    if read_only:
+        raise IntegrityError(
+            f"{paths.journal} has no header entry: the run's creation was interrupted; "
+            f"run into {paths.root} again to finish creating it"
+        )

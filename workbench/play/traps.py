@@ -87,7 +87,7 @@ def traps_if_scheduled(bundle: CampaignBundle, day: int, action_id: str) -> tupl
 
 def sprung_traps(bundle: CampaignBundle, scheduled: Mapping[str, int]) -> tuple[Trap, ...]:
     """Traps already sprung: actions scheduled (on the given days) before a question's day."""
-    found = []
+    found: list[Trap] = []
     for action_id, day in sorted(scheduled.items(), key=lambda item: (item[1], item[0])):
         found.extend(traps_if_scheduled(bundle, day, action_id))
     return tuple(found)

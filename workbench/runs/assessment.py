@@ -15,7 +15,8 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from sim.campaign_load import CampaignBundle
-from sim.campaign_model import Question
+from sim.campaign_model import Conclusion, Question
+from workbench.messages import clip, problems
 from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
 
 CENT: Final = Decimal("0.01")
@@ -47,7 +48,7 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
     question = bundle.questions.get(assessment.question)
     if question is None:
         return [
-            f"question: unknown question {assessment.question!r} "
+            f"question: unknown question {clip(assessment.question)} "
             f"(known: {', '.join(sorted(bundle.questions))})"
         ]
     errors: list[str] = []
@@ -56,7 +57,9 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
         if assessment.choice is None:
             errors.append(f"choice: required, one of {', '.join(selectable)}")
         elif assessment.choice not in selectable:
-            errors.append(f"choice: {assessment.choice!r} is not one of {', '.join(selectable)}")
+            errors.append(
+                f"choice: {clip(assessment.choice)} is not one of {', '.join(selectable)}"
+            )
     elif assessment.choice is not None:
         errors.append("choice: this question's intervention is fixed; omit choice")
     if question.conclusion is None:
@@ -83,10 +86,8 @@ def missing_conclusion(bundle: CampaignBundle, assessment: CounterfactualAssessm
     )
 
 
-def conclusion_needed(question: Question) -> str:
-    """What a question's required conclusion asks for, in words."""
-    required = question.conclusion
-    assert required is not None
+def conclusion_needed(required: Conclusion) -> str:
+    """What a required conclusion asks for, in words."""
     if required.kind == "contract_component":
         return f"the {required.component} of {required.action} in dollars, e.g. -300.00"
     return f"the declared effects of {required.action} that show, comma separated (or none)"
@@ -96,7 +97,7 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
     required = question.conclusion
     assert required is not None
     if isinstance(value, str) and not value.strip():
-        return [f"conclusion: empty; give {conclusion_needed(question)}, or leave it out"]
+        return [f"conclusion: empty; give {conclusion_needed(required)}, or leave it out"]
     if required.kind == "contract_component":
         if isinstance(value, list):
             return ['conclusion: a money amount in dollars, e.g. "-300.00"']
@@ -122,24 +123,27 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
 
 
 def assessment_from_form(
-    question: Question, value: str, conclusion: str, choice: str | None
+    question_id: str,
+    required: Conclusion | None,
+    picks: tuple[str, ...],
+    typed: tuple[str, str, str | None],
 ) -> dict[str, Any]:
-    """A submission from a form's typed text: blank fields left out, effect lists split.
+    """A submission from a form's typed (value, conclusion, choice): blanks left out.
 
-    Only fields the question takes are included, so what one question's form held
-    never leaks into another's submission.
+    Only fields the question takes (its required conclusion, a pick when `picks` is not
+    empty) are included, so what one question's form held never leaks into another's.
     """
-    data: dict[str, Any] = {"kind": "counterfactual", "question": question.id}
+    value, conclusion, choice = typed
+    data: dict[str, Any] = {"kind": "counterfactual", "question": question_id}
     if value.strip():
         data["value"] = value.strip()
-    required = question.conclusion
     if required is not None and conclusion.strip():
         if required.kind == "supported_effects":
             names = [p.strip() for p in conclusion.split(",") if p.strip()]
             data["conclusion"] = [] if names == ["none"] else names
         else:
             data["conclusion"] = conclusion.strip()
-    if question.intervention.participant_selected and choice:
+    if picks and choice:
         data["choice"] = choice
     return data
 
@@ -176,21 +180,15 @@ def parse_assessment(
             return ParsedAssessment(
                 None,
                 (
-                    f"conclusion: empty; give {conclusion_needed(question)}, or leave it out "
+                    f"conclusion: empty; give {conclusion_needed(question.conclusion)}, or "
+                    "leave it out "
                     "(its verdict is then missing)",
                 ),
             )
         try:
             parsed = CounterfactualAssessment.model_validate(dict(data))
         except ValidationError as exc:
-            return ParsedAssessment(
-                None,
-                tuple(
-                    f"{'.'.join(str(p) for p in e['loc']) or 'assessment'}: "
-                    f"{e['msg'].removeprefix('Value error, ')}"
-                    for e in exc.errors()
-                ),
-            )
+            return ParsedAssessment(None, tuple(problems(exc, "assessment")))
     errors = validate_assessment(bundle, parsed)
     if errors:
         return ParsedAssessment(None, tuple(errors))

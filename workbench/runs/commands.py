@@ -15,6 +15,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, WithJsonSchema, field_validator
 
 from sim.campaign_model import MAX_HORIZON_DAYS
+from workbench.messages import clip
 
 MAX_MAGNITUDE: Final = Decimal(10) ** 15
 """Largest absolute value of a submitted number (a prediction or a money conclusion)."""
@@ -64,11 +65,11 @@ def bounded_decimal(value: Any, what: str = "value") -> Decimal:
     if len(text) > MAX_NUMBER_CHARS:
         raise ValueError(f"{what} is longer than {MAX_NUMBER_CHARS} characters")
     if isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(text):
-        raise ValueError(f"{what} {value!r} is not a decimal number")
+        raise ValueError(f"{what} {clip(value)} is not a decimal number")
     try:
         number = Decimal(text)
     except InvalidOperation:
-        raise ValueError(f"{what} {value!r} is not a number") from None
+        raise ValueError(f"{what} {clip(value)} is not a number") from None
     if not number.is_finite():
         raise ValueError(f"{what} must be finite")
     if number.copy_abs() > MAX_MAGNITUDE:
@@ -79,7 +80,9 @@ def bounded_decimal(value: Any, what: str = "value") -> Decimal:
 
 
 class _Command(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    """Fields shared by every command; strict, so `"3"` or `true` is never a number of days."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     id: str | None = Field(
         default=None,
@@ -112,7 +115,7 @@ class Finish(_Command):
 class CounterfactualAssessment(BaseModel):
     """A counterfactual prediction: intervention − baseline in the metric's units."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     kind: Literal["counterfactual"] = "counterfactual"
     question: str = Field(min_length=1, max_length=MAX_NAME_CHARS)

@@ -12,12 +12,13 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
-from ledger.journal import Journal
+from ledger.journal import Journal, JournalError
 from ledger.seal import make_seal, seal_bytes, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
-from workbench.errors import UserError
+from workbench.errors import UserError, WorkbenchError
 from workbench.inputs import read_bounded
+from workbench.outputs import atomic_write as _atomic_write
 from workbench.runs.registration import Registration, parse_registration
 
 RUN_FILE = "run.json"
@@ -54,13 +55,23 @@ class RunPaths:
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file whole or not at all (temp file, fsync, rename)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(tmp, path)
+    """Write a file whole or not at all (unique temp file, fsync, rename)."""
+    _atomic_write(path, data)
+
+
+def append_journal(path: Path, data: bytes) -> None:
+    """Append whole journal lines to the run's journal file and fsync them."""
+    try:
+        with open(path, "ab") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        raise UserError(f"{path}: cannot append to the journal ({exc.strerror or exc})") from None
+
+
+class SealError(ValueError):
+    """A seal.json that is not a seal as this workbench writes it (names the problem)."""
 
 
 def write_registration(paths: RunPaths, registration: Registration) -> None:
@@ -77,14 +88,38 @@ def read_registration(paths: RunPaths) -> Registration:
     )
 
 
+def read_journal(paths: RunPaths) -> Journal:
+    """Open and verify the run's journal through a bounded read; a missing file is empty.
+
+    Anything that keeps it from being read (a directory, a device, too large) is a
+    JournalError like any other damage, naming the file.
+    """
+    if not os.path.lexists(paths.journal):
+        return Journal.open(paths.journal, b"")
+    try:
+        data = read_bounded(paths.journal, "journal")
+    except WorkbenchError as exc:
+        raise JournalError(exc.message) from None
+    return Journal.open(paths.journal, data)
+
+
 def read_seal(paths: RunPaths) -> dict[str, Any] | None:
-    """The stored seal, or None when absent."""
-    if not paths.seal.exists():
+    """The stored seal, or None when absent; SealError when it is not a canonical seal."""
+    if not os.path.lexists(paths.seal):
         return None
     try:
-        return orjson.loads(paths.seal.read_bytes())
+        data = read_bounded(paths.seal, "seal")
+    except WorkbenchError as exc:
+        raise SealError(exc.message) from None
+    try:
+        seal = orjson.loads(data)
     except orjson.JSONDecodeError:
-        return {"unreadable": True}
+        raise SealError(f"{paths.seal} is not valid JSON (changed or corrupted file)") from None
+    if not isinstance(seal, dict):
+        raise SealError(f"{paths.seal} is not a seal: a JSON object is expected")
+    if seal_bytes(seal) != data:
+        raise SealError(f"{paths.seal} is not in canonical encoding (changed file)")
+    return seal
 
 
 def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[str, Any]:

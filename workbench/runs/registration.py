@@ -27,6 +27,7 @@ from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded
+from workbench.messages import clip, validation_message
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
 RUN_SCHEMA: Final = "cfwb.run/2"
@@ -153,14 +154,6 @@ class Registration(BaseModel):
     seed_commitment: Hex64
 
 
-def _one_line(where: str, exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    loc = ".".join(str(p) for p in first["loc"]) or "document"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    more = f" (and {len(exc.errors()) - 1} more)" if len(exc.errors()) > 1 else ""
-    return f"{where}: {loc}: {message}{more}"
-
-
 def load_control(path: str | Path) -> ControlFile:
     """Read and validate a control file, or raise a UserError naming the file and field."""
     path = Path(path)
@@ -174,7 +167,7 @@ def load_control(path: str | Path) -> ControlFile:
     try:
         return ControlFile.model_validate(document)
     except ValidationError as exc:
-        raise UserError(_one_line(f"control file {path}", exc)) from None
+        raise UserError(validation_message(exc, f"control file {path}")) from None
 
 
 def parse_registration(where: str, data: bytes) -> Registration:
@@ -197,7 +190,7 @@ def parse_registration(where: str, data: bytes) -> Registration:
     try:
         return Registration.model_validate(document)
     except ValidationError as exc:
-        raise IntegrityError(_one_line(where, exc)) from None
+        raise IntegrityError(validation_message(exc, where)) from None
 
 
 def resolve_identity(
@@ -207,26 +200,31 @@ def resolve_identity(
     if bundle.campaign.visibility == "development":
         if control is not None:
             raise UserError(
-                f"campaign {bundle.id} is a development campaign: it takes no control file"
+                f"campaign {bundle.id} is a development campaign: it takes no control file",
+                subject="control",
             )
         seed = bundle.campaign.development_seed
         assert seed is not None
         return RunIdentity(seed, agent_id or "player", seed_commitment(seed, bundle.digest))
     if control is None:
         raise UserError(
-            f"campaign {bundle.id} is private: its control file is required "
-            "(--control FILE); no seed override exists"
+            f"campaign {bundle.id} is private: its control file is required; "
+            "no seed override exists",
+            subject="control",
         )
     if control.campaign_id != bundle.id or control.campaign_digest != bundle.digest:
         raise UserError(
             f"control file is for campaign {control.campaign_id} "
             f"({control.campaign_digest[:12]}), not {bundle.id} "
-            f"({bundle.digest[:12]})"
+            f"({bundle.digest[:12]})",
+            subject="control",
         )
     if agent_id is None:
-        raise UserError("a private campaign needs --agent AGENT_ID")
+        raise UserError("a private campaign needs a registered agent id", subject="agent")
     if agent_id not in control.agents:
-        raise UserError(f"agent {agent_id!r} is not registered in the control file")
+        raise UserError(
+            f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
+        )
     return RunIdentity(control.seed_value, agent_id, control.commitment(), control.seal_key())
 
 
@@ -241,14 +239,15 @@ def check_registration(
         )
     if registration.visibility != bundle.campaign.visibility:
         raise IntegrityError(
-            f"{where}: run.json says visibility {registration.visibility!r} but campaign "
+            f"{where}: run.json says visibility {clip(registration.visibility)} but campaign "
             f"{bundle.id} is {bundle.campaign.visibility!r}"
         )
     if registration.seed_commitment != identity.seed_commitment:
         if identity.seal_key is not None:
             raise UserError(
                 f"{where}: wrong control file: its seed commitment does not match the "
-                "run's (another campaign's control file, or a changed seed or salt)"
+                "run's (another campaign's control file, or a changed seed or salt)",
+                subject="control",
             )
         raise IntegrityError(
             f"{where}: run.json's seed commitment is not the campaign's development commitment"
@@ -277,7 +276,7 @@ def new_control(
             "only private campaigns take a control file"
         )
     if not agents:
-        raise UserError("control new needs at least one --agent ID")
+        raise UserError("a control file needs at least one agent id", subject="agent")
     tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
     try:
         control = ControlFile(
@@ -289,7 +288,7 @@ def new_control(
             tokens={agent: token_verifier(token) for agent, token in tokens.items()},
         )
     except ValidationError as exc:
-        raise UserError(_one_line("control new", exc)) from None
+        raise UserError(validation_message(exc, "control new")) from None
     return control, tokens
 
 

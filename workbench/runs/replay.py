@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, Entry
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, Snapshot
+from sim.scheduling import ScheduleOutcome
+from workbench.messages import problems
 from workbench.runs.assessment import SubmissionRecord
 from workbench.runs.commands import (
     Advance,
@@ -25,14 +26,40 @@ class ReplayError(ValueError):
     """A journal entry that cannot be re-executed (names the entry)."""
 
 
+@dataclass(frozen=True)
+class Advanced:
+    """What an advance or finish command did: the day the run reached, and whether it ended."""
+
+    day: int
+    finished: bool = False
+
+
+CommandOutcome = ScheduleOutcome | Advanced | SubmissionRecord
+"""What one journaled command did: a schedule's outcome, the day reached, or the submission."""
+
+
 @dataclass
 class ReplayResult:
     """An engine after re-executing a journal, with what each command did."""
 
     engine: Engine
-    outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)
+    outcomes: dict[int, CommandOutcome] = field(default_factory=dict)
     submissions: list[SubmissionRecord] = field(default_factory=list)
     snapshots: dict[int, Snapshot] = field(default_factory=dict)
+
+
+def _run_to(
+    engine: Engine,
+    target: int,
+    snapshot_days: frozenset[int],
+    snapshots: dict[int, Snapshot] | None,
+) -> None:
+    """Run to `target` in as few loops as the wanted snapshots allow, taking them on the way."""
+    if snapshots is not None:
+        for day in sorted(d for d in snapshot_days if engine.day < d <= target):
+            engine.run_to(day)
+            snapshots[day] = engine.snapshot()
+    engine.run_to(target)
 
 
 def apply_command(
@@ -42,29 +69,21 @@ def apply_command(
     submissions: list[SubmissionRecord],
     snapshot_days: frozenset[int] = frozenset(),
     snapshots: dict[int, Snapshot] | None = None,
-) -> dict[str, Any]:
-    """Apply one command; return its outcome record. Snapshots branch points on the way."""
+) -> CommandOutcome:
+    """Apply one command; return what it did. Snapshots branch points on the way."""
     if isinstance(command, Schedule):
-        outcome = engine.schedule(command.action)
-        return {
-            "accepted": outcome.accepted,
-            "reason": outcome.reason,
-            "start_day": outcome.start_day,
-        }
+        return engine.schedule(command.action)
     if isinstance(command, Advance):
-        for _ in range(command.days):
-            engine.advance(1)
-            if snapshots is not None and engine.day in snapshot_days:
-                snapshots[engine.day] = engine.snapshot()
-        return {"day": engine.day}
+        if engine.day + command.days > engine.horizon:
+            engine.advance(command.days)  # refused whole, naming the horizon
+        _run_to(engine, engine.day + command.days, snapshot_days, snapshots)
+        return Advanced(engine.day)
     if isinstance(command, Finish):
-        for day in range(engine.day + 1, engine.horizon + 1):
-            engine.advance(1)
-            if snapshots is not None and day in snapshot_days:
-                snapshots[day] = engine.snapshot()
-        return {"day": engine.day, "finished": True}
-    submissions.append(SubmissionRecord(seq, engine.day, command.assessment))
-    return {"recorded": True}
+        _run_to(engine, engine.horizon, snapshot_days, snapshots)
+        return Advanced(engine.day, finished=True)
+    record = SubmissionRecord(seq, engine.day, command.assessment)
+    submissions.append(record)
+    return record
 
 
 def replay(
@@ -101,10 +120,8 @@ def replay(
                 engine, command, entry.seq, result.submissions, wanted, result.snapshots
             )
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"][1:]) or "payload"
-            message = str(first["msg"]).removeprefix("Value error, ")
-            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {where}: {message}") from exc
+            detail = "; ".join(problems(exc, "payload"))
+            raise ReplayError(f"seq {entry.seq} ({entry.kind}): {detail}") from exc
         except ValueError as exc:
             raise ReplayError(f"seq {entry.seq} ({entry.kind}): {exc}") from exc
         result.outcomes[entry.seq] = outcome

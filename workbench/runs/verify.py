@@ -16,11 +16,14 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import SIGNATURE_FIELD, seal_differences, seal_signature_ok
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
+from workbench.messages import clip
 from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     RunPaths,
+    SealError,
     build_seal,
     header_payload,
+    read_journal,
     read_registration,
     read_seal,
 )
@@ -46,7 +49,6 @@ class Verification:
     replayed: ReplayResult | None = None
     seal: dict[str, Any] | None = None
     tasks: list[TaskResult] = field(default_factory=list)
-    seed: int | None = None
 
     def pending_questions(self) -> list[str]:
         """Questions with a submission in this run: answered, pending offline grading."""
@@ -69,11 +71,23 @@ def verify_run(
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
     bundle = load_bundle(campaign or registration.campaign_path)
+    return verify_loaded(paths, registration, bundle, control, agent_id, snapshot_days)
+
+
+def verify_loaded(
+    paths: RunPaths,
+    registration: Registration,
+    bundle: CampaignBundle,
+    control: ControlFile | None = None,
+    agent_id: str | None = None,
+    snapshot_days: frozenset[int] | set[int] = frozenset(),
+) -> Verification:
+    """Verify a run whose registration and campaign the caller has already read."""
     identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
-    result = Verification(paths.root, registration, bundle, ok=False, seed=identity.seed)
+    result = Verification(paths.root, registration, bundle, ok=False)
     if identity.agent_id != registration.agent_id:
         result.divergence = (
-            f"run.json is for agent {registration.agent_id!r}, not {identity.agent_id!r}"
+            f"run.json is for agent {clip(registration.agent_id)}, not {clip(identity.agent_id)}"
         )
         return result
     if bundle.digest != registration.campaign_digest:
@@ -84,7 +98,7 @@ def verify_run(
         return result
     check_registration(str(paths.root), registration, bundle, identity)
     try:
-        journal = Journal.open(paths.journal)
+        journal = read_journal(paths)
     except JournalError as exc:
         result.divergence = f"journal {exc}"
         return result
@@ -98,7 +112,7 @@ def verify_run(
         if header.payload.get(key) != value:
             result.divergence = (
                 f"journal line 1 (seq 0): header field {key} is "
-                f"{header.payload.get(key)!r}, expected {value!r}"
+                f"{clip(header.payload.get(key))}, expected {clip(value)}"
             )
             return result
     try:
@@ -109,11 +123,15 @@ def verify_run(
     result.replayed = replayed
     engine = replayed.engine
     rebuilt = build_seal(bundle, registration, journal, engine.book, engine.day, identity.seal_key)
-    stored = read_seal(paths)
     result.seal = rebuilt
     result.tasks = [
         evaluate_task(engine.book, bundle.metrics, t, bundle.horizon) for t in bundle.tasks
     ]
+    try:
+        stored = read_seal(paths)
+    except SealError as exc:
+        result.divergence = str(exc)
+        return result
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
         return result
@@ -125,8 +143,38 @@ def verify_run(
         )
         return result
     differing = seal_differences(stored, rebuilt)
+    if differing and _sealed_prefix(stored, rebuilt, journal):
+        result.divergence = (
+            f"the run was interrupted: its journal has {len(journal)} entries (day "
+            f"{engine.day}) but seal.json covers only the first {stored['journal_entries']} "
+            f"(day {stored.get('final_day')}); run into {paths.root} again "
+            "(workbench run or play) to resume and seal it"
+        )
+        return result
     if differing:
         result.divergence = "seal differs from re-execution in: " + ", ".join(differing)
         return result
     result.ok = True
     return result
+
+
+_PROGRESS_FIELDS = frozenset(
+    {"journal_head", "journal_entries", "ledger_digest", "final_day", SIGNATURE_FIELD}
+)
+"""Seal fields that move as a run goes on; every other field names the run itself."""
+
+
+def _sealed_prefix(stored: dict[str, Any], rebuilt: dict[str, Any], journal: Journal) -> bool:
+    """True when the stored seal is this run's own seal of an earlier point of its journal.
+
+    That is an honest interruption (the journal moved on, the seal did not follow), not a
+    change: the seal's head is the hash of the journal's entry at the seal's length, and
+    every identity field agrees.
+    """
+    count = stored.get("journal_entries")
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count < len(journal):
+        return False
+    if stored.get("journal_head") != journal.entries[count - 1].hash:
+        return False
+    names = (set(stored) | set(rebuilt)) - _PROGRESS_FIELDS
+    return all(stored.get(name) == rebuilt.get(name) for name in names)

@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from textual import work
 from textual.app import App, ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from textual.command import Provider
 
     from workbench.errors import WorkbenchError
+    from workbench.play.protocol import SessionProtocol
     from workbench.play.session import PlayerSession, SubmitResult
     from workbench.runs.registration import ControlFile
 
@@ -133,8 +134,20 @@ def _author_commands() -> type[Provider]:
     return AuthorCommands
 
 
-def _modes(table: tuple[ScreenSpec, ...]) -> dict[str, Callable[[], Screen[Any]]]:
-    return {spec.mode: (lambda spec=spec: spec.load()()) for spec in table}
+Modes = dict[str, str | Callable[[], Screen[Any]]]
+
+
+def _maker(spec: ScreenSpec) -> Callable[[], Screen[Any]]:
+    """A factory that imports the spec's screen on first use and builds it."""
+
+    def make() -> Screen[Any]:
+        return spec.load()()
+
+    return make
+
+
+def _modes(table: tuple[ScreenSpec, ...]) -> Modes:
+    return {spec.mode: _maker(spec) for spec in table}
 
 
 class WorkbenchShell(App[None]):
@@ -145,9 +158,9 @@ class WorkbenchShell(App[None]):
     TITLE = "Counterfactual Workbench"
     ENABLE_COMMAND_PALETTE = True
     SCREEN_TABLE: ClassVar[tuple[ScreenSpec, ...]] = ()
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
-    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (32, "-tall")]
-    BINDINGS: ClassVar[list[Binding]] = [
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+o", "go_to", "Go to", priority=True),
         Binding("f1", "help", "Help", priority=True),
         Binding("f2", "toggle_theme", "Theme", priority=True),
@@ -198,6 +211,14 @@ class WorkbenchShell(App[None]):
                 self.screen.set_focus(None)
 
 
+@runtime_checkable
+class Closable(Protocol):
+    """A session that holds something until closed (a run's writer lock, a connection)."""
+
+    def close(self) -> None:
+        """Release it."""
+
+
 class OpeningScreen(Screen[None]):
     """Shown while the run opens in a worker (its journal is replayed)."""
 
@@ -215,14 +236,14 @@ class PlayerApp(WorkbenchShell):
     """Play a run: every screen reads the session; only the session changes the run."""
 
     SCREEN_TABLE = PLAYER_SCREENS
-    MODES = _modes(PLAYER_SCREENS)
+    MODES: ClassVar[Modes] = _modes(PLAYER_SCREENS)
     COMMANDS = App.COMMANDS | {_player_commands}
 
     def __init__(
         self,
-        session: PlayerSession | None = None,
+        session: SessionProtocol | None = None,
         *,
-        opener: Callable[[], PlayerSession] | None = None,
+        opener: Callable[[], SessionProtocol] | None = None,
         opening: str = "the run",
         briefing_at_start: bool = True,
         **kwargs: Any,
@@ -237,11 +258,27 @@ class PlayerApp(WorkbenchShell):
         self.open_error: WorkbenchError | None = None
 
     @property
-    def session(self) -> PlayerSession:
-        """The session being played (open once the first screen is up)."""
+    def session(self) -> SessionProtocol:
+        """The session being played, local or hosted (open once the first screen is up)."""
         if self._session is None:
             raise RuntimeError("the session is still opening")
         return self._session
+
+    @property
+    def local(self) -> PlayerSession | None:
+        """The session when it plays a run here (it has the campaign), else None.
+
+        A local run adds what needs the campaign: the objective's progress, question
+        traps, the as-you-type check and the journal file's verification.
+        """
+        from workbench.play.session import PlayerSession
+
+        return self._session if isinstance(self._session, PlayerSession) else None
+
+    def close_session(self) -> None:
+        """Release the session (a local run's writer lock, a hosted run's connection)."""
+        if isinstance(self._session, Closable):
+            self._session.close()
 
     @property
     def ready(self) -> bool:
@@ -249,9 +286,10 @@ class PlayerApp(WorkbenchShell):
         return self._session is not None
 
     @property
-    def run_dir(self) -> Path:
-        """The run directory being played."""
-        return self.session.paths.root
+    def export_dir(self) -> Path:
+        """Where ledger exports go: the run directory, or the working one for a hosted run."""
+        local = self.local
+        return local.paths.root if local is not None else Path.cwd()
 
     def on_mount(self) -> None:
         """Show the run (or an opening screen while the session opens in a worker)."""
@@ -285,7 +323,7 @@ class PlayerApp(WorkbenchShell):
         self.exit(return_code=message.error.exit_code)
 
     def _start(self) -> None:
-        self.sub_title = self.session.bundle.campaign.title
+        self.sub_title = self.session.view().campaign.title
         self.switch_mode("dashboard")
         if self.briefing_at_start and self.session.day == 0:
             self.show_briefing()
@@ -294,15 +332,24 @@ class PlayerApp(WorkbenchShell):
 
     def show_briefing(self) -> None:
         """The campaign briefing: situation, objective, questions, how to play."""
+        from workbench.play.objective import briefing
         from workbench.tui.screens.briefing import BriefingScreen
 
-        self.push_screen(BriefingScreen(self.session.briefing()))
+        local = self.local
+        brief = local.briefing() if local is not None else briefing(self.session.view())
+        self.push_screen(BriefingScreen(brief))
 
     def show_summary(self) -> None:
         """The end-of-campaign summary (a preview while the run is still in play)."""
+        from workbench.play.objective import campaign_summary
         from workbench.tui.screens.briefing import SummaryScreen
 
-        self.push_screen(SummaryScreen(self.session.summary()))
+        local = self.local
+        if local is not None:
+            summary = local.summary()
+        else:
+            summary = campaign_summary(self.session.view(), (), "the hosted run")
+        self.push_screen(SummaryScreen(summary))
 
     # -- the only places the run changes -------------------------------------------
     def advance(self, days: int) -> int | None:
@@ -370,7 +417,9 @@ class PlayerApp(WorkbenchShell):
 
     def export_ledger(self, fmt: str) -> Path | None:
         """Write the ledger as beancount or CSV into the run directory (atomically)."""
-        path = guarded(self, lambda: self.session.export_ledger(fmt))
+        from workbench.play.public_view import write_export
+
+        path = guarded(self, lambda: write_export(self.session.ledger(), fmt, self.export_dir))
         if path is not None:
             self.notify(f"Ledger written to {path}")
         return path
@@ -380,7 +429,7 @@ class AuthorApp(WorkbenchShell):
     """Author mode: campaign check findings, validation of finished runs, report browser."""
 
     SCREEN_TABLE = AUTHOR_SCREENS
-    MODES = _modes(AUTHOR_SCREENS)
+    MODES: ClassVar[Modes] = _modes(AUTHOR_SCREENS)
     COMMANDS = App.COMMANDS | {_author_commands}
     TITLE = "Counterfactual Workbench: author"
 

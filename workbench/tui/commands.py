@@ -44,7 +44,7 @@ def player_commands(app: PlayerApp) -> Iterator[Command]:
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
     yield "sim: Finish the run", app.ask_finish, "End it now: no more decisions (confirms first)"
-    for action_id in app.session.bundle.actions:
+    for action_id in (a.id for a in app.session.view().actions):
         yield (
             f"sim: Schedule {action_id}",
             partial(_schedule, app, action_id),
@@ -67,7 +67,8 @@ def _schedule(app: PlayerApp, action_id: str) -> None:
     from workbench.tui.widgets.actions import preview_text
 
     outcome = app.session.preview(action_id)
-    traps = app.session.traps_if_scheduled(action_id) if outcome.accepted else ()
+    local = app.local
+    traps = local.traps_if_scheduled(action_id) if local and outcome.accepted else ()
     app.push_screen(ConfirmSchedule(action_id, preview_text(outcome, traps)))
 
 

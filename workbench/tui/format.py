@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.markup import escape
+
 from workbench.display import amount
 
 if TYPE_CHECKING:
@@ -15,19 +17,22 @@ STATUS_COLOURS = {"met": "green", "on track": "green", "behind": "yellow", "not 
 def briefing_text(brief: Briefing) -> str:
     """The briefing as markup: situation, objective, questions, how to play."""
     lines = [
-        f"[b]{brief.title}[/b]",
+        f"[b]{escape(brief.title)}[/b]",
         f"{brief.company} · {brief.horizon} days from {brief.start_date.isoformat()}",
         "",
-        brief.description,
+        escape(brief.description),
         "",
     ]
-    for target in brief.objectives:
-        lines.append(f"[b]Objective:[/b] {target.title}")
+    if brief.objectives is None:
+        lines.append("[b]Objective:[/b] the host of this run keeps the business objective")
+    for target in brief.objectives or ():
+        lines.append(f"[b]Objective:[/b] {escape(target.title)}")
         lines += [f"  • {goal.text}" for goal in target.goals]
     if brief.questions:
         lines += ["", "[b]Questions[/b] (predict intervention − baseline before each deadline)"]
         lines += [
-            f"  • day {q.deadline_day:>3}  {q.question_id}: {q.title}" for q in brief.questions
+            f"  • day {q.deadline_day:>3}  {q.question_id}: {escape(q.title)}"
+            for q in brief.questions
         ]
     lines += [
         "",

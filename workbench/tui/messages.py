@@ -16,13 +16,13 @@ if TYPE_CHECKING:
     from workbench.authoring.runs import ReportEntry, RunStatus
     from workbench.errors import WorkbenchError
     from workbench.evaluation.evaluator import EvaluationOutcome
-    from workbench.play.session import PlayerSession
+    from workbench.play.protocol import SessionProtocol
 
 
 class SessionOpened(Message):
     """The player's session is open (its journal replayed): the app can show the run."""
 
-    def __init__(self, session: PlayerSession) -> None:
+    def __init__(self, session: SessionProtocol) -> None:
         super().__init__()
         self.session = session
 

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
-from graders.causal_gym import manifest_builder
-from graders.causal_gym.audit import honest_submission
+from graders.causal_gym import manifest_builder, tasks
+from graders.causal_gym.audit import honest_submission, load_report, render_report
 from graders.causal_gym.keys import DEFAULT_KEY_HEX, KEY_ENV
 from graders.causal_gym.manifest import EVAL_COUNTS, MANIFEST_FILE
 from graders.causal_gym.tasks import materialise
+from graders.causal_gym.version import GENERATOR_VERSION
 from workbench.cli import main
 
 KEY = bytes.fromhex(DEFAULT_KEY_HEX)
@@ -22,6 +24,13 @@ KEY = bytes.fromhex(DEFAULT_KEY_HEX)
 def runner(monkeypatch: pytest.MonkeyPatch) -> CliRunner:
     monkeypatch.delenv(KEY_ENV, raising=False)
     return CliRunner()
+
+
+def _default_mode() -> int:
+    """What a plain new file gets here: 0o666 less the umask (not mkstemp's 0o600)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 def _generate(runner: CliRunner, out: Path, *extra: str) -> str:
@@ -37,6 +46,7 @@ def test_generate_is_byte_identical_and_holds_two_files(runner: CliRunner, tmp_p
     for name in ("data.csv", "README.md"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["README.md", "data.csv"]
+    assert (tmp_path / "a" / "data.csv").stat().st_mode & 0o777 == _default_mode()
     task = materialise(KEY, "train", "ate", 3)
     assert (tmp_path / "a" / "data.csv").read_text() == task.staged.csv_text
     assert str(round(task.truth, 4)) not in output
@@ -71,10 +81,16 @@ def test_generate_refuses_a_folder_with_other_files(runner: CliRunner, tmp_path:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (["--family", "ate", "--split", "eval-v1", "--task-id", "999"], "manifest"),
+        (["--family", "ate", "--split", "eval-v2", "--task-id", "999"], "manifest"),
+        (["--family", "ate", "--split", "eval-v1", "--task-id", "0"], "generator version 1"),
         (["--family", "ate", "--task-id", "1", "--key", "nothex"], "hexadecimal"),
+        (["--family", "ate", "--task-id", "1", "--key", ""], "--key is blank"),
         (["--family", "cate", "--task-id", "1"], "cate"),
         (["--family", "ate", "--task-id", "-1"], "task-id"),
+        (["--family", "ate", "--task-id", "9" * 5000], "not in the range"),
+        (["--family", "ate", "--task-id", "x" * 5000], "not a whole number"),
+        (["--family", "c" * 5000, "--task-id", "1"], "is not one of"),
+        (["--family", "ate", "--split", "s" * 5000, "--task-id", "1"], "is not one of"),
     ],
 )
 def test_generate_user_errors(
@@ -84,15 +100,17 @@ def test_generate_user_errors(
     assert result.exit_code == 2
     assert needle in result.output
     assert "Traceback" not in result.output
+    assert len(result.output) < 500
+    assert not (tmp_path / "x").exists()
 
 
 def test_score_rederives_the_task_and_prints_the_breakdown(
     runner: CliRunner, tmp_path: Path
 ) -> None:
-    task = materialise(KEY, "eval-v1", "null_detect", 5)
+    task = materialise(KEY, "eval-v2", "null_detect", 5)
     path = tmp_path / "answer.json"
     path.write_text(json.dumps(honest_submission(task)))
-    args = ["causal", "score", "--family", "null_detect", "--split", "eval-v1", "--task-id", "5"]
+    args = ["causal", "score", "--family", "null_detect", "--split", "eval-v2", "--task-id", "5"]
     result = runner.invoke(main, [*args, str(path)])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
@@ -100,6 +118,7 @@ def test_score_rederives_the_task_and_prints_the_breakdown(
     assert set(data["components"]) == {"estimand", "brier_skill"}
     assert data["clipped_reward"] == max(-1.0, data["reward"])
     assert data["weights"] == {"estimand": 0.9, "brier_skill": 0.1}
+    assert data["generator_version"] == GENERATOR_VERSION
 
 
 def test_score_rejects_an_invalid_submission(runner: CliRunner, tmp_path: Path) -> None:
@@ -111,6 +130,93 @@ def test_score_rejects_an_invalid_submission(runner: CliRunner, tmp_path: Path) 
     assert result.exit_code == 2
     assert "lo <= hi" in result.output
     assert "reward" not in result.output
+
+
+def _score(runner: CliRunner, path: Path) -> Result:
+    return runner.invoke(main, ["causal", "score", "--family", "ate", "--task-id", "0", str(path)])
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ('{"estimate": 0.5, "interval": [-1e308, 1e308]}', "less than or equal to"),
+        ('{"estimate": 1e308, "interval": [1e308, 1e308]}', "less than or equal to"),
+        ('{"estimate": 0.5, "interval": [0, 1], "estimate": 0.7}', "duplicate key 'estimate'"),
+        ('{"estimate": NaN, "interval": [0, 1]}', "not strict JSON"),
+        (r'{"estimate": 0.5, "interval": [0, 1], "\u001b[2J": 1}', "\\x1b[2J"),
+    ],
+)
+def test_score_refuses_what_cannot_give_a_finite_reward_or_is_not_strict_json(
+    runner: CliRunner, tmp_path: Path, text: str, needle: str
+) -> None:
+    path = tmp_path / "answer.json"
+    path.write_text(text)
+    result = _score(runner, path)
+    assert result.exit_code == 2, result.output
+    assert needle in result.output
+    assert "reward" not in result.output and "Traceback" not in result.output
+    assert "\x1b" not in result.output
+    lines = result.output.strip().splitlines()
+    assert all(
+        line.startswith(("Error: invalid submission", "invalid submission")) for line in lines
+    )
+
+
+def test_score_reads_the_submission_bounded(runner: CliRunner, tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (1024 * 1024 + 1))
+    result = _score(runner, big)
+    assert result.exit_code == 2 and "limit of 1 MiB" in result.output
+    result = _score(runner, Path("/dev/zero"))
+    assert result.exit_code == 2 and "limit of 1 MiB" in result.output
+    result = _score(runner, tmp_path / "missing.json")
+    assert result.exit_code == 2 and "does not exist" in result.output
+
+
+def test_a_malformed_key_is_named_not_echoed(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "f00d" * 7 + "zz"
+    result = runner.invoke(
+        main,
+        [
+            "causal",
+            "generate",
+            "--family",
+            "ate",
+            "--task-id",
+            "1",
+            "--key",
+            secret,
+            "--out",
+            str(tmp_path / "a"),
+        ],
+    )
+    assert result.exit_code == 2 and "--key is not hexadecimal" in result.output
+    assert "f00d" not in result.output
+    monkeypatch.setenv(KEY_ENV, secret)
+    result = runner.invoke(main, ["causal", "audit", "--family", "ate", "-n", "1"])
+    assert result.exit_code == 2 and f"{KEY_ENV} is not hexadecimal" in result.output
+    assert "f00d" not in result.output
+    monkeypatch.setenv(KEY_ENV, "")
+    result = runner.invoke(main, ["causal", "schema", "ate"])
+    assert result.exit_code == 0
+    result = runner.invoke(
+        main,
+        ["causal", "generate", "--family", "ate", "--task-id", "1", "--out", str(tmp_path / "b")],
+    )
+    assert result.exit_code == 2 and f"{KEY_ENV} is blank" in result.output
+    assert not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["audit", "-n", "9" * 5000], ["audit", "-n", "0"], ["schema", "f" * 5000]],
+)
+def test_huge_or_bad_values_are_quoted_clipped(runner: CliRunner, args: list[str]) -> None:
+    result = runner.invoke(main, ["causal", *args])
+    assert result.exit_code == 2
+    assert len(result.output) < 500 and "Traceback" not in result.output
 
 
 def test_schema(runner: CliRunner) -> None:
@@ -125,9 +231,26 @@ def test_audit_small(runner: CliRunner, tmp_path: Path) -> None:
     result = runner.invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "honest reward" in result.output and "structural-null check" in result.output
+    assert f"generator version {GENERATOR_VERSION}" in result.output
     data = json.loads(report.read_text())
     assert data["n_per_family"] == 20 and data["families"][0]["family"] == "null_detect"
     assert data["families"][0]["null_check"]["n"] == 7
+    assert data["generator_version"] == GENERATOR_VERSION and len(data["tasks"]) == 20
+    assert render_report(load_report(report.read_bytes())) == report.read_text()
+    assert report.stat().st_mode & 0o777 == _default_mode()
+
+
+def test_audit_and_manifest_never_replace_a_non_file(runner: CliRunner, tmp_path: Path) -> None:
+    (tmp_path / "folder").mkdir()
+    for args in (
+        ["causal", "audit", "--family", "ate", "-n", "1", "--json", str(tmp_path / "folder")],
+        ["causal", "manifest", "--out", str(tmp_path / "folder")],
+        ["causal", "audit", "--family", "ate", "-n", "1", "--json", str(tmp_path / "no" / "a")],
+    ):
+        result = runner.invoke(main, args)
+        assert result.exit_code == 2, result.output
+        assert "Traceback" not in result.output
+    assert (tmp_path / "folder").is_dir() and not (tmp_path / "no").exists()
 
 
 def test_manifest_command_reproduces_the_committed_prefix(
@@ -144,3 +267,16 @@ def test_manifest_command_reproduces_the_committed_prefix(
     wanted = [t for t in committed if t["task_id"] < 2 and t["family"] in ("ate", "null_detect")]
     assert produced == wanted
     assert sum(EVAL_COUNTS.values()) == 500
+
+
+def test_a_task_that_cannot_be_generated_is_a_user_error(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tasks, "MAX_ATTEMPTS", 0)
+    with pytest.raises(tasks.CausalGenerationError) as info:
+        materialise(KEY, "train", "ate", 1)
+    assert isinstance(info.value, ValueError)
+    args = ["causal", "generate", "--family", "ate", "--task-id", "1", "--out", str(tmp_path / "t")]
+    result = runner.invoke(main, args)
+    assert result.exit_code == 2 and "no valid task in 0 attempts" in result.output
+    assert not (tmp_path / "t").exists()

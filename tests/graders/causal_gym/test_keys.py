@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from graders.causal_gym.keys import (
     DEFAULT_KEY_HEX,
@@ -49,7 +51,7 @@ def test_attempts_and_parts_are_independent_children() -> None:
 
 def test_train_and_eval_ids_never_share_a_seed() -> None:
     eval_seeds = {
-        derive_seed(KEY, "eval-v1", family, task_id, stream)
+        derive_seed(KEY, "eval-v2", family, task_id, stream)
         for family, task_id in load_manifest()
         for stream in STREAMS
     }
@@ -79,13 +81,41 @@ def test_key_precedence_env_then_option_then_default() -> None:
     assert resolve_key(option_key, {KEY_ENV: env_key}) == bytes.fromhex(env_key)
     assert resolve_key(option_key, {}) == bytes.fromhex(option_key)
     assert resolve_key(None, {}) == KEY
-    assert resolve_key(None, {KEY_ENV: "  "}) == KEY
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "\t\n", "0x"])
+def test_a_blank_key_is_an_error_never_the_public_key(blank: str) -> None:
+    with pytest.raises(DerivationError, match=f"{KEY_ENV} is blank"):
+        resolve_key(None, {KEY_ENV: blank})
+    with pytest.raises(DerivationError, match="--key is blank"):
+        resolve_key(blank, {})
+    with pytest.raises(DerivationError, match=f"{KEY_ENV} is blank"):
+        resolve_key("22" * 16, {KEY_ENV: blank})
 
 
 @pytest.mark.parametrize("text", ["xyz", "abcd", "0x12"])
 def test_bad_keys_are_rejected(text: str) -> None:
     with pytest.raises(DerivationError):
         parse_key(text)
+
+
+@given(st.text(alphabet="0123456789abcdefABCDEFxyz -!\t", min_size=1, max_size=80))
+def test_a_bad_key_is_named_never_shown(text: str) -> None:
+    for option, environ, source in ((text, {}, "--key"), (None, {KEY_ENV: text}, KEY_ENV)):
+        try:
+            resolve_key(option, environ)
+        except DerivationError as exc:
+            message = str(exc)
+            assert message.startswith(source)
+            secret = text.strip().lower().removeprefix("0x")
+            if len(secret) >= 8:
+                assert secret not in message.lower()
+                assert text.strip() not in message
+
+
+def test_a_retired_split_names_its_generator_version() -> None:
+    with pytest.raises(DerivationError, match="generator version 1.*use eval-v2"):
+        derive_seed(KEY, "eval-v1", "ate", 0, "scm")
 
 
 @pytest.mark.parametrize(

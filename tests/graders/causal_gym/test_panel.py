@@ -33,7 +33,7 @@ def test_a_bad_environment_key_is_a_panel_error(monkeypatch: pytest.MonkeyPatch)
 
 def test_bad_references_are_panel_errors() -> None:
     with pytest.raises(PanelError, match="manifest"):
-        CausalPanel(KEY).load("ate", "eval-v1", 10_000)
+        CausalPanel(KEY).load("ate", "eval-v2", 10_000)
     with pytest.raises(PanelError, match="unknown family"):
         CausalPanel(KEY).load("cate", "train", 0)
 
@@ -54,16 +54,19 @@ def test_info_preview_and_dictionary(panel: CausalPanel) -> None:
     assert panel.submission_schema()["title"] == "AdjustmentSubmission"
 
 
-def test_adjusted_ols_on_all_pre_columns_is_the_reference(panel: CausalPanel) -> None:
+def test_adjusted_ols_on_the_certified_columns_is_the_reference(panel: CausalPanel) -> None:
     info = panel.info
-    estimate = panel.adjusted_ols(info.pre_treatment)
     task = panel._task
     assert task is not None
+    certified = task.staged.dictionary.adjustable
+    assert set(certified) < set(info.pre_treatment), "task 4 carries an M-bias column"
+    estimate = panel.adjusted_ols(certified)
     assert math.isclose(estimate.estimate, task.reference.estimate)
+    assert not math.isclose(panel.adjusted_ols(info.pre_treatment).estimate, estimate.estimate)
     assert math.isclose(estimate.hi - estimate.lo, 2 * Z90 * estimate.se)
     naive = panel.difference_in_means()
     assert naive.se > 0 and naive.estimate != estimate.estimate
-    raw = panel.adjusted_ols(info.pre_treatment, cleaned=False)
+    raw = panel.adjusted_ols(certified, cleaned=False)
     assert raw.n_used > estimate.n_used
 
 
@@ -81,13 +84,11 @@ def test_truth_only_after_a_scored_submission(panel: CausalPanel) -> None:
     assert invalid.errors and not invalid.accepted
     with pytest.raises(PanelError):
         panel.truth()
-    ref = panel.adjusted_ols(panel.info.pre_treatment)
+    assert panel._task is not None
+    certified = list(panel._task.staged.dictionary.adjustable)
+    ref = panel.adjusted_ols(certified)
     result = panel.submit(
-        {
-            "estimate": ref.estimate,
-            "interval": [ref.lo, ref.hi],
-            "adjustment_set": list(panel.info.pre_treatment),
-        }
+        {"estimate": ref.estimate, "interval": [ref.lo, ref.hi], "adjustment_set": certified}
     )
     assert result.accepted and result.score is not None
     assert result.score.components["adjustment_validity"] == 1.0
@@ -98,7 +99,7 @@ def test_truth_only_after_a_scored_submission(panel: CausalPanel) -> None:
 
 def test_loading_a_new_task_opens_a_new_session(panel: CausalPanel) -> None:
     panel.submit({"estimate": 0.0, "interval": [-1.0, 1.0], "adjustment_set": []})
-    panel.load("ate", "eval-v1", 0)
+    panel.load("ate", "eval-v2", 0)
     with pytest.raises(PanelError):
         panel.truth()
-    assert panel.info.split == "eval-v1"
+    assert panel.info.split == "eval-v2"

@@ -8,11 +8,22 @@ from functools import partial
 import networkx as nx
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from graders.causal_gym.generator import EffectKind, generate_scm
+from graders.causal_gym.generator import (
+    TRAP_COLUMN,
+    EffectKind,
+    generate_scm,
+    pin_effect,
+)
 from graders.causal_gym.identification import certify, satisfies_backdoor
 from graders.causal_gym.scm import (
+    ADJUSTABLE_ROLES,
+    OUTCOME,
+    PRE_ROLES,
     SCM,
+    TREATMENT,
     Node,
     causal_path_is_linear,
     draw_noise,
@@ -70,9 +81,78 @@ def test_interventions_fix_the_treatment() -> None:
 
 
 def test_structural_null_has_no_directed_path_and_zero_truth() -> None:
-    scm = without_effect(_model(bend=0.3))
+    scm = without_effect(_model())
     assert not nx.has_path(scm.graph(), "T", "Y")
     assert true_ate(scm, np.random.default_rng(3)) == 0.0
+    assert nx.has_path(scm.graph(), "T", "M0") and nx.has_path(scm.graph(), "UM0", "Y")
+    assert certify(scm).identified
+
+
+def test_structural_null_refuses_a_bent_mediator() -> None:
+    with pytest.raises(ValueError, match="linear"):
+        without_effect(_model(bend=0.3))
+
+
+def _observed(scm: SCM, values: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {node.id: values[node.id] for node in scm.nodes if node.observed}
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_a_structural_null_looks_exactly_like_a_zero_effect(seed: int) -> None:
+    """The class behind issue 15: the null differs from a non-null only by its total effect.
+
+    Same structural draws, same noise (a mediator's source U takes the mediator's own noise):
+    the null and the same model pinned to a zero total effect give identical observed data,
+    so no function of the staged columns, post-treatment ones included, can tell them apart.
+    """
+    fresh = partial(np.random.default_rng, seed + 1)
+    null = generate_scm(np.random.default_rng(seed), "structural_null", fresh)
+    zero = pin_effect(generate_scm(np.random.default_rng(seed), "free", fresh), 0.0, fresh)
+    assert not nx.has_path(null.graph(), TREATMENT, OUTCOME)
+    assert true_ate(null, fresh()) == 0.0
+    assert abs(true_ate(zero, fresh())) < 1e-12
+    noise = draw_noise(zero, 400, np.random.default_rng(seed + 2))
+    null_noise = dict(noise)
+    for node in null.nodes:
+        if node.id.startswith("UM"):
+            null_noise[node.id] = noise[node.id.removeprefix("U")]
+    a, b = _observed(null, propagate(null, null_noise)), _observed(zero, propagate(zero, noise))
+    assert a.keys() == b.keys()
+    for name in a:
+        np.testing.assert_allclose(a[name], b[name], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_traps_decide_which_pre_treatment_sets_are_valid(seed: int) -> None:
+    fresh = partial(np.random.default_rng, seed)
+    scm = generate_scm(np.random.default_rng(seed), "free", fresh, traps=True)
+    graph = scm.graph()
+    roles = {node.id: node.role for node in scm.nodes}
+    everything = set(scm.ids(PRE_ROLES))
+    adjustable = set(scm.ids(ADJUSTABLE_ROLES))
+    trap = roles.get(TRAP_COLUMN, "none")
+    if trap == "m_bias":
+        assert not satisfies_backdoor(graph, everything)
+        assert everything - adjustable == {TRAP_COLUMN}
+    else:
+        assert everything == adjustable
+    if trap == "proxy":
+        assert not satisfies_backdoor(graph, everything - {TRAP_COLUMN})
+    assert satisfies_backdoor(graph, adjustable) is certify(scm).identified
+
+
+def test_traps_appear_in_a_third_of_models_each() -> None:
+    counts = {"none": 0, "m_bias": 0, "proxy": 0}
+    for seed in range(300):
+        fresh = partial(np.random.default_rng, seed)
+        scm = generate_scm(np.random.default_rng(seed), "free", fresh, traps=True)
+        counts[{n.id: n.role for n in scm.nodes}.get(TRAP_COLUMN, "none")] += 1
+        assert not any(
+            n.role in ("m_bias", "proxy")
+            for n in generate_scm(np.random.default_rng(seed), "free", fresh).nodes
+        )
+    assert all(70 <= count <= 130 for count in counts.values()), counts
 
 
 def test_certificate_accepts_observed_confounding_only() -> None:

@@ -12,8 +12,10 @@ from hypothesis import strategies as st
 
 from graders.causal_gym import session as session_module
 from graders.causal_gym.keys import DEFAULT_KEY_HEX
+from graders.causal_gym.scoring import score
 from graders.causal_gym.session import TaskSession
 from graders.causal_gym.submission import (
+    MAX_ABS,
     MODELS,
     InvalidSubmission,
     parse_submission,
@@ -45,7 +47,12 @@ payloads = st.dictionaries(st.sampled_from(FIELDS), values, max_size=5)
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and abs(value) <= MAX_ABS
+    )
 
 
 def _valid(family: str, data: dict[str, Any]) -> bool:
@@ -119,12 +126,89 @@ def test_submissions_outside_the_schema_never_reach_scoring(
         '{"estimate": 1}',
         "[1, 2]",
         "not json",
+        '{"estimate": 1, "interval": [0, 1], "estimate": 1}',
+        '{"estimate": 1, "interval": [-1e308, 1e308]}',
+        '{"estimate": 1e16, "interval": [0, 1]}',
+        '{"estimate": Infinity, "interval": [0, 1]}',
+        '{"estimate": 1, "interval": [0, 1e999]}',
+        "[" * 100_000,
+        '{"estimate": 1' + "0" * 5000 + ', "interval": [0, 1]}',
     ],
 )
 def test_ate_rejects(text: str) -> None:
     with pytest.raises(InvalidSubmission) as info:
         parse_submission("ate", text)
     assert info.value.errors
+
+
+SUBMITTED: dict[str, dict[str, Any]] = {
+    "ate": {},
+    "adjustment": {"adjustment_set": []},
+    "null_detect": {},
+}
+any_float = st.floats(allow_nan=False, allow_infinity=False)
+big_or_small = st.one_of(
+    any_float,
+    st.sampled_from([MAX_ABS, -MAX_ABS, 1e308, -1e308, 5e-324, 0.0]),
+    st.floats(-MAX_ABS, MAX_ABS),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.sampled_from(sorted(MODELS)),
+    big_or_small,
+    big_or_small,
+    big_or_small,
+    st.floats(0.0, 1.0),
+)
+def test_every_accepted_submission_gets_a_finite_reward(
+    tasks: dict[str, HostTask], family: str, estimate: float, a: float, b: float, p: float
+) -> None:
+    """The class behind `[-1e308, 1e308]` giving `reward: null`: finite reward or refused."""
+    data: dict[str, Any] = {"estimate": estimate, "interval": [min(a, b), max(a, b)]}
+    data.update(SUBMITTED[family])
+    if family == "null_detect":
+        data["effect_probability"] = p
+    text = orjson.dumps(data)
+    if not all(abs(x) <= MAX_ABS for x in (estimate, a, b)):
+        with pytest.raises(InvalidSubmission):
+            parse_submission(family, text)
+        return
+    result = score(tasks[family], parse_submission(family, text))
+    assert math.isfinite(result.reward) and math.isfinite(result.clipped_reward)
+    assert all(math.isfinite(v) for v in result.components.values())
+    assert orjson.loads(orjson.dumps(result.to_dict()))["reward"] is not None
+
+
+json_scalars = st.one_of(st.integers(-5, 5), st.floats(-10, 10), st.text(max_size=3), st.none())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from(sorted(MODELS)),
+    st.lists(st.sampled_from(FIELDS), min_size=1, max_size=6),
+    st.data(),
+)
+def test_a_repeated_key_is_always_refused(family: str, keys: list[str], data: Any) -> None:
+    """Strict JSON names each key once, at any depth; otherwise the last would silently win."""
+    members = [
+        f"{orjson.dumps(k).decode()}: {orjson.dumps(data.draw(json_scalars)).decode()}"
+        for k in keys
+    ]
+    repeated = len(set(keys)) < len(keys)
+    nested = data.draw(st.booleans())
+    body = "{" + ", ".join(members) + "}"
+    text = f'{{"estimate": 1, "interval": [0, 1], "x": [{body}]}}' if nested else body
+    if repeated:
+        with pytest.raises(InvalidSubmission) as info:
+            parse_submission(family, text)
+        assert info.value.errors[0]["type"] == "duplicate_key"
+    else:
+        try:
+            parse_submission(family, text)
+        except InvalidSubmission as exc:
+            assert all(e["type"] != "duplicate_key" for e in exc.errors)
 
 
 def test_family_fields() -> None:

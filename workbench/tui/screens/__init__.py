@@ -1,1 +1,1 @@
-"""One screen per concern: dashboard, actions, questions, journal, ledger, panels, validate."""
+"""One screen per concern: dashboard, actions, questions, journal, ledger and the graders."""

@@ -57,7 +57,8 @@ class ActionsScreen(PlayerScreen):
     def preview(self, action_id: str) -> str:
         """The preview of scheduling `action_id` now, with its question warnings."""
         outcome = self.session.preview(action_id)
-        traps = self.session.traps_if_scheduled(action_id) if outcome.accepted else ()
+        local = self.local
+        traps = local.traps_if_scheduled(action_id) if local and outcome.accepted else ()
         return preview_text(outcome, traps)
 
     def refresh_view(self) -> None:

@@ -13,6 +13,7 @@ from workbench.tui.messages import SessionChanged
 from workbench.tui.widgets.bar import ScreenBar
 
 if TYPE_CHECKING:
+    from workbench.play.protocol import SessionProtocol
     from workbench.play.session import PlayerSession
     from workbench.tui.app import AuthorApp, PlayerApp, WorkbenchShell
 
@@ -71,9 +72,14 @@ class PlayerScreen(WorkbenchScreen):
         return self.app  # type: ignore[return-value]
 
     @property
-    def session(self) -> PlayerSession:
-        """The session being played."""
+    def session(self) -> SessionProtocol:
+        """The session being played, local or hosted."""
         return self.workbench.session
+
+    @property
+    def local(self) -> PlayerSession | None:
+        """The session when the run is played here (with its campaign), else None."""
+        return self.workbench.local
 
     def on_session_changed(self, message: SessionChanged) -> None:
         """The run changed: repaint."""

@@ -14,11 +14,13 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
 
 from graders.causal_gym.panel import PanelError
+from graders.causal_gym.tasks import CausalGenerationError
 from workbench.tui.messages import JobFailed, TaskLoaded
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
 
-SPLITS = ("train", "eval-v1")
+PANEL_ERRORS: tuple[type[Exception], ...] = (PanelError, CausalGenerationError)
+"""What CausalPanel raises for a request it cannot serve (shown, never a traceback)."""
 
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
@@ -74,11 +76,14 @@ class CausalScreen(PlayerScreen):
     def compose_body(self) -> ComposeResult:
         """Task picker, dictionary, preview, helpers, answer and result."""
         from graders.causal_gym.families import FAMILIES
+        from graders.causal_gym.keys import NAMESPACES
 
         self.family: Select[str] = Select(
             [(f, f) for f in FAMILIES], value=next(iter(FAMILIES)), allow_blank=False
         )
-        self.split: Select[str] = Select([(s, s) for s in SPLITS], value="train", allow_blank=False)
+        self.split: Select[str] = Select(
+            [(s, s) for s in NAMESPACES], value="train", allow_blank=False
+        )
         self.task_id = FormInput("0", placeholder="task id", type="integer", max_length=9)
         self.info = Static("Pick a family, split and task id, then load.", id="causal-info")
         self.preview: DataTable[str] = DataTable(id="causal-preview")
@@ -147,7 +152,7 @@ class CausalScreen(PlayerScreen):
             info = panel.load(family, split, task_id)
             frame = panel.preview(8)
             readme = panel.data_dictionary()
-        except PanelError as exc:
+        except PANEL_ERRORS as exc:
             self.post_message(JobFailed("causal-load", str(exc)))
             return
         self.post_message(TaskLoaded(panel, info, frame, readme))
@@ -188,7 +193,7 @@ class CausalScreen(PlayerScreen):
                 estimate = self.panel.adjusted_ols(columns)
             else:
                 estimate = self.panel.difference_in_means()
-        except PanelError as exc:
+        except PANEL_ERRORS as exc:
             self._error(self.estimate, str(exc))
             return
         self.last_estimate = (estimate, columns)
@@ -234,7 +239,7 @@ class CausalScreen(PlayerScreen):
             return
         try:
             result = self.panel.submit(self.answer.text)
-        except PanelError as exc:
+        except PANEL_ERRORS as exc:
             self._error(self.outcome, str(exc))
             return
         self.result = result
@@ -248,7 +253,7 @@ class CausalScreen(PlayerScreen):
             lines += breakdown_lines(result.score.to_dict())
         try:
             lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
-        except PanelError as exc:
+        except PANEL_ERRORS as exc:
             lines.append(escape(str(exc)))
         self.outcome.update("\n".join(lines))
         self.notify("Causal answer scored")

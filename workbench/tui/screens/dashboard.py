@@ -97,9 +97,10 @@ class DashboardScreen(PlayerScreen):
     def refresh_view(self) -> None:
         """Repaint everything from the session's public view."""
         view = self.session.view()
-        progress = self.session.objective_progress()
+        local = self.local
+        progress = local.objective_progress() if local is not None else ()
         self.status.show(view)
-        self.objective.show(progress)
+        self.objective.show(progress, hosted=local is None)
         self.metrics.show(view.metrics)
         self.operations.show(view.state)
         self.alerts.show(view.alerts, view.state.missed_payrolls)

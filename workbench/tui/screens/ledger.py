@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Static
 
+from workbench.play.public_view import unbalanced
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.ledger import AccountHistory, TrialBalance
@@ -75,7 +76,7 @@ class LedgerScreen(PlayerScreen):
         day = self._day()
         rows = ledger.trial_balance(day)
         self.balances.show(rows)
-        off = ledger.unbalanced(day)
+        off = unbalanced(ledger.totals(day))
         units = len({unit for _, unit, _ in rows})
         if off:
             parts = ", ".join(f"{unit} off by {text}" for unit, text in off.items())

@@ -21,6 +21,7 @@ from workbench.tui.widgets.questions import (
 
 if TYPE_CHECKING:
     from workbench.play.models import QuestionView
+    from workbench.play.traps import Trap
 
 
 class QuestionsScreen(PlayerScreen):
@@ -76,20 +77,18 @@ class QuestionsScreen(PlayerScreen):
         self.history.show(view.submissions)
         self._show_question()
 
-    def _needs(self, question_id: str) -> str | None:
-        question = self.session.bundle.questions[question_id]
-        return conclusion_needed(question) if question.conclusion is not None else None
-
     def _show_question(self) -> None:
         q = self.current()
         if q is None:
             return
-        question = self.session.bundle.questions[q.id]
-        sprung = tuple(t for t in self.session.sprung_traps() if t.question_id == q.id)
-        cautions = (
-            () if sprung else question_cautions(self.session.bundle, question, self.session.day)
-        )
-        needs = self._needs(q.id)
+        local = self.local
+        sprung: tuple[Trap, ...] = ()
+        cautions: tuple[str, ...] = ()
+        if local is not None:
+            sprung = tuple(t for t in local.sprung_traps() if t.question_id == q.id)
+            question = local.bundle.questions[q.id]
+            cautions = () if sprung else question_cautions(local.bundle, question, local.day)
+        needs = conclusion_needed(q.conclusion) if q.conclusion is not None else None
         self.contract.update(contract_text(q, cautions, sprung, needs))
         self.form.load(q, needs)
         self._check()
@@ -108,17 +107,26 @@ class QuestionsScreen(PlayerScreen):
 
     def assessment(self) -> dict[str, Any] | None:
         """The form as a submission, or None when no question is highlighted."""
-        if self.form.question is None:
+        q = self.current() if self.form.question is not None else None
+        if q is None or q.id != self.form.question:
             return None
-        question = self.session.bundle.questions[self.form.question]
         draft = self.form.draft()
-        return assessment_from_form(question, draft.value, draft.conclusion, draft.choice)
+        return assessment_from_form(
+            q.id,
+            q.conclusion,
+            q.intervention.select_from,
+            (draft.value, draft.conclusion, draft.choice),
+        )
 
     def _check(self) -> None:
         data = self.assessment()
         if data is None:
             return
-        checked = self.session.check_assessment(data)
+        local = self.local
+        if local is None:
+            self.form.show_check((), "the host checks it when you submit")
+            return
+        checked = local.check_assessment(data)
         q = self.current()
         notes = list(checked.notes)
         if q is not None and not q.open:

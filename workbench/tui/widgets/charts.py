@@ -27,19 +27,20 @@ def compact(value: float, units: str) -> str:
 
 
 def ticks(low: float, high: float, count: int = 4) -> list[float]:
-    """Round tick values (1, 2 or 5 × 10^k apart) covering `low`..`high`, about `count` of them."""
+    """Round ticks (1, 2 or 5 × 10^k apart) from at or below `low` to at or above `high`.
+
+    The axis spans the first to the last tick, so every value stays inside it (plotext
+    drops points outside its limits).
+    """
     span = high - low
     if span <= 0:
         return [low]
     raw = span / max(count - 1, 1)
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    first = math.floor(low / step) * step
-    marks = []
-    value = first
-    while value <= high + step / 2:
-        marks.append(value)
-        value += step
+    marks = [math.floor(low / step) * step]
+    while marks[-1] < high:
+        marks.append(marks[-1] + step)
     return marks
 
 
@@ -89,6 +90,8 @@ class MetricChart(TitledPlot):
         if target is not None:
             values.append(float(target))
         for line in series:
+            if not line.values:
+                continue
             days = list(range(len(line.values)))
             plt.plot(days, [float(v) for v in line.values], label=line.name, marker="braille")
         if target is not None:

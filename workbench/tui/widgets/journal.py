@@ -18,7 +18,7 @@ from workbench.tui.widgets.tables import Table
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from ledger.journal import Entry
+    from workbench.play.protocol import JournalRecord
 
 PAYLOAD_WIDTH = 60
 
@@ -52,7 +52,7 @@ class JournalTable(Table):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(zebra_stripes=True, **kwargs)
 
-    def show(self, entries: Sequence[Entry]) -> None:
+    def show(self, entries: Sequence[JournalRecord]) -> None:
         """Append entries not shown yet (the journal only grows); follow the newest."""
         follow = self.row_count == 0 or self.cursor_row == self.row_count - 1
         for entry in entries[self.row_count :]:
@@ -74,12 +74,12 @@ class JournalTable(Table):
             self.post_message(self.Expand(int(event.row_key.value)))
 
 
-def entry_text(entry: Entry) -> str:
+def entry_text(entry: JournalRecord) -> str:
     """Every field of an entry, the payload pretty-printed."""
     payload = json.dumps(dict(entry.payload), sort_keys=True, indent=2)
     return (
         f"[b]Entry {entry.seq}[/b] · day {entry.day} · {entry.kind}\n"
-        f"command id {escape(entry.id)}\nprev {entry.prev}\nhash {entry.hash}\n\n"
+        f"command id {escape(entry.id)}\nhash {entry.hash}\n\n"
         f"{escape(payload)}"
     )
 
@@ -103,7 +103,7 @@ class EntryScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,enter,q", "dismiss", "Close")]
 
-    def __init__(self, entry: Entry) -> None:
+    def __init__(self, entry: JournalRecord) -> None:
         super().__init__()
         self.entry = entry
 

@@ -1,0 +1,1 @@
+"""Tests of the hosted runtime (workbench host): HTTP, MCP, security, crashes."""

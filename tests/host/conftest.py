@@ -1,0 +1,161 @@
+"""Fixtures for the hosted runtime: a private campaign, a real server on loopback, clients.
+
+Servers are real uvicorn servers on a free 127.0.0.1 port (in this process, or as a
+`workbench host` subprocess where a test kills it); clients are real HTTP clients.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from campaigns import DEFAULT_CAMPAIGN
+from tests.workbench.conftest import control_new, make_private
+from workbench.host.runtime import HostRuntime, Limits
+from workbench.host.server import ServerThread
+from workbench.runs.registration import ControlFile, load_control
+
+ALPHA = "agent-ALPHA"
+BRAVO = "agent-BRAVO"
+
+
+@dataclass(frozen=True)
+class Hosted:
+    """A private campaign, its control file, the agents' tokens and a runs directory."""
+
+    campaign: Path
+    control_path: Path
+    tokens: dict[str, str]
+    runs: Path
+
+    @property
+    def control(self) -> ControlFile:
+        """The parsed control file."""
+        return load_control(self.control_path)
+
+    def runtime(self, limits: Limits | None = None) -> HostRuntime:
+        """A runtime over the runs directory, opened (locked and recovered)."""
+        runtime = HostRuntime(self.campaign, self.control, self.runs, limits)
+        runtime.open()
+        return runtime
+
+
+def make_hosted(root: Path) -> Hosted:
+    """A private copy of the default campaign with agents ALPHA and BRAVO, under `root`."""
+    campaign = root / "campaign"
+    shutil.copytree(DEFAULT_CAMPAIGN, campaign)
+    make_private(campaign)
+    control = root / "control.json"
+    tokens = control_new(campaign, control, ALPHA, BRAVO)
+    return Hosted(campaign, control, tokens, root / "runs")
+
+
+@pytest.fixture
+def hosted(tmp_path: Path) -> Hosted:
+    """A fresh hosted campaign with an empty runs directory."""
+    return make_hosted(tmp_path)
+
+
+@dataclass
+class Live:
+    """A host serving `hosted` at `url`, and its runtime."""
+
+    hosted: Hosted
+    runtime: HostRuntime
+    url: str
+
+    def client(self, agent: str | None = ALPHA, token: str | None = None) -> httpx2.Client:
+        """A real HTTP client with the agent's bearer token (or `token`, or none)."""
+        headers = {}
+        bearer = token if token is not None else (self.hosted.tokens[agent] if agent else None)
+        if bearer is not None:
+            headers["Authorization"] = f"Bearer {bearer}"
+        return httpx2.Client(base_url=self.url, headers=headers, timeout=60)
+
+
+@pytest.fixture
+def live(hosted: Hosted) -> Iterator[Live]:
+    """A real server on a free loopback port, in this process."""
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        yield Live(hosted, runtime, server.url)
+    runtime.close()
+
+
+@pytest.fixture(scope="module")
+def shared_live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    """One server for a module's read-mostly tests."""
+    hosted = make_hosted(tmp_path_factory.mktemp("hosted"))
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        yield Live(hosted, runtime, server.url)
+    runtime.close()
+
+
+class HostProcess:
+    """`workbench host` as a real subprocess on a free loopback port (killable)."""
+
+    URL = re.compile(r"at (http://127\.0\.0\.1:\d+) ")
+
+    def __init__(self, hosted: Hosted, log: Path) -> None:
+        self.hosted = hosted
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+        self.url = ""
+
+    def start(self, timeout: float = 120) -> HostProcess:
+        """Start the host and wait until it answers /health."""
+        command = [
+            sys.executable,
+            "-m",
+            "workbench",
+            "host",
+            str(self.hosted.campaign),
+            "--control",
+            str(self.hosted.control_path),
+            "--runs",
+            str(self.hosted.runs),
+            "--port",
+            "0",
+        ]
+        with open(self.log, "ab") as handle:
+            self.process = subprocess.Popen(command, stdout=handle, stderr=handle)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.URL.findall(self.log.read_text())
+            if found and self.process.poll() is None:
+                self.url = found[-1]
+                try:
+                    if httpx2.get(f"{self.url}/health", timeout=5).status_code == 200:
+                        return self
+                except httpx2.TransportError:
+                    pass
+            if self.process.poll() is not None:
+                raise RuntimeError(f"host exited: {self.log.read_text()[-2000:]}")
+            time.sleep(0.05)
+        self.kill()
+        raise RuntimeError(f"host did not start: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        """SIGKILL the host and reap it."""
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=30)
+
+    def stop(self) -> int:
+        """SIGTERM the host (graceful) and return its exit status."""
+        assert self.process is not None
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=60)

@@ -1,0 +1,223 @@
+"""SIGKILL the host mid-load, restart it: every acknowledged command is in its run's journal,
+no command is in it twice, a retry of a command in flight applies it at most once, and
+every run verifies. The states a kill can leave (a creation cut short, a torn journal
+line, a seal behind its journal, a damaged run) are also built directly and recovered.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from ledger.journal import Journal
+from workbench.host.recovery import STAGING
+from workbench.host.server import ServerThread
+from workbench.play.session import PlayerSession
+from workbench.play.wire import API_PREFIX
+from workbench.runs.files import RunPaths, read_registration
+from workbench.runs.verify import verify_run
+
+from .conftest import ALPHA, BRAVO, Hosted, HostProcess, Live
+
+ACTIONS = ("spring_campaign", "bank_loan", "loyalty_program", "hire_roaster", "raise_price")
+
+
+@dataclass
+class Load:
+    """One client thread's run, what the host acknowledged and what was in flight."""
+
+    agent: str
+    name: str
+    run_id: str = ""
+    acked: list[str] = field(default_factory=list)
+    in_flight: list[tuple[str, dict[str, object]]] = field(default_factory=list)
+
+
+def drive(url: str, token: str, load: Load, stop: threading.Event, seed: int) -> None:
+    """Send commands until the host dies or `stop` is set (bounded in count)."""
+    rng = random.Random(seed)
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx2.Client(base_url=url, headers=headers, timeout=30) as client:
+        try:
+            reply = client.post(f"{API_PREFIX}/runs", json={"command_id": load.name})
+        except httpx2.TransportError:
+            return
+        if reply.status_code not in (200, 201):
+            return
+        load.run_id = reply.json()["run"]["run_id"]
+        for step in range(2000):
+            if stop.is_set():
+                return
+            command_id = f"{load.name}-{step}"
+            body: dict[str, object]
+            pick = rng.random()
+            if pick < 0.2:
+                tail, body = "schedule", {"action": rng.choice(ACTIONS)}
+            elif pick < 0.3:
+                value = str(rng.randint(-999, 999))
+                tail, body = (
+                    "assessments",
+                    {"assessment": {"question": "q_spring_campaign", "value": value}},
+                )
+            else:
+                tail, body = "advance", {"days": 1}
+            body["command_id"] = command_id
+            try:
+                response = client.post(f"{API_PREFIX}/runs/{load.run_id}/{tail}", json=body)
+            except httpx2.TransportError:
+                load.in_flight.append((tail, body))
+                return
+            if response.status_code == 200:
+                load.acked.append(command_id)
+            elif response.status_code == 409:
+                return
+            else:
+                raise AssertionError(response.text)
+
+
+def run_load(url: str, hosted: Hosted, round_: int, kill: HostProcess | None) -> list[Load]:
+    """Four client threads on two agents; SIGKILL the host after a random moment."""
+    stop = threading.Event()
+    loads = [Load(agent, f"r{round_}-{agent}-{i}") for agent in (ALPHA, BRAVO) for i in (0, 1)]
+    threads = [
+        threading.Thread(
+            target=drive, args=(url, hosted.tokens[load.agent], load, stop, round_ * 10 + i)
+        )
+        for i, load in enumerate(loads)
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 60
+    while sum(len(load.acked) for load in loads) < 20 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(random.Random(round_).uniform(0.1, 1.0))
+    if kill is not None:
+        kill.kill()
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=120)
+    return loads
+
+
+def check_runs(hosted: Hosted, loads: list[Load]) -> None:
+    """Every acknowledged command is journaled once, and every run verifies."""
+    for load in loads:
+        if not load.run_id:
+            continue
+        journal = Journal.open(hosted.runs / load.run_id / "journal.jsonl")
+        counts = Counter(e.id for e in journal.entries)
+        assert all(n == 1 for n in counts.values())
+        missing = [i for i in load.acked if i not in counts]
+        assert not missing, f"acknowledged but not journaled: {missing}"
+    for root in sorted(hosted.runs.glob("run-*")):
+        agent = read_registration(RunPaths(root)).agent_id
+        result = verify_run(root, hosted.control, agent)
+        assert result.ok, result.divergence
+
+
+def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path: Path) -> None:
+    host = HostProcess(hosted, tmp_path / "host.log").start()
+    all_loads: list[Load] = []
+    try:
+        for round_ in range(3):
+            loads = run_load(host.url, hosted, round_, host)
+            assert sum(len(load.acked) for load in loads) >= 20
+            all_loads += loads
+            host = HostProcess(hosted, tmp_path / "host.log").start()
+            check_runs(hosted, all_loads)
+            for load in loads:
+                with httpx2.Client(
+                    base_url=host.url,
+                    headers={"Authorization": f"Bearer {hosted.tokens[load.agent]}"},
+                    timeout=60,
+                ) as client:
+                    for tail, body in load.in_flight:
+                        path = f"{API_PREFIX}/runs/{load.run_id}/{tail}"
+                        first = client.post(path, json=body)
+                        again = client.post(path, json=body)
+                        assert first.status_code in (200, 409), first.text
+                        if first.status_code == 200:
+                            assert again.json()["retry"] is True
+                            load.acked.append(str(body["command_id"]))
+            check_runs(hosted, all_loads)
+        assert host.stop() == 0
+    finally:
+        host.kill()
+    assert "Traceback" not in (tmp_path / "host.log").read_text()
+
+
+# -- the states a kill can leave, built directly -------------------------------------------
+@pytest.fixture
+def played(hosted: Hosted) -> tuple[Hosted, str]:
+    """A run of ALPHA's with a few commands, the host stopped."""
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        client = Live(hosted, runtime, server.url).client(ALPHA)
+        run_id = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"}).json()["run"]["run_id"]
+        for i in range(3):
+            client.post(
+                f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": f"a{i}", "days": 2}
+            )
+    runtime.close()
+    return hosted, run_id
+
+
+def test_a_creation_cut_short_is_discarded(played: tuple[Hosted, str]) -> None:
+    hosted, run_id = played
+    partial = hosted.runs / STAGING / ("run-" + "f" * 32)
+    partial.mkdir()
+    (partial / "run.json").write_text("{}")
+    runtime = hosted.runtime()
+    assert runtime.recovery.discarded == [partial.name]
+    assert not partial.exists() and runtime.recovery.runs == [run_id]
+    runtime.close()
+
+
+def test_a_torn_journal_line_is_cut_and_the_run_verifies(played: tuple[Hosted, str]) -> None:
+    hosted, run_id = played
+    journal = hosted.runs / run_id / "journal.jsonl"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + b'{"seq":4,"day":6,"kind":"adv')
+    runtime = hosted.runtime()
+    assert runtime.recovery.cut_tails == [run_id]
+    assert journal.read_bytes() == whole
+    assert verify_run(hosted.runs / run_id, hosted.control, ALPHA).ok
+    runtime.close()
+
+
+def test_a_seal_behind_its_journal_is_written_again(played: tuple[Hosted, str]) -> None:
+    hosted, run_id = played
+    root = hosted.runs / run_id
+    seal = (root / "seal.json").read_bytes()
+    session = PlayerSession.resume(root, control=hosted.control)
+    session.advance(1, "after-the-seal")
+    session.close()
+    (root / "seal.json").write_bytes(seal)
+    assert not verify_run(root, hosted.control, ALPHA).ok
+    runtime = hosted.runtime()
+    assert runtime.recovery.resealed == [run_id]
+    assert verify_run(root, hosted.control, ALPHA).ok
+    runtime.close()
+
+
+def test_a_damaged_run_is_refused_alone(played: tuple[Hosted, str]) -> None:
+    hosted, run_id = played
+    journal = hosted.runs / run_id / "journal.jsonl"
+    journal.write_bytes(journal.read_bytes().replace(b'"days":2', b'"days":3', 1))
+    runtime = hosted.runtime()
+    assert set(runtime.recovery.damaged) == {run_id}
+    with ServerThread(runtime) as server:
+        client = Live(hosted, runtime, server.url).client(ALPHA)
+        response = client.get(f"{API_PREFIX}/runs/{run_id}/snapshot")
+        assert response.status_code == 503
+        assert response.json()["error"]["code"] == "run_damaged"
+        other = client.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"})
+        assert other.status_code == 201
+    runtime.close()

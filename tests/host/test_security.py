@@ -1,0 +1,400 @@
+"""Security of the hosted runtime, each class tested over every route with a real client.
+
+401 for a missing or wrong token; 404 for another agent's run (the same reply as for no
+run at all); 4xx with one clear message for oversized or malformed bodies; ids that cannot
+leave the runs directory; and no operation that forks, rewinds or evaluates a branch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextContent
+
+from ledger.journal import Journal
+from workbench.errors import UserError
+from workbench.host.api import MAX_BODY_BYTES, Api
+from workbench.host.mcp_server import TOOL_NAMES
+from workbench.host.runtime import HostRuntime, Limits
+from workbench.play.wire import API_PREFIX, MCP_PATH
+
+from .agent import HttpAgent
+from .conftest import ALPHA, BRAVO, Hosted, Live, make_hosted
+
+FORBIDDEN_WORDS = ("fork", "rewind", "branch", "evaluat", "oracle", "seed", "validat", "control")
+
+
+def routes(live: Live) -> list[tuple[str, str]]:
+    """Every authenticated (method, path template) of the JSON API."""
+    return [
+        (method, path)
+        for path, handlers in Api(live.runtime).routes().items()
+        for method in handlers
+    ]
+
+
+def body_for(path: str) -> dict[str, object] | None:
+    """A valid body for a POST route."""
+    if path.endswith("/schedule"):
+        return {"command_id": "sec-1", "action": "bank_loan"}
+    if path.endswith("/advance"):
+        return {"command_id": "sec-2", "days": 1}
+    if path.endswith("/assessments"):
+        return {"command_id": "sec-3", "assessment": {"question": "q_spring_campaign", "value": 1}}
+    return {"command_id": "sec-4"}
+
+
+def request(client: httpx2.Client, method: str, template: str, run_id: str) -> httpx2.Response:
+    """Send a valid request to a route template with `run_id` filled in."""
+    path = template.replace("{run_id}", run_id)
+    params = {"action": "bank_loan"} if path.endswith("/preview") else None
+    body = body_for(path) if method == "POST" else None
+    return client.request(method, path, json=body, params=params)
+
+
+def one_error(response: httpx2.Response, status: int, code: str) -> str:
+    """Assert the reply is the API's one-line error with this status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    message = body["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in message
+    return str(message)
+
+
+@pytest.fixture(scope="module")
+def alpha_run(shared_live: Live) -> str:
+    """A run of ALPHA's on the shared server."""
+    agent = HttpAgent(shared_live.client(ALPHA), prefix="sec-alpha")
+    agent.start("security-alpha")
+    agent.advance(2)
+    return agent.run_id
+
+
+def journal_of(live: Live, run_id: str) -> bytes:
+    return (live.hosted.runs / run_id / "journal.jsonl").read_bytes()
+
+
+# -- 401 -----------------------------------------------------------------------------------
+BAD_TOKENS = {
+    "missing": None,
+    "wrong": "cfwb-agent-" + "A" * 43,
+    "empty": "Bearer",
+    "oversized": "x" * 20_000,
+    "other scheme": "Basic YWxpY2U6c2VjcmV0",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_TOKENS))
+def test_every_route_refuses_a_missing_or_wrong_token(
+    shared_live: Live, alpha_run: str, kind: str
+) -> None:
+    before = journal_of(shared_live, alpha_run)
+    token = BAD_TOKENS[kind]
+    headers = {}
+    if token is not None:
+        plain = kind in ("other scheme", "empty")
+        headers["Authorization"] = token if plain else f"Bearer {token}"
+    with httpx2.Client(base_url=shared_live.url, headers=headers, timeout=60) as client:
+        for method, template in routes(shared_live):
+            response = request(client, method, template, alpha_run)
+            if kind == "oversized":
+                assert response.status_code in (401, 431), response.text
+                continue
+            one_error(response, 401, "unauthorized")
+            assert response.headers["WWW-Authenticate"].startswith("Bearer")
+        mcp = client.post(MCP_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        assert mcp.status_code in (401, 431)
+    assert journal_of(shared_live, alpha_run) == before
+
+
+def test_a_valid_token_of_another_campaign_is_refused(shared_live: Live, tmp_path: Path) -> None:
+    other = make_hosted(tmp_path)
+    with shared_live.client(token=other.tokens[ALPHA]) as client:
+        one_error(client.get(f"{API_PREFIX}/runs"), 401, "unauthorized")
+
+
+# -- 404 -----------------------------------------------------------------------------------
+def test_another_agents_run_is_not_found_like_no_run_at_all(
+    shared_live: Live, alpha_run: str
+) -> None:
+    before = journal_of(shared_live, alpha_run)
+    unknown = "run-" + "0" * 32
+    with shared_live.client(BRAVO) as bravo:
+        for method, template in routes(shared_live):
+            if "{run_id}" not in template:
+                continue
+            theirs = one_error(request(bravo, method, template, alpha_run), 404, "not_found")
+            nobody = one_error(request(bravo, method, template, unknown), 404, "not_found")
+            assert theirs.replace(alpha_run, unknown) == nobody
+        listed = bravo.get(f"{API_PREFIX}/runs").json()
+        assert alpha_run not in json.dumps(listed)
+    assert journal_of(shared_live, alpha_run) == before
+
+    async def over_mcp() -> str:
+        token = shared_live.hosted.tokens[BRAVO]
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        url = f"{shared_live.url}{MCP_PATH}"
+        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+            result = await mcp.call_tool("snapshot", {"run_id": alpha_run})
+            assert result.is_error and isinstance(result.content[0], TextContent)
+            return result.content[0].text
+
+    assert "not_found" in anyio.run(over_mcp)
+
+
+# -- bodies --------------------------------------------------------------------------------
+def command_paths(run_id: str) -> list[str]:
+    return [
+        f"{API_PREFIX}/runs",
+        *(f"{API_PREFIX}/runs/{run_id}/{t}" for t in ("schedule", "advance", "assessments")),
+        f"{API_PREFIX}/runs/{run_id}/finish",
+    ]
+
+
+def chunks(total: int) -> Iterator[bytes]:
+    """A chunked body of `total` bytes (no Content-Length)."""
+    sent = 0
+    while sent < total:
+        piece = b" " * min(4096, total - sent)
+        sent += len(piece)
+        yield piece
+
+
+MALFORMED: dict[str, tuple[bytes, int, str]] = {
+    "empty": (b"", 400, "bad_request"),
+    "not json": (b"{command_id: 1", 400, "bad_request"),
+    "not utf-8": (b'{"command_id": "\xff\xfe"}', 400, "bad_request"),
+    "an array": (b"[1, 2]", 400, "bad_request"),
+    "a string": (b'"advance"', 400, "bad_request"),
+    "deeply nested": (b"[" * 5000 + b"]" * 5000, 400, "bad_request"),
+    "unknown field": (b'{"command_id": "m", "days": 1, "rewind_to": 0}', 422, "invalid"),
+    "wrong type": (b'{"command_id": 7}', 422, "invalid"),
+    "infinite number": (b'{"command_id": "m", "days": 1e999}', 400, "bad_request"),
+    "too many days": (b'{"command_id": "m", "days": 99999}', 422, "invalid"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+def test_malformed_bodies_get_one_clear_4xx(shared_live: Live, alpha_run: str, kind: str) -> None:
+    body, status, code = MALFORMED[kind]
+    before = journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        for path in command_paths(alpha_run):
+            one_error(client.post(path, content=body), status, code)
+    assert journal_of(shared_live, alpha_run) == before
+
+
+def test_oversized_bodies_are_refused_with_or_without_a_length(
+    shared_live: Live, alpha_run: str
+) -> None:
+    before = journal_of(shared_live, alpha_run)
+    big = b'{"command_id": "x", "pad": "' + b"a" * MAX_BODY_BYTES + b'"}'
+    with shared_live.client(ALPHA) as client:
+        for path in command_paths(alpha_run):
+            message = one_error(client.post(path, content=big), 413, "too_large")
+            assert str(MAX_BODY_BYTES) in message
+            one_error(client.post(path, content=chunks(MAX_BODY_BYTES * 4)), 413, "too_large")
+        mcp = client.post(MCP_PATH, content=b"{" + b" " * (1 << 20) + b"}")
+        assert mcp.status_code == 413
+    assert journal_of(shared_live, alpha_run) == before
+
+
+@settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    body=st.one_of(
+        st.binary(max_size=300),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40),
+            lambda inner: (
+                st.lists(inner, max_size=4)
+                | st.dictionaries(st.text(max_size=12), inner, max_size=4)
+            ),
+            max_leaves=12,
+        ).map(lambda v: json.dumps(v).encode()),
+    ),
+    route=st.sampled_from(["schedule", "advance", "assessments", "finish"]),
+)
+def test_no_body_makes_the_host_fail(
+    shared_live: Live, alpha_run: str, body: bytes, route: str
+) -> None:
+    """Any body to any command route gets a reply the API declares, never a 5xx."""
+    with shared_live.client(ALPHA) as client:
+        response = client.post(f"{API_PREFIX}/runs/{alpha_run}/{route}", content=body)
+    assert response.status_code in (200, 400, 409, 413, 422), response.text
+    if response.status_code >= 400:
+        one_error(response, response.status_code, response.json()["error"]["code"])
+
+
+# -- ids cannot leave the runs directory ---------------------------------------------------
+PATH_LIKE = [
+    "..",
+    "../..",
+    "run-../../etc",
+    "run-" + "a" * 32 + "%2F..%2F..",
+    "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "/etc/passwd",
+    "run-" + "A" * 32,
+    "run-" + "a" * 31 + "%00",
+    "run-" + "a" * 4000,
+    "~root",
+]
+
+
+def tree(root: Path) -> set[str]:
+    """Every path under `root`, relative."""
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def test_path_like_run_ids_reach_nothing(shared_live: Live, alpha_run: str) -> None:
+    root = shared_live.hosted.runs.parent
+    before = tree(root)
+    with shared_live.client(ALPHA) as client:
+        for run_id in PATH_LIKE:
+            for method, template in routes(shared_live):
+                if "{run_id}" in template:
+                    response = request(client, method, template, run_id)
+                    assert response.status_code in (400, 404, 405), (run_id, response.text)
+    after = tree(root)
+    assert after == before
+
+
+PATH_LIKE_COMMAND_IDS = ["../../x", "a/b", "..", ".hidden", "-x", "x" * 129, "header", "", "a b"]
+
+
+@pytest.mark.parametrize("command_id", PATH_LIKE_COMMAND_IDS)
+def test_path_like_command_ids_are_refused(
+    shared_live: Live, alpha_run: str, command_id: str
+) -> None:
+    root = shared_live.hosted.runs.parent
+    before, journal = tree(root), journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        one_error(
+            client.post(f"{API_PREFIX}/runs", json={"command_id": command_id}), 422, "invalid"
+        )
+        path = f"{API_PREFIX}/runs/{alpha_run}/advance"
+        one_error(client.post(path, json={"command_id": command_id}), 422, "invalid")
+    assert tree(root) == before and journal_of(shared_live, alpha_run) == journal
+
+
+def test_runs_are_named_by_the_host(live: Live) -> None:
+    with live.client(ALPHA) as client:
+        reply = client.post(f"{API_PREFIX}/runs", json={"command_id": "my-run"}).json()
+    run_id = reply["run"]["run_id"]
+    assert run_id.startswith("run-") and "my-run" not in run_id
+    assert sorted(p.name for p in live.hosted.runs.iterdir() if p.name.startswith("run-")) == [
+        run_id
+    ]
+
+
+# -- no fork, rewind or evaluate -----------------------------------------------------------
+def test_no_route_or_tool_forks_rewinds_or_evaluates(shared_live: Live) -> None:
+    names = [path for _, path in routes(shared_live)] + list(TOOL_NAMES)
+    for name in names:
+        assert not any(word in name.lower() for word in FORBIDDEN_WORDS), name
+
+    async def listed() -> set[str]:
+        token = shared_live.hosted.tokens[ALPHA]
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        url = f"{shared_live.url}{MCP_PATH}"
+        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+            tools = {t.name for t in (await mcp.list_tools()).tools}
+            for name in ("fork", "rewind", "evaluate", "branch", "validate"):
+                result = await mcp.call_tool(name, {})
+                assert result.is_error
+            return tools
+
+    assert anyio.run(listed) == set(TOOL_NAMES)
+
+
+@pytest.mark.parametrize("verb", ["fork", "rewind", "evaluate", "branch", "validate", "seed"])
+def test_asking_to_fork_rewind_or_evaluate_finds_nothing(
+    shared_live: Live, alpha_run: str, verb: str
+) -> None:
+    before = journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        for path in (f"{API_PREFIX}/runs/{alpha_run}/{verb}", f"{API_PREFIX}/{verb}"):
+            for method in ("GET", "POST"):
+                one_error(client.request(method, path, json={"command_id": "v"}), 404, "not_found")
+        schedule = f"{API_PREFIX}/runs/{alpha_run}/schedule"
+        body = {"command_id": "v2", "action": "bank_loan", verb: True}
+        one_error(client.post(schedule, json=body), 422, "invalid")
+        advance = f"{API_PREFIX}/runs/{alpha_run}/advance"
+        for days in (0, -1, -30):
+            one_error(client.post(advance, json={"command_id": "v3", "days": days}), 422, "invalid")
+    assert journal_of(shared_live, alpha_run) == before
+    kinds = {e.kind for e in Journal.open(shared_live.hosted.runs / alpha_run / "journal.jsonl")}
+    assert kinds <= {"header", "schedule", "advance", "submit_assessment", "finish"}
+
+
+# -- the runs directory belongs to one host ------------------------------------------------
+def test_one_host_per_runs_directory(hosted: Hosted) -> None:
+    first = hosted.runtime()
+    try:
+        with pytest.raises(UserError, match=f"pid {os.getpid()}"):
+            hosted.runtime()
+    finally:
+        first.close()
+    hosted.runtime().close()
+
+
+def test_a_runs_directory_keeps_its_control_file(hosted: Hosted, tmp_path: Path) -> None:
+    hosted.runtime().close()
+    other = make_hosted(tmp_path / "other")
+    with pytest.raises(UserError, match="another control file"):
+        HostRuntime(hosted.campaign, other.control, hosted.runs).open()
+
+
+def test_a_foreign_directory_is_refused(hosted: Hosted) -> None:
+    hosted.runs.mkdir()
+    (hosted.runs / "notes.txt").write_text("mine")
+    with pytest.raises(UserError, match="not empty"):
+        hosted.runtime()
+    assert (hosted.runs / "notes.txt").read_text() == "mine"
+
+
+def test_limits_bound_runs_and_commands(hosted: Hosted) -> None:
+    from workbench.host.server import ServerThread
+
+    runtime = hosted.runtime(Limits(runs_per_agent=2, commands_per_run=3))
+    with ServerThread(runtime) as server:
+        live = Live(hosted, runtime, server.url)
+        agent = HttpAgent(live.client(ALPHA))
+        agent.start("one")
+        agent.call("POST", f"{API_PREFIX}/runs", 201, json={"command_id": "two"})
+        third = agent.client.post(f"{API_PREFIX}/runs", json={"command_id": "three"})
+        assert "limit" in one_error(third, 403, "limit_reached")
+        for _ in range(3):
+            agent.advance(1)
+        fourth = agent.client.post(agent.run("/advance"), json={"command_id": "4", "days": 1})
+        one_error(fourth, 403, "limit_reached")
+    runtime.close()
+
+
+def test_replies_on_a_kept_alive_connection_are_not_held_back() -> None:
+    """The host's sockets say they are TCP, so asyncio sets TCP_NODELAY on each connection
+    and a small reply does not wait ~40 ms for the client's delayed ACK."""
+    import socket
+
+    from workbench.host.server import bind
+
+    with bind("127.0.0.1", 0) as listener:
+        client = socket.create_connection(listener.getsockname())
+        accepted, _ = listener.accept()
+        with client, accepted:
+            assert listener.proto == socket.IPPROTO_TCP
+            assert accepted.proto == socket.IPPROTO_TCP

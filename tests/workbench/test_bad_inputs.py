@@ -1,0 +1,181 @@
+"""Bad input is refused with bounded one-line messages and changes nothing.
+
+Unbounded streams, loosely typed script values, missing scripts, clashing command ids,
+huge values and control characters: each gets exit 2, a message that names the file,
+line and field without echoing the value in full, and an untouched run directory.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from workbench.cli import main
+from workbench.errors import UserError
+from workbench.messages import CLIP, LINE, clip
+from workbench.play.session import PlayerSession
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def _refused(result: Result) -> list[str]:
+    """The error lines of a refused command (exit 2, no traceback)."""
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    return [line for line in result.output.splitlines() if line]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(root.iterdir())}
+
+
+@pytest.fixture()
+def run(demo_run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "run"
+    shutil.copytree(demo_run, target)
+    return target
+
+
+def test_an_unbounded_script_is_refused_without_reading_it(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    lines = _refused(_cli("run", "--script", "/dev/zero", "--out", str(out)))
+    assert lines == ["Error: /dev/zero: script is larger than its limit of 16 MiB"]
+    assert not out.exists()
+
+
+def test_an_unbounded_control_file_is_refused(tmp_path: Path) -> None:
+    lines = _refused(_cli("check", "--control", "/dev/zero"))
+    assert lines == ["Error: /dev/zero: control file is larger than its limit of 64 KiB"]
+
+
+def test_a_missing_script_creates_no_run_directory(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    lines = _refused(_cli("run", "--script", str(tmp_path / "missing.jsonl"), "--out", str(out)))
+    assert lines == [f"Error: {tmp_path / 'missing.jsonl'}: script does not exist"]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("days", ['"3"', "true", "3.0", "null"])
+def test_script_days_must_be_a_json_integer(tmp_path: Path, days: str) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(f'{{"kind":"advance","days":1}}\n{{"kind":"advance","days":{days}}}\n')
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {script}:2: advance.days: ")
+    assert not (tmp_path / "run").exists()
+
+
+def test_every_problem_of_a_script_line_gets_its_own_line(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"kind":"advance","days":"3","id":"","extra":1}\n')
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert len(lines) == 3
+    assert all(f"{script}:1: advance." in line for line in lines)
+
+
+def test_a_control_file_with_several_problems_names_each(tmp_path: Path) -> None:
+    control = tmp_path / "control.json"
+    control.write_text(json.dumps({"campaign_id": 1, "seed": -1, "salt": "x"}))
+    lines = _refused(_cli("check", "--control", str(control)))
+    fields = [line.split(f"control file {control}: ", 1)[1].split(":")[0] for line in lines]
+    assert {"campaign_id", "campaign_digest", "seed", "salt", "agents"} <= set(fields)
+    assert len(fields) == len(set(fields))
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "kinds"),
+    [
+        (
+            {"kind": "advance", "days": 3},
+            {
+                "kind": "submit_assessment",
+                "assessment": {"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"},
+            },
+            ("advance", "submit_assessment"),
+        ),
+        (
+            {"kind": "advance", "days": 3},
+            {"kind": "schedule", "action": "bank_loan"},
+            ("advance", "schedule"),
+        ),
+        (
+            {"kind": "advance", "days": 3},
+            {"kind": "advance", "days": 4},
+            ("advance", "advance"),
+        ),
+    ],
+)
+def test_a_command_id_used_for_other_content_is_refused(
+    tmp_path: Path, first: dict, second: dict, kinds: tuple[str, str]
+) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(
+        json.dumps({**first, "id": "same"}) + "\n" + json.dumps({**second, "id": "same"}) + "\n"
+    )
+    out = tmp_path / "run"
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(out)))
+    assert lines == [
+        f"Error: {script}:2: command id 'same' is already used by a {kinds[0]} (seq 1); "
+        f"this {kinds[1]} is refused"
+    ]
+    assert not out.exists()
+
+
+def test_a_retried_command_with_the_same_content_is_a_no_op(run: Path, tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "fresh")
+    first = session.schedule("bank_loan", "loan-1")
+    again = session.schedule("bank_loan", "loan-1")
+    assert again == first and len(session.journal_entries) == 2
+    with pytest.raises(UserError, match="already used by a schedule"):
+        session.advance(1, "loan-1")
+
+
+def test_a_clash_in_a_resumed_run_leaves_it_unchanged(run: Path, tmp_path: Path) -> None:
+    session = PlayerSession.resume(run, read_only=True)
+    used = session.journal_entries[1]
+    session.close()
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"kind": "advance", "days": 1, "id": used.id}) + "\n")
+    before = _files(run)
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(run)))
+    assert f"already used by a {used.kind}" in lines[0]
+    assert _files(run) == before
+
+
+def test_a_huge_value_is_not_echoed_in_full(tmp_path: Path) -> None:
+    action = "x" * 100_000
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"kind": "schedule", "action": action}) + "\n")
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert len(lines) == 1 and len(lines[0]) < LINE + 100
+    assert "x" * (LINE + 1) not in lines[0]
+
+
+def test_a_huge_question_id_is_clipped_with_its_length(demo_run: Path, tmp_path: Path) -> None:
+    question = "q" * 50_000
+    out = tmp_path / "out"
+    args = ["validate", "counterfactual", "--results", str(demo_run), "--out", str(out)]
+    lines = _refused(_cli(*args, "--question", question))
+    assert len(lines) == 1 and f"({len(question)} chars)" in lines[0]
+    assert len(lines[0]) < LINE + 100
+    assert not out.exists()
+
+
+def test_control_characters_never_reach_the_terminal(tmp_path: Path) -> None:
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"kind": "schedule", "action": "\x1b[2J\x07bell"}) + "\n")
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert "\x1b" not in lines[0] and "\x07" not in lines[0]
+    assert "\\x1b[2J\\x07bell" in lines[0]
+
+
+def test_clip_keeps_short_values_and_cuts_long_ones() -> None:
+    assert clip("abc") == "'abc'"
+    long = "a" * (CLIP + 5)
+    assert clip(long) == f"{'a' * CLIP!r}… ({CLIP + 5} chars)"

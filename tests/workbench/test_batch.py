@@ -1,0 +1,207 @@
+"""Batch validation (`validate counterfactual RUNS_DIR --all-agents`) on the local executor."""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.workbench.batch_runs import play_short, tree
+from tests.workbench.conftest import Private
+from workbench.cli import main
+from workbench.evaluation.batch import validate_runs
+from workbench.evaluation.evaluator import run_evaluation
+from workbench.evaluation.executors import ExecutorSpec
+from workbench.evaluation.leaderboard import bootstrap_interval
+
+AGENTS = ("ada", "bob", "ada", "cyd")
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four finished development runs of three agents."""
+    root = tmp_path_factory.mktemp("batch") / "runs"
+    for i, agent in enumerate(AGENTS):
+        play_short(root / f"run-{i}", agent, seed=i)
+    return root
+
+
+def _validate(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["validate", "counterfactual", *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def test_each_report_is_the_single_validation_byte_for_byte(runs_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, _ = _validate(str(runs_dir), "--all-agents", "--out", str(out))
+    assert code in (0, 1), stdout
+    for run in sorted(runs_dir.iterdir()):
+        single = tmp_path / f"single-{run.name}"
+        outcome = run_evaluation(run, single)
+        assert tree(out / "reports" / run.name) == tree(single), run.name
+        assert f"  {run.name} (" in stdout
+    assert code == (0 if all(_passed(out / "reports" / r.name) for r in runs_dir.iterdir()) else 1)
+    assert outcome.report_path is not None
+
+
+def _passed(folder: Path) -> bool:
+    import orjson
+
+    summary = orjson.loads((folder / "report.json").read_bytes())["summary"]
+    return bool(summary["all_scored"] and summary["all_conclusions_met"])
+
+
+def test_worker_counts_give_identical_outputs(runs_dir: Path, tmp_path: Path) -> None:
+    trees = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        validate_runs(runs_dir, out, executor=ExecutorSpec("local", workers=workers))
+        trees.append(tree(out))
+    assert trees[0] == trees[1]
+    assert set(trees[0]) >= {"leaderboard.csv", "runs.csv", "reports/run-0/report.json"}
+
+
+def test_leaderboard_rows_per_agent(runs_dir: Path, tmp_path: Path) -> None:
+    outcome = validate_runs(runs_dir, tmp_path / "out")
+    board = _csv(outcome.leaderboard_path)
+    assert [row["agent"] for row in board] == list(outcome.table["agent"])
+    assert sorted(row["agent"] for row in board) == ["ada", "bob", "cyd"]
+    ada = next(row for row in board if row["agent"] == "ada")
+    assert ada["runs"] == ada["runs_evaluated"] == "2"
+    scores = [
+        Decimal(q.score)
+        for row in outcome.rows
+        if row.agent == "ada" and row.report is not None
+        for q in row.report.questions
+        if q.score is not None
+    ]
+    assert int(ada["scored"]) == len(scores)
+    mean = sum(scores, Decimal(0)) / len(scores)
+    assert abs(Decimal(ada["mean_score"]) - mean) <= Decimal("0.0000005")
+    assert Decimal(ada["ci95_low"]) <= Decimal(ada["mean_score"]) <= Decimal(ada["ci95_high"])
+    means = [Decimal(row["mean_score"]) for row in board]
+    assert means == sorted(means, reverse=True)
+    assert [row["rank"] for row in board] == ["1", "2", "3"]
+
+
+def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path) -> None:
+    """An unfinished run is skipped (exit 1); a tampered one fails integrity (exit 3)."""
+    mixed = tmp_path / "runs"
+    shutil.copytree(runs_dir, mixed)
+    play_short(mixed / "run-open", "bob", seed=9, finish=False)
+    code, _, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "a"))
+    assert code == 1
+    assert "run-open: skipped:" in stderr and "is not finished" in stderr
+    assert not (tmp_path / "a" / "reports" / "run-open").exists()
+    assert (tmp_path / "a" / "leaderboard.csv").exists()
+
+    journal = mixed / "run-1" / "journal.jsonl"
+    journal.write_text(journal.read_text().replace('"value":"', '"value":"1', 1))
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "b"))
+    assert code == 3, stdout + stderr
+    assert "run-1: integrity failure, nothing scored:" in stderr
+    assert not (tmp_path / "b" / "reports" / "run-1").exists()
+    for name in ("run-0", "run-2", "run-3"):
+        assert tree(tmp_path / "b" / "reports" / name) == tree(tmp_path / "a" / "reports" / name)
+    rows = {row["run"]: row for row in _csv(tmp_path / "b" / "runs.csv")}
+    assert rows["run-1"]["status"] == "integrity" and rows["run-1"]["report"] == ""
+    assert rows["run-open"]["status"] == "refused"
+    assert rows["run-0"]["report"] == "reports/run-0/report.json"
+
+
+def test_private_batch_names_missing_agents_and_leaves_out_others(
+    private: Private, runs_dir: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    play_short(runs / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    shutil.copytree(runs_dir / "run-0", runs / "dev")
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(
+        str(runs), "--all-agents", "--control", str(private.control_path), "--out", str(out)
+    )
+    assert code == 1, stdout + stderr
+    assert "agent agent-8: missing: no run under" in stderr
+    assert "dev: not in this batch: a development run" in stderr
+    assert sorted(p.name for p in out.iterdir()) == ["leaderboard.csv", "reports", "runs.csv"]
+    single = tmp_path / "single"
+    run_evaluation(runs, single, control=private.control, agent="agent-7")
+    assert tree(out / "reports" / "p7") == tree(single)
+    board = {row["agent"]: row for row in _csv(out / "leaderboard.csv")}
+    assert set(board) == {"agent-7", "agent-8"}
+    assert board["agent-8"]["runs"] == "0" and board["agent-8"]["rank"] == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--all-agents", "--agent", "x"], "either --agent ID or --all-agents"),
+        (
+            ["--all-agents", "--scheduler", "tcp://127.0.0.1:1"],
+            "a scheduler address needs the dask executor (--scheduler)",
+        ),
+        (
+            ["--all-agents", "--executor", "dask", "--scheduler", "tcp://h:1", "--workers", "2"],
+            "a running scheduler's own workers are used (--workers)",
+        ),
+        (
+            ["--all-agents", "--workers", "0"],
+            "workers must be between 1 and 256, not 0 (--workers)",
+        ),
+    ],
+)
+def test_usage_errors_are_one_line(
+    runs_dir: Path, tmp_path: Path, args: list[str], message: str
+) -> None:
+    code, _, stderr = _validate(str(runs_dir), *args, "--out", str(tmp_path / "o"))
+    assert code == 2 and message in stderr and len(stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_and_runs_dir_are_checked_before_anything(runs_dir: Path, tmp_path: Path) -> None:
+    code, _, stderr = _validate(str(runs_dir / "run-0"), "--all-agents", "--out", str(tmp_path))
+    assert code == 2 and "is a run directory" in stderr
+    code, _, stderr = _validate(str(runs_dir), "--all-agents", "--out", str(runs_dir / "inside"))
+    assert code == 2 and "inside the results directory" in stderr
+    assert not (runs_dir / "inside").exists()
+
+
+def test_an_interrupted_batch_leaves_no_leaderboard(runs_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+
+    def stop(row: object) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        validate_runs(runs_dir, out, on_row=stop)
+    assert not (out / "leaderboard.csv").exists()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.decimals(min_value=-1000, max_value=0, places=4, allow_nan=False),
+        min_size=1,
+        max_size=40,
+    ),
+    st.text(min_size=1, max_size=12),
+)
+def test_bootstrap_interval_is_seeded_and_bounded(scores: list[Decimal], agent: str) -> None:
+    interval = bootstrap_interval(scores, agent)
+    assert interval is not None and interval == bootstrap_interval(list(scores), agent)
+    low, high = (Decimal(v) for v in interval)
+    step = Decimal("0.000001")
+    assert min(scores) - step <= low <= high <= max(scores) + step
+    if len(set(scores)) == 1:
+        assert low == high
+    assert bootstrap_interval([], agent) is None

@@ -1,0 +1,163 @@
+"""Damaged or interrupted run directories: one line and a documented code, never a traceback.
+
+A seal that is not a canonical seal object, a second journal header, a store that is a
+directory and a run.json without its journal are each named; an honestly interrupted run
+(journal ahead of its seal) is told apart from a changed one and resumes when re-run.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from ledger.canonical import dumps
+from ledger.journal import entry_hash
+from workbench.cli import main
+from workbench.play.session import PlayerSession
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def _error(result: Result, code: int) -> str:
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+@pytest.fixture()
+def run(demo_run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "run"
+    shutil.copytree(demo_run, target)
+    return target
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"[]\n", "a JSON object is expected"),
+        (b"1\n", "a JSON object is expected"),
+        (b"", "not valid JSON"),
+        (b"{\n", "not valid JSON"),
+        (b"\xff\xfe", "not valid JSON"),
+    ],
+)
+def test_a_seal_that_is_not_a_seal_object_is_an_integrity_failure(
+    run: Path, tmp_path: Path, content: bytes, says: str
+) -> None:
+    (run / "seal.json").write_bytes(content)
+    assert says in _error(_cli("verify", str(run)), 3)
+    result = _cli("validate", "counterfactual", "--results", str(run), "--out", str(tmp_path / "o"))
+    assert says in _error(result, 3)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_non_canonical_seal_is_refused(run: Path) -> None:
+    seal = (run / "seal.json").read_bytes()
+    (run / "seal.json").write_bytes(seal.replace(b'":', b'": ', 1))
+    assert "not in canonical encoding" in _error(_cli("verify", str(run)), 3)
+
+
+@pytest.mark.parametrize("kind", ["directory", "oversized"])
+def test_a_seal_that_cannot_be_read_is_an_integrity_failure(run: Path, kind: str) -> None:
+    seal = run / "seal.json"
+    seal.unlink()
+    if kind == "directory":
+        seal.mkdir()
+    else:
+        seal.write_bytes(b" " * (2 * 1024 * 1024))
+    message = _error(_cli("verify", str(run)), 3)
+    assert "directory" in message if kind == "directory" else "larger than its limit" in message
+
+
+def test_a_second_header_entry_is_refused(run: Path) -> None:
+    journal = run / "journal.jsonl"
+    lines = journal.read_bytes().splitlines(keepends=True)
+    last = dumps_entry(len(lines), "header", previous=lines[-1])
+    journal.write_bytes(b"".join(lines) + last)
+    message = _error(_cli("verify", str(run)), 3)
+    assert f"line {len(lines) + 1}" in message and "second header" in message
+    assert "second header" in _error(_cli("run", "--out", str(run)), 3)
+
+
+def dumps_entry(seq: int, kind: str, previous: bytes) -> bytes:
+    """A well-chained journal line after `previous` (so only its kind is wrong)."""
+    import orjson
+
+    prev = orjson.loads(previous)["hash"]
+    body = {"seq": seq, "day": 180, "kind": kind, "id": f"x-{seq}", "payload": {}, "prev": prev}
+    return dumps({**body, "hash": entry_hash(prev, body)}) + b"\n"
+
+
+def test_an_interrupted_run_says_rerunning_resumes_it(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    session = PlayerSession.create(run)
+    session.advance(10)
+    early_seal = (run / "seal.json").read_bytes()
+    session.schedule("bank_loan")
+    session.advance(5)
+    session.close()
+    (run / "seal.json").write_bytes(early_seal)  # killed after journaling, before sealing
+    message = _error(_cli("verify", str(run)), 3)
+    assert "the run was interrupted" in message and "again" in message and "resume" in message
+    assert "differs" not in message
+    assert _cli("run", "--out", str(run)).exit_code == 0
+    assert _cli("verify", str(run)).exit_code == 0
+
+
+def test_a_changed_seal_is_not_called_an_interruption(run: Path) -> None:
+    seal = (run / "seal.json").read_bytes()
+    (run / "seal.json").write_bytes(seal.replace(b'"final_day":180', b'"final_day":179'))
+    message = _error(_cli("verify", str(run)), 3)
+    assert "seal differs from re-execution in: final_day" in message
+    assert "interrupted" not in message
+
+
+def test_a_store_that_is_a_directory_is_named(run: Path) -> None:
+    (run / "store.sqlite").unlink()
+    (run / "store.sqlite").mkdir()
+    before = sorted(p.name for p in run.iterdir())
+    assert "is not a regular file" in _error(_cli("run", "--out", str(run)), 2)
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+def test_a_registration_without_a_journal_is_finished_by_the_next_writer(
+    run: Path, tmp_path: Path
+) -> None:
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    shutil.copy(run / "run.json", fresh / "run.json")  # creation stopped after run.json
+    assert "creation was interrupted" in _error(_cli("show", str(fresh)), 3)
+    result = _cli("run", "--out", str(fresh))
+    assert result.exit_code == 0, result.output
+    assert _cli("verify", str(fresh)).exit_code == 0
+
+
+def test_a_lost_journal_beside_a_seal_is_an_integrity_failure(run: Path) -> None:
+    (run / "journal.jsonl").write_bytes(b"")
+    assert "the journal was lost" in _error(_cli("run", "--out", str(run)), 3)
+    assert "no header" in _error(_cli("verify", str(run)), 3)
+
+
+def test_a_journal_that_is_a_directory_is_an_integrity_failure(run: Path) -> None:
+    (run / "journal.jsonl").unlink()
+    (run / "journal.jsonl").mkdir()
+    assert "is a directory" in _error(_cli("verify", str(run)), 3)
+    assert "is a directory" in _error(_cli("show", str(run)), 3)
+
+
+def test_a_run_json_that_is_not_valid_is_one_line_per_problem(run: Path) -> None:
+    (run / "run.json").write_bytes(b'{"schema": "cfwb.run/1", "campaign_id": 7}')
+    result = _cli("verify", str(run))
+    assert result.exit_code == 3 and "Traceback" not in result.output  # an altered run.json
+    lines = result.output.strip().splitlines()
+    assert len(lines) > 2 and all(f"{run / 'run.json'}: " in line for line in lines)
+    assert any("campaign_id: Input should be a valid string" in line for line in lines)
+    assert any("agent_id: Field required" in line for line in lines)

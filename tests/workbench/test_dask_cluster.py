@@ -1,0 +1,276 @@
+"""Batch validation on a real Dask cluster: `dask scheduler` and two `dask worker` processes.
+
+The cluster runs on 127.0.0.1 with free ports and is torn down after each test (every
+process it started is killed by pid, and dies with pytest if pytest dies). The CLI runs
+as a subprocess, as a user would run it against a cluster, and its output directory is
+compared byte for byte with the local executor's. One test SIGKILLs a worker while it is
+evaluating a run: the scheduler reruns that run on the other worker and the outputs are
+still identical.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from tests.workbench.batch_runs import play_short, tree
+from workbench.cli import main
+
+DASK = str(Path(sys.executable).with_name("dask"))
+START_SECONDS = 90.0
+RUN_SECONDS = 240.0
+AGENTS = ("ada", "bob", "ada", "cyd", "bob", "ada")
+
+
+def _die_with_pytest() -> None:
+    """In the child: SIGKILL when pytest (the parent) dies (Linux)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait(predicate: object, seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {seconds:.0f} s waiting for {what}")
+
+
+@dataclass
+class Cluster:
+    """A scheduler and its workers, each a process this test started."""
+
+    address: str
+    scheduler: subprocess.Popen[bytes]
+    workers: dict[str, subprocess.Popen[bytes]]
+    log: Path
+
+
+def _spawn(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as sink:
+        return subprocess.Popen(
+            args, stdout=sink, stderr=subprocess.STDOUT, preexec_fn=_die_with_pytest
+        )
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """`dask scheduler` and two single-threaded `dask worker` processes on loopback."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    log = tmp_path / "scheduler.log"
+    scheduler = _spawn(
+        [
+            DASK,
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--dashboard-address",
+            "127.0.0.1:0",
+            "--idle-timeout",
+            "600",
+        ],
+        log,
+    )
+    workers: dict[str, subprocess.Popen[bytes]] = {}
+    running = Cluster(address, scheduler, workers, log)
+    try:
+        _wait(lambda: "Scheduler at" in log.read_text(), START_SECONDS, "the scheduler")
+        for name in ("w1", "w2"):
+            worker_port = _free_port()
+            workers[f"tcp://127.0.0.1:{worker_port}"] = _spawn(
+                [
+                    DASK,
+                    "worker",
+                    address,
+                    "--host",
+                    "127.0.0.1",
+                    "--worker-port",
+                    str(worker_port),
+                    "--nthreads",
+                    "1",
+                    "--no-nanny",
+                    "--no-dashboard",
+                    "--name",
+                    name,
+                    "--death-timeout",
+                    "60",
+                ],
+                tmp_path / f"{name}.log",
+            )
+        _wait(lambda: log.read_text().count("Register worker") >= 2, START_SECONDS, "two workers")
+        yield running
+    finally:
+        for worker in workers.values():
+            _stop(worker)
+        _stop(scheduler)
+
+
+@pytest.fixture(scope="module")
+def runs_and_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, bytes]]:
+    """Six short finished runs of three agents, and their batch output on the local executor."""
+    root = tmp_path_factory.mktemp("dask")
+    runs = root / "runs"
+    for i, agent in enumerate(AGENTS):
+        play_short(runs / f"run-{i}", agent, seed=100 + i)
+    out = root / "local"
+    result = CliRunner().invoke(
+        main, ["validate", "counterfactual", str(runs), "--all-agents", "--out", str(out)]
+    )
+    assert result.exit_code in (0, 1), result.output
+    return runs, tree(out)
+
+
+def _validate_on(cluster: Cluster, runs: Path, out: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "validate",
+            "counterfactual",
+            str(runs),
+            "--all-agents",
+            "--out",
+            str(out),
+            "--executor",
+            "dask",
+            "--scheduler",
+            cluster.address,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_die_with_pytest,
+    )
+
+
+def _finish(process: subprocess.Popen[bytes]) -> tuple[int, str]:
+    try:
+        stdout, stderr = process.communicate(timeout=RUN_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        stdout, stderr = process.communicate()
+        raise AssertionError(f"validation did not finish: {stderr.decode()[-2000:]}") from None
+    return process.returncode, (stdout + stderr).decode()
+
+
+def test_a_dask_cluster_writes_the_local_executor_bytes(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    runs, reference = runs_and_reference
+    out = tmp_path / "dask"
+    code, output = _finish(_validate_on(cluster, runs, out))
+    assert code in (0, 1), output
+    assert tree(out) == reference
+    assert f"  run-{len(AGENTS) - 1} (" in output
+    assert "Traceback" not in output
+
+
+WATCHER = """
+import json, sys, time
+from pathlib import Path
+from distributed import Client
+
+address, first_report = sys.argv[1], Path(sys.argv[2])
+with Client(address, timeout=30) as client:
+    print("ready", flush=True)
+    deadline = time.monotonic() + 120
+    while not first_report.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    busy = None
+    while busy is None and time.monotonic() < deadline:
+        for worker, keys in sorted(client.processing().items()):
+            if any("evaluate_run" in str(key) for key in keys):
+                busy = worker
+                break
+        time.sleep(0.005)
+    print(busy, flush=True)
+    sys.stdin.readline()
+    removed = [
+        {"worker": event["worker"], "processing": sorted(map(str, event["processing-tasks"]))}
+        for _, event in client.get_events("all")
+        if isinstance(event, dict) and event.get("action") == "remove-worker"
+    ]
+    print(json.dumps(removed), flush=True)
+"""
+
+
+def _line(process: subprocess.Popen[str], seconds: float) -> str:
+    """The next line the process prints, within `seconds`."""
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        if not selector.select(timeout=seconds):
+            raise AssertionError("the watcher said nothing in time")
+    return process.stdout.readline().strip()
+
+
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    runs, reference = runs_and_reference
+    out = tmp_path / "dask"
+    watcher = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            WATCHER,
+            cluster.address,
+            str(out / "reports" / "run-0" / "report.json"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=_die_with_pytest,
+    )
+    try:
+        assert _line(watcher, START_SECONDS) == "ready"
+        validation = _validate_on(cluster, runs, out)
+        victim = _line(watcher, RUN_SECONDS)
+        assert victim in cluster.workers, victim
+        os.kill(cluster.workers[victim].pid, signal.SIGKILL)
+        code, output = _finish(validation)
+        assert watcher.stdin is not None
+        watcher.stdin.write("done\n")
+        watcher.stdin.flush()
+        removed = json.loads(_line(watcher, START_SECONDS))
+    finally:
+        _stop(watcher)  # type: ignore[arg-type]
+    assert code in (0, 1), output
+    assert tree(out) == reference
+    lost = [event for event in removed if event["worker"] == victim]
+    assert lost and lost[0]["processing"], removed
+    assert cluster.workers[victim].wait(timeout=10) == -signal.SIGKILL

@@ -1,0 +1,101 @@
+"""One error hierarchy: one-line messages, lower-layer errors wrapped, flags only in the CLI."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+from textual.app import App
+
+from workbench import exit_codes
+from workbench.cli import FLAGS, main
+from workbench.errors import IntegrityError, UserError, WorkbenchError, one_line, reraised
+from workbench.tui.errors import guarded
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = [
+    path
+    for package in ("ledger", "sim", "graders", "workbench")
+    for path in (ROOT / package).rglob("*.py")
+    if not path.is_relative_to(ROOT / "workbench" / "cli")
+]
+
+
+def _raised_texts(tree: ast.AST) -> list[tuple[int, str]]:
+    """The string parts of every `raise X(...)` message in a module."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            for arg in node.exc.args:
+                for part in ast.walk(arg):
+                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                        found.append((node.lineno, part.value))
+    return found
+
+
+@pytest.mark.parametrize("path", CORE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_core_message_names_a_cli_flag(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for line, text in _raised_texts(tree):
+        words = text.replace("(", " ").split()
+        assert not any(w.startswith("--") and w[2:3].isalpha() for w in words), (line, text)
+
+
+@given(st.text())
+def test_one_line_never_keeps_a_line_break(text: str) -> None:
+    assert "\n" not in one_line(text) and "\r" not in one_line(text)
+
+
+def test_reraised_turns_a_lower_error_into_one_line_of_the_given_kind() -> None:
+    with pytest.raises(IntegrityError) as caught, reraised(IntegrityError, ValueError, where="x"):
+        raise ValueError("2 problems:\n  - first\n  - second")
+    assert caught.value.message == "x: 2 problems: first; second"
+    assert caught.value.exit_code == exit_codes.INTEGRITY
+    with pytest.raises(KeyError), reraised(UserError, ValueError):
+        raise KeyError("a bug is not translated")
+
+
+def test_bad_campaign_is_one_line_naming_folder_and_field(campaign_copy: Path) -> None:
+    toml = campaign_copy / "campaign.toml"
+    toml.write_text(toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"'))
+    result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
+    assert result.exit_code == exit_codes.USAGE
+    assert result.output.count("\n") == 1
+    assert result.output.startswith(f"Error: campaign {campaign_copy}: campaign.toml: horizon_days")
+
+
+def test_several_campaign_problems_stay_on_one_line(campaign_copy: Path) -> None:
+    toml = campaign_copy / "campaign.toml"
+    text = toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"')
+    toml.write_text(text.replace('visibility = "development"', 'visibility = "secret"'))
+    result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
+    assert result.exit_code == exit_codes.USAGE
+    assert result.output.count("\n") == 1 and "problems: " in result.output
+
+
+def test_the_cli_adds_the_flag_of_the_subject(demo_run: Path, tmp_path: Path) -> None:
+    args = ["validate", "counterfactual", "--results", str(demo_run), "--out", str(tmp_path)]
+    result = CliRunner().invoke(main, [*args, "--workers", "0"])
+    assert result.exit_code == exit_codes.USAGE
+    assert result.output == "Error: workers must be between 1 and 256, not 0 (--workers)\n"
+    assert all(flag == f"--{subject}" for subject, flag in FLAGS.items())
+
+
+async def test_the_tui_shows_workbench_errors_and_lets_bugs_crash() -> None:
+    app: App[None] = App()
+    async with app.run_test():
+
+        def refuse() -> None:
+            raise UserError("no such day")
+
+        def bug() -> None:
+            raise KeyError("bug")
+
+        assert guarded(app, refuse) is None
+        with pytest.raises(KeyError):
+            guarded(app, bug)
+    assert issubclass(UserError, WorkbenchError)

@@ -1,0 +1,208 @@
+"""Outputs are claimed or written whole, never over something that is not ours.
+
+`validate --out` claims its directory atomically and lists only its own seals;
+`ledger --out` never clobbers, never replaces a link, device or directory, never writes
+into a run directory; a bad output path is one line with exit 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from workbench.cli import main
+from workbench.errors import UserError
+from workbench.evaluation.evaluator import run_evaluation
+from workbench.outputs import atomic_write, claim_output_dir
+
+
+def _cli(*args: str) -> Result:
+    return CliRunner().invoke(main, list(args))
+
+
+def _one_line_error(result: Result, code: int = 2) -> str:
+    assert result.exit_code == code, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+# -- validate --out -------------------------------------------------------------------
+
+
+def test_only_one_of_two_claims_on_one_directory_wins(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = claim_output_dir(out, "seals")
+    with pytest.raises(UserError, match="is not empty"):
+        claim_output_dir(out, "seals")
+    first.abandon()
+    assert not out.exists()
+
+
+def test_a_finished_output_is_never_reused(demo_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert (
+        _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out)).exit_code
+        == 0
+    )
+    report = (out / "report.json").read_bytes()
+    again = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    assert "is not empty" in _one_line_error(again)
+    assert (out / "report.json").read_bytes() == report
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "inside results"])
+def test_a_bad_validate_out_is_one_line(kind: str, demo_run: Path, tmp_path: Path) -> None:
+    if kind == "dangling link":
+        out = tmp_path / "link"
+        out.symlink_to(tmp_path / "nowhere" / "x")
+    elif kind == "file":
+        out = tmp_path / "file"
+        out.write_text("mine")
+    elif kind == "under a file":
+        (tmp_path / "file").write_text("mine")
+        out = tmp_path / "file" / "out"
+    else:
+        out = demo_run / "out"
+    before = sorted(p.name for p in tmp_path.iterdir())
+    result = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    _one_line_error(result)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert not (demo_run / "out").exists()
+
+
+def test_an_unknown_question_leaves_no_output_behind(demo_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = _cli(
+        "validate",
+        "counterfactual",
+        "--results",
+        str(demo_run),
+        "--out",
+        str(out),
+        "--question",
+        "nope",
+    )
+    assert "unknown question(s): 'nope'" in _one_line_error(result)
+    assert not out.exists()
+    retry = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    assert retry.exit_code == 0, retry.output
+
+
+def test_checksums_cover_only_the_seals_this_evaluation_wrote(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    stray = out / "seals" / "q_other.baseline.seal.json.gz"
+
+    def intruder(done: int, total: int, item: str) -> None:
+        if done == 1:
+            stray.write_bytes(b"someone else's seal")
+
+    run_evaluation(demo_run, out, progress=intruder)
+    sums = (out / "SHA256SUMS").read_text()
+    assert "q_other" not in sums and sums.count("\n") == 12
+    check = _cli("verify-report", str(out))
+    assert check.exit_code == 3 and "q_other.baseline.seal.json.gz: not listed" in check.output
+    stray.unlink()
+    assert _cli("verify-report", str(out)).exit_code == 0
+    assert subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out, check=False).returncode == 0
+
+
+def test_temporary_files_have_unique_names(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    (tmp_path / ".report.json.tmp").mkdir()  # the old fixed temporary name, taken
+    atomic_write(target, b"{}\n")
+    atomic_write(target, b"[]\n")
+    assert target.read_bytes() == b"[]\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".report.json.tmp", "report.json"]
+
+
+# -- ledger --out ---------------------------------------------------------------------
+
+
+def test_ledger_out_refuses_to_overwrite_unless_forced(demo_run: Path, tmp_path: Path) -> None:
+    out = tmp_path / "ledger.csv"
+    out.write_text("mine")
+    result = _cli("ledger", str(demo_run), "--format", "csv", "--out", str(out))
+    assert "refusing to overwrite" in _one_line_error(result)
+    assert out.read_text() == "mine"
+    forced = _cli("ledger", str(demo_run), "--format", "csv", "--out", str(out), "--force")
+    assert forced.exit_code == 0, forced.output
+    assert out.read_text().startswith("seq,")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.csv"]
+
+
+@pytest.mark.parametrize("kind", ["symlink", "device", "directory"])
+def test_ledger_out_never_replaces_what_is_not_a_regular_file(
+    kind: str, demo_run: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "mine.txt"
+    target.write_text("mine")
+    if kind == "symlink":
+        out = tmp_path / "link.csv"
+        out.symlink_to(target)
+    elif kind == "device":
+        out = Path("/dev/full")
+    else:
+        out = tmp_path / "folder"
+        out.mkdir()
+    for force in ([], ["--force"]):
+        result = _cli("ledger", str(demo_run), "--format", "csv", "--out", str(out), *force)
+        message = _one_line_error(result)
+        assert "refusing to replace it" in message or "is a directory" in message
+    assert target.read_text() == "mine"
+    assert out.is_symlink() if kind == "symlink" else True
+    if kind == "device":
+        assert Path("/dev/full").is_char_device()
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "seal.json", "new.csv"])
+def test_ledger_out_never_writes_into_a_run_directory(
+    name: str, demo_run: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    for force in ([], ["--force"]):
+        result = _cli("ledger", str(run), "--format", "csv", "--out", str(run / name), *force)
+        assert "is a run directory" in _one_line_error(result)
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def test_ledger_out_under_a_missing_directory_is_one_line(demo_run: Path, tmp_path: Path) -> None:
+    result = _cli("ledger", str(demo_run), "--out", str(tmp_path / "missing" / "l.beancount"))
+    assert "does not exist" in _one_line_error(result)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_ledger_out_into_an_unwritable_place_is_one_line(demo_run: Path) -> None:
+    result = _cli("ledger", str(demo_run), "--out", "/proc/cfwb-ledger.csv")
+    assert "cannot write" in _one_line_error(result)
+    assert not os.path.lexists("/proc/cfwb-ledger.csv")
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "unwritable"])
+def test_a_bad_run_out_is_one_line_and_creates_nothing(kind: str, tmp_path: Path) -> None:
+    if kind == "dangling link":
+        out = tmp_path / "link"
+        out.symlink_to(tmp_path / "nowhere" / "x")
+    elif kind == "file":
+        out = tmp_path / "file"
+        out.write_text("mine")
+    elif kind == "under a file":
+        (tmp_path / "file").write_text("mine")
+        out = tmp_path / "file" / "run"
+    else:
+        out = Path("/proc/cfwb-run")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    _one_line_error(_cli("run", "--out", str(out)))
+    assert sorted(p.name for p in tmp_path.iterdir()) == before
+    assert (tmp_path / "file").read_text() == "mine" if kind in ("file", "under a file") else True

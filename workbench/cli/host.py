@@ -1,0 +1,90 @@
+"""`workbench host`: serve a private campaign to registered agents over HTTP and MCP."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from workbench.cli.options import DIR, FILE, control_file
+
+
+@click.command()
+@click.argument("campaign", type=DIR)
+@click.option("--control", required=True, type=FILE, help="The campaign's control file.")
+@click.option(
+    "--runs",
+    "runs_dir",
+    required=True,
+    type=DIR,
+    help="Runs directory the host owns (created when missing).",
+)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", default=8700, show_default=True, type=click.IntRange(0, 65535), help="0: any free."
+)
+@click.option("--stdio", is_flag=True, help="Serve MCP over stdin/stdout for one local agent.")
+@click.option("--agent", "agent_id", help="With --stdio: the registered agent served.")
+def host(
+    campaign: Path,
+    control: Path,
+    runs_dir: Path,
+    host: str,
+    port: int,
+    stdio: bool,
+    agent_id: str | None,
+) -> None:
+    """Serve the private CAMPAIGN: each agent plays its own runs with its bearer token.
+
+    HTTP: a JSON API under /v1 and MCP (streamable HTTP) at /mcp, both taking
+    `Authorization: Bearer TOKEN` (tokens come from `workbench control new`). The host
+    keeps the control file and every run directory; agents see only the public view of
+    their own runs. Validate finished runs offline with `workbench validate
+    counterfactual RUNS --control FILE --agent ID --out OUT`.
+    """
+    from workbench.errors import UserError
+    from workbench.host.errors import HostError
+    from workbench.host.runtime import HostRuntime
+    from workbench.host.server import serve_http, serve_stdio
+
+    if stdio and agent_id is None:
+        raise UserError("--stdio serves one local agent: name it with --agent ID")
+    if agent_id is not None and not stdio:
+        raise UserError("--agent goes with --stdio; over HTTP each agent brings its token")
+    document = control_file(control)
+    assert document is not None
+    runtime = HostRuntime(campaign, document, runs_dir)
+    recovery = runtime.open()
+    say = f"{runs_dir}: {recovery.summary()}"
+    click.echo(say, err=True)
+    try:
+        if stdio:
+            assert agent_id is not None
+            try:
+                serve_stdio(runtime, agent_id)
+            except HostError as exc:
+                raise UserError(exc.message) from None
+            return
+
+        def ready(url: str) -> None:
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                click.echo(
+                    f"warning: listening on {host} over plain HTTP: bearer tokens cross the "
+                    "network in clear; put a TLS proxy in front",
+                    err=True,
+                )
+            click.echo(
+                f"hosting {runtime.bundle.id} for {len(document.agents)} agent(s) at {url} "
+                f"(JSON API {url}/v1, MCP {url}/mcp); Ctrl-C stops",
+                err=True,
+            )
+            sys.stderr.flush()
+
+        try:
+            serve_http(runtime, host, port, ready)
+        except OSError as exc:
+            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        click.echo("host stopped; every run is sealed", err=True)
+    finally:
+        runtime.close()

@@ -1,0 +1,206 @@
+"""Batch validation: every run of a directory, one report each, then a leaderboard.
+
+`workbench validate counterfactual RUNS_DIR --all-agents --out OUT [--control FILE]`.
+Each run directly under RUNS_DIR is one task (`evaluator.evaluate_run`: verify, then
+every question pair in order, nothing written) on the chosen executor; this process
+claims OUT (by creating `OUT/reports`, atomically), writes each run's report into
+`OUT/reports/<run>/` (seals, SHA256SUMS, report.json, exactly as a single validation) in
+run-name order, then `runs.csv`, then `leaderboard.csv` last. Every file is written
+atomically, so a batch without leaderboard.csv did not finish.
+
+Which runs count: with `--control`, the runs of the control file's campaign, and every
+agent registered there is expected to have at least one; without it, every development
+run. Runs that do not belong (another campaign) are named and left out. A run that is
+covered but cannot be evaluated (unfinished, its campaign changed, its task lost) is
+skipped with a line naming it and makes the exit code 1, like an unscored question; a
+run that fails integrity gets no report and makes it 3, and the others are still written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import pandas as pd
+
+from workbench import exit_codes
+from workbench.errors import IntegrityError, UserError, reraised
+from workbench.evaluation.evaluator import (
+    SEALS_DIR,
+    RunEvaluation,
+    RunJob,
+    evaluate_run,
+    write_evaluation,
+)
+from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
+from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
+from workbench.outputs import check_output_dir, claim_output_dir
+from workbench.runs.files import RunPaths, atomic_write, read_registration
+from workbench.runs.registration import ControlFile
+
+LEADERBOARD: Final = "leaderboard.csv"
+RUNS_TABLE: Final = "runs.csv"
+REPORTS: Final = "reports"
+"""OUT/reports/<run>/ holds each run's report; creating it claims OUT."""
+MAX_ENTRIES: Final = 100_000
+"""The most entries RUNS_DIR may hold."""
+
+
+@dataclass(frozen=True)
+class BatchOutcome:
+    """What a batch produced: exit code, one row per run, the per-agent table, the files."""
+
+    exit_code: int
+    rows: tuple[RunRow, ...]
+    table: pd.DataFrame
+    leaderboard_path: Path
+    runs_path: Path
+
+
+@dataclass(frozen=True)
+class _Found:
+    """Run directories to evaluate, and the rows decided without evaluating."""
+
+    jobs: tuple[tuple[RunJob, str], ...]
+    rows: tuple[RunRow, ...]
+
+
+def _entries(runs_dir: Path) -> list[Path]:
+    """The subdirectories of RUNS_DIR in name order (bounded)."""
+    found = []
+    with reraised(UserError, OSError, where=str(runs_dir)), os.scandir(runs_dir) as it:
+        for count, entry in enumerate(it, start=1):
+            if count > MAX_ENTRIES:
+                raise UserError(f"{runs_dir} holds more than {MAX_ENTRIES} entries")
+            if entry.is_dir():
+                found.append(Path(entry.path))
+    return sorted(found, key=lambda p: p.name)
+
+
+def _discover(
+    runs_dir: Path, control: ControlFile | None, questions: tuple[str, ...] | None
+) -> _Found:
+    """Which runs under RUNS_DIR are evaluated, which are named and left out, who is missing."""
+    jobs: list[tuple[RunJob, str]] = []
+    rows: list[RunRow] = []
+    seen_agents: set[str] = set()
+    for run_dir in _entries(runs_dir):
+        paths = RunPaths(run_dir)
+        if not paths.exists():
+            continue
+        name = run_dir.name
+        try:
+            registration = read_registration(paths)
+        except IntegrityError as exc:
+            rows.append(RunRow(name, "", "integrity", reason=exc.message))
+            continue
+        agent = registration.agent_id
+        if control is None:
+            if registration.visibility == "private":
+                why = "a private campaign run: validate it with its control file (--control)"
+                rows.append(RunRow(name, agent, "refused", reason=why))
+                continue
+        elif registration.visibility != "private":
+            why = "a development run: validate it without --control"
+            rows.append(RunRow(name, agent, "excluded", reason=why))
+            continue
+        elif registration.campaign_id != control.campaign_id:
+            why = f"campaign {registration.campaign_id}, not the control file's"
+            rows.append(RunRow(name, agent, "excluded", reason=why))
+            continue
+        elif agent not in control.agents:
+            why = f"agent {agent!r} is not registered in the control file"
+            rows.append(RunRow(name, agent, "excluded", reason=why))
+            continue
+        seen_agents.add(agent)
+        jobs.append((RunJob(run_dir, control, questions), agent))
+    if control is not None:
+        for agent in control.agents:
+            if agent not in seen_agents:
+                rows.append(RunRow("", agent, "missing", reason=f"no run under {runs_dir}"))
+    return _Found(tuple(jobs), tuple(rows))
+
+
+def _row(
+    evaluation: RunEvaluation, agent: str, out: Path, seal_key: bytes | None
+) -> tuple[RunRow, int | None]:
+    """Write one run's report (when it was evaluated); its row and its exit code."""
+    name = evaluation.run
+    if evaluation.kind == "integrity":
+        return RunRow(name, agent, "integrity", reason=evaluation.message), None
+    if evaluation.kind != "evaluated" or evaluation.head is None:
+        return RunRow(name, agent, "refused", reason=evaluation.message), None
+    folder = out / REPORTS / name
+    (folder / SEALS_DIR).mkdir(parents=True)
+    outcome = write_evaluation(
+        folder, evaluation.head, evaluation.results, len(evaluation.results), seal_key
+    )
+    return RunRow(name, agent, "evaluated", report=outcome.report), outcome.exit_code
+
+
+def validate_runs(
+    runs_dir: str | Path,
+    out_dir: str | Path,
+    *,
+    control: ControlFile | None = None,
+    questions: list[str] | None = None,
+    executor: ExecutorSpec | None = None,
+    progress: Progress | None = None,
+    on_row: Callable[[RunRow], None] | None = None,
+) -> BatchOutcome:
+    """Validate every run under RUNS_DIR into OUT; see the module docstring for the rules."""
+    runs = Path(runs_dir)
+    out = Path(out_dir)
+    if not runs.is_dir():
+        raise UserError(f"{runs} is not a directory")
+    if RunPaths(runs).exists():
+        raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
+    check_output_dir(out, never_inside=runs)
+    found = _discover(runs, control, tuple(questions) if questions else None)
+    seal_key = control.seal_key() if control is not None else None
+    rows: list[RunRow] = list(found.rows)
+    codes: list[int] = []
+    for row in found.rows:
+        if on_row is not None:
+            on_row(row)
+    jobs = [job for job, _ in found.jobs]
+    with open_executor(executor or ExecutorSpec()) as running:
+        claim = claim_output_dir(out, REPORTS, never_inside=runs)
+        try:
+            outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
+            for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
+                if isinstance(outcome, Done):
+                    row, code = _row(outcome.value, agent, out, seal_key)
+                else:
+                    name = job.run_dir.name
+                    row, code = RunRow(name, agent, "failed", reason=outcome.reason), None
+                rows.append(row)
+                if code is not None:
+                    codes.append(code)
+                if on_row is not None:
+                    on_row(row)
+        except BaseException:
+            claim.abandon()
+            raise
+    rows.sort(key=lambda r: (r.run, r.agent))
+    table = leaderboard(rows)
+    runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
+    atomic_write(runs_path, runs_csv(rows))
+    atomic_write(board_path, to_csv(table))
+    return BatchOutcome(_exit_code(rows, codes), tuple(rows), table, board_path, runs_path)
+
+
+def _exit_code(rows: list[RunRow], codes: list[int]) -> int:
+    """3 on any integrity failure; else 1 if anything requested went unscored; else 0."""
+    if any(r.status == "integrity" for r in rows):
+        return exit_codes.INTEGRITY
+    if (
+        any(r.status in INCOMPLETE for r in rows)
+        or not codes
+        or any(code != exit_codes.OK for code in codes)
+    ):
+        return exit_codes.UNSCORED
+    return exit_codes.OK

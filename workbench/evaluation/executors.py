@@ -1,0 +1,485 @@
+"""Where independent pure tasks run: in process, on a local process pool, or on Dask.
+
+An `Executor` maps a pure, module-level function over independent items and yields one
+`Done` or `Lost` per item **in item order**, whatever order they finished in, so anything
+built from the results is byte-identical for any executor and worker count. Items travel
+in chunks (one pickled campaign per chunk, not per item). An exception inside the
+function fails only its item. A lost worker fails its chunk on the local pool (nothing is
+retried there); on Dask the scheduler reruns a lost worker's tasks on the others, so a
+kill loses and duplicates nothing, and only a task that killed `allowed-failures` workers
+comes back `Lost`.
+
+`open_executor` turns an `ExecutorSpec` (the CLI's `--executor local|dask`, `--scheduler
+ADDRESS`, `--workers N`) into an executor; every refusal is a one-line UserError whose
+subject (executor, scheduler, workers) the CLI turns into its flag.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import platform
+import sys
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, as_completed
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
+
+import numpy as np
+
+from sim.version import ENGINE_VERSION
+from workbench import exit_codes
+from workbench.errors import UserError, WorkbenchError
+from workbench.evaluation.pool import worker_pool
+
+if TYPE_CHECKING:
+    from distributed import Client, LocalCluster
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+ExecutorKind = Literal["local", "dask"]
+EXECUTOR_KINDS: Final[tuple[ExecutorKind, ...]] = ("local", "dask")
+Progress = Callable[[int, int], None]
+"""Called as progress(done, total) each time a task finishes (in finishing order)."""
+
+MAX_WORKERS: Final = 256
+"""The most local processes `--workers` may ask for."""
+CHUNKS_PER_WORKER: Final = 4
+"""Default chunking: about this many chunks per worker, so a slow chunk does not stall."""
+CONNECT_SECONDS: Final = 10.0
+"""How long to wait for a Dask scheduler to answer."""
+WORKER_WAIT_SECONDS: Final = 30.0
+"""How long to wait for a Dask scheduler to have at least one worker."""
+
+
+@dataclass(frozen=True)
+class Done(Generic[R]):
+    """A task that ran: its value."""
+
+    value: R
+
+
+@dataclass(frozen=True)
+class Lost:
+    """A task that did not produce a value, and why (one line)."""
+
+    reason: str
+
+
+Outcome = Done[R] | Lost
+
+
+class ExecutorError(WorkbenchError):
+    """Work that must be complete (a grading, an audit) lost a task: nothing is written."""
+
+    exit_code = exit_codes.UNSCORED
+
+
+class Executor(Protocol):
+    """Maps a pure function over independent items; results come back in item order."""
+
+    @property
+    def workers(self) -> int:
+        """How many tasks can run at once (for chunk sizing)."""
+        ...
+
+    @property
+    def description(self) -> str:
+        """Where the tasks run, in words (for messages)."""
+        ...
+
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        *,
+        chunk: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Outcome[R]]:
+        """Yield fn(item) for each item, in item order, `chunk` items per task."""
+        ...
+
+
+def chunk_size(items: int, workers: int) -> int:
+    """About CHUNKS_PER_WORKER chunks per worker, at least one item each."""
+    return max(1, items // (CHUNKS_PER_WORKER * max(1, workers)))
+
+
+def _chunks(items: Sequence[T], size: int) -> list[Sequence[T]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+def _reason(exc: BaseException) -> str:
+    """One line naming an exception."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[Outcome[R]]:
+    """Apply `fn` to each item of a chunk; an exception fails only its own item."""
+    outcomes: list[Outcome[R]] = []
+    for item in items:
+        try:
+            outcomes.append(Done(fn(item)))
+        except Exception as exc:  # one item's failure never loses its neighbours
+            outcomes.append(Lost(_reason(exc)))
+    return outcomes
+
+
+def _in_order(
+    chunks: list[Sequence[Any]],
+    finished: Iterator[int],
+    result_of: Callable[[int], list[Outcome[R]]],
+    progress: Progress | None,
+    total: int,
+) -> Iterator[Outcome[R]]:
+    """Yield chunk results in chunk order as `finished` reports chunk indices done."""
+    ready: dict[int, list[Outcome[R]]] = {}
+    following = 0
+    done = 0
+    for index in finished:
+        ready[index] = result_of(index)
+        done += len(chunks[index])
+        if progress is not None:
+            progress(done, total)
+        while following in ready:
+            yield from ready.pop(following)
+            following += 1
+
+
+class SerialExecutor:
+    """Runs every task in this process, in order (the reference the others must match)."""
+
+    workers = 1
+    description = "this process"
+
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        *,
+        chunk: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Outcome[R]]:
+        """Yield fn(item) for each item in order."""
+        for done, item in enumerate(items, start=1):
+            yield from run_chunk(fn, [item])
+            if progress is not None:
+                progress(done, len(items))
+
+
+class LocalExecutor:
+    """A local process pool whose workers die with this process (serial for one worker).
+
+    A worker that dies (killed, out of memory) breaks the pool: every chunk not yet
+    finished comes back `Lost` with the reason, and the chunks already done are kept.
+    """
+
+    def __init__(self, workers: int = 1) -> None:
+        if not 1 <= workers <= MAX_WORKERS:
+            raise UserError(
+                f"workers must be between 1 and {MAX_WORKERS}, not {workers}", subject="workers"
+            )
+        self._workers = workers
+
+    @property
+    def workers(self) -> int:
+        """The pool size."""
+        return self._workers
+
+    @property
+    def description(self) -> str:
+        """Where the tasks run."""
+        return f"a local pool of {self._workers} process(es)"
+
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        *,
+        chunk: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Outcome[R]]:
+        """Yield fn(item) for each item in item order; chunks run in the pool."""
+        if self._workers == 1 or len(items) < 2:
+            yield from SerialExecutor().map(fn, items, progress=progress)
+            return
+        chunks = _chunks(items, chunk or chunk_size(len(items), self._workers))
+        pool = worker_pool(min(self._workers, len(chunks)))
+        try:
+            futures: list[Future[list[Outcome[R]]]] = [
+                pool.submit(run_chunk, fn, part) for part in chunks
+            ]
+            index = {future: i for i, future in enumerate(futures)}
+
+            def result_of(i: int) -> list[Outcome[R]]:
+                try:
+                    return futures[i].result()
+                except Exception as exc:  # a lost worker fails its chunk, not the others
+                    return [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[i])
+
+            finished = (index[f] for f in as_completed(futures))
+            yield from _in_order(chunks, finished, result_of, progress, len(items))
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def environment() -> tuple[str, str, str, str]:
+    """What makes results reproducible: engine, Python, numpy, platform."""
+    return (ENGINE_VERSION, platform.python_version(), np.__version__, sys.platform)
+
+
+class DaskExecutor:
+    """Tasks on a Dask cluster: a new `distributed.LocalCluster`, or a running scheduler.
+
+    Each chunk is one task whose inputs travel inside the task graph (never scattered),
+    so the scheduler can rerun it on another worker when its worker dies. Keys are unique
+    per map call, so concurrent clients on one scheduler never share a result. Every
+    worker must run the same engine, Python and numpy as this process (checked on
+    connect) and see the same paths (runs directories, campaigns).
+    """
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
+        self._scheduler = scheduler
+        self._requested = workers
+        self._cluster: LocalCluster | None = None
+        self._client: Client | None = None
+
+    def __enter__(self) -> DaskExecutor:
+        self._client = self._connect()
+        try:
+            self._check_workers(self._client)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the client, and the local cluster when this executor made it."""
+        with contextlib.suppress(Exception):
+            if self._client is not None:
+                self._client.close()
+        with contextlib.suppress(Exception):
+            if self._cluster is not None:
+                self._cluster.close()
+        self._client = self._cluster = None
+
+    def _connect(self) -> Client:
+        import logging
+
+        from distributed import Client, LocalCluster
+
+        if self._scheduler is None:
+            count = min(self._requested or os.cpu_count() or 1, MAX_WORKERS)
+            try:
+                self._cluster = LocalCluster(
+                    n_workers=count,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.ERROR,
+                )
+                return Client(self._cluster)
+            except (OSError, TimeoutError) as exc:
+                self.close()
+                raise UserError(f"cannot start a local Dask cluster ({_reason(exc)})") from None
+        try:
+            return Client(self._scheduler, timeout=CONNECT_SECONDS)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise UserError(
+                f"cannot reach a Dask scheduler at {self._scheduler} ({_reason(exc)})",
+                subject="scheduler",
+            ) from None
+
+    def _check_workers(self, client: Client) -> None:
+        where = self._scheduler or "the local cluster"
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
+        except TimeoutError:
+            raise UserError(
+                f"{where}: no Dask worker joined within {WORKER_WAIT_SECONDS:.0f} s",
+                subject="scheduler",
+            ) from None
+        mine = environment()
+        try:
+            found = client.run(environment)
+        except Exception as exc:  # e.g. a worker that cannot import the workbench
+            raise UserError(
+                f"{where}: a Dask worker cannot run the workbench ({_reason(exc)})"
+            ) from None
+        for address, theirs in sorted(found.items()):
+            if tuple(theirs) != mine:
+                raise UserError(
+                    f"Dask worker {address} runs engine/Python/numpy/platform "
+                    f"{'/'.join(theirs)}, this process {'/'.join(mine)}: results would "
+                    "not be reproducible"
+                )
+
+    @property
+    def client(self) -> Client:
+        """The connected client (inside `with`)."""
+        if self._client is None:
+            raise RuntimeError("DaskExecutor is used outside its `with` block")
+        return self._client
+
+    @property
+    def workers(self) -> int:
+        """Threads across the cluster's workers right now."""
+        return max(1, sum(self.client.nthreads().values()))
+
+    @property
+    def description(self) -> str:
+        """Where the tasks run."""
+        where = self._scheduler or "a local cluster"
+        return f"Dask ({where}, {self.workers} worker thread(s))"
+
+    def map(
+        self,
+        fn: Callable[[T], R],
+        items: Sequence[T],
+        *,
+        chunk: int | None = None,
+        progress: Progress | None = None,
+    ) -> Iterator[Outcome[R]]:
+        """Yield fn(item) for each item in item order; each chunk is one Dask task."""
+        import dask
+        from distributed import as_completed as dask_completed
+
+        if not items:
+            return
+        client = self.client
+        chunks = _chunks(items, chunk or chunk_size(len(items), self.workers))
+        prefix = f"cfwb-{getattr(fn, '__name__', 'task')}-{uuid.uuid4().hex}"
+        # Inputs travel inside the graph on purpose (rerunnable after a worker dies).
+        with dask.config.set({"distributed.admin.large-graph-warning-threshold": "1 TiB"}):
+            futures = [
+                client.submit(run_chunk, fn, part, key=f"{prefix}-{i}", pure=False)
+                for i, part in enumerate(chunks)
+            ]
+        index = {future.key: i for i, future in enumerate(futures)}
+
+        def result_of(i: int) -> list[Outcome[R]]:
+            future = futures[i]
+            try:
+                outcomes: list[Outcome[R]] = future.result()
+            except Exception as exc:  # a task that killed too many workers, or a lost client
+                outcomes = [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[i])
+            future.release()
+            return outcomes
+
+        finished = (index[f.key] for f in dask_completed(futures))
+        try:
+            yield from _in_order(chunks, finished, result_of, progress, len(items))
+        finally:
+            client.cancel([f for f in futures if not f.done()])
+
+
+@dataclass(frozen=True)
+class ExecutorSpec:
+    """Which executor, which scheduler, how many workers: checked together."""
+
+    kind: ExecutorKind = "local"
+    scheduler: str | None = None
+    workers: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXECUTOR_KINDS:
+            raise UserError(
+                f"the executor must be local or dask, not {self.kind!r}", subject="executor"
+            )
+        if self.scheduler is not None and self.kind != "dask":
+            raise UserError("a scheduler address needs the dask executor", subject="scheduler")
+        if self.scheduler is not None and self.workers is not None:
+            raise UserError(
+                "a worker count sizes a local pool or a new local Dask cluster; a running "
+                "scheduler's own workers are used",
+                subject="workers",
+            )
+        if self.workers is not None and not 1 <= self.workers <= MAX_WORKERS:
+            raise UserError(
+                f"workers must be between 1 and {MAX_WORKERS}, not {self.workers}",
+                subject="workers",
+            )
+        if self.scheduler is not None and not self.scheduler.strip():
+            raise UserError(
+                "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
+            )
+
+
+@contextlib.contextmanager
+def open_executor(spec: ExecutorSpec) -> Iterator[Executor]:
+    """The executor `spec` asks for, closed (cluster and all) when the block ends."""
+    if spec.kind == "local":
+        yield LocalExecutor(spec.workers or 1)
+        return
+    with DaskExecutor(spec.scheduler, spec.workers) as executor:
+        yield executor
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A task refused its input the way the command would (a user error, exit 2)."""
+
+    message: str
+
+
+def guarded(fn: Callable[[T], R], refusals: tuple[type[Exception], ...], item: T) -> R | Refused:
+    """fn(item), or its refusal when it raises one of `refusals` (picklable via partial)."""
+    try:
+        return fn(item)
+    except refusals as exc:
+        return Refused(str(exc))
+
+
+def values(outcomes: Iterable[Outcome[R | Refused]], what: str) -> Iterator[R]:
+    """Each outcome's value in order; a refusal raises a UserError, a lost task an
+    ExecutorError (the first one met, so nothing further is computed for nothing)."""
+    for outcome in outcomes:
+        if isinstance(outcome, Lost):
+            raise ExecutorError(f"{what}: a task did not complete ({outcome.reason})")
+        if isinstance(outcome.value, Refused):
+            raise UserError(outcome.value.message)
+        yield outcome.value
+
+
+def mapper(
+    executor: Executor, what: str, refusals: tuple[type[Exception], ...] = ()
+) -> Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]:
+    """A `map`-like function on `executor` for callers that need every value (graders).
+
+    An exception in `refusals` raised by a task becomes the UserError the serial command
+    would raise, whichever executor ran it; any other failure is an ExecutorError.
+    """
+
+    def run(fn: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
+        return values(executor.map(functools.partial(guarded, fn, refusals), items), what)
+
+    return run
+
+
+__all__ = [
+    "EXECUTOR_KINDS",
+    "DaskExecutor",
+    "Done",
+    "Executor",
+    "ExecutorError",
+    "ExecutorKind",
+    "ExecutorSpec",
+    "LocalExecutor",
+    "Lost",
+    "Outcome",
+    "Refused",
+    "SerialExecutor",
+    "chunk_size",
+    "mapper",
+    "open_executor",
+    "run_chunk",
+    "values",
+]

@@ -1,0 +1,190 @@
+"""The per-agent summary of a batch validation (leaderboard.csv), built with pandas.
+
+One row per agent: runs found and evaluated, questions, questions scored, the mean score
+over every scored question of the agent's runs with a bootstrap 95% interval, and
+conclusions met of required. Nothing here depends on which executor ran the batch: rows
+come from the written reports, in run-name order.
+
+The interval is a percentile bootstrap of the mean: `BOOTSTRAP_RESAMPLES` resamples (with
+replacement) of the agent's scored question scores, drawn in blocks of `BOOTSTRAP_BLOCK`
+by numpy's PCG64 seeded with the first 8 bytes of SHA-256("cfwb-bootstrap\\0" + agent),
+and the 2.5% and 97.5% quantiles (numpy's linear method) of the resampled means. The same
+scores give the same interval on every run of the command; one score gives a zero-width
+interval and none gives none. Questions are resampled independently, so the interval
+ignores any correlation between the questions of one run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import Final, Literal
+
+import numpy as np
+import pandas as pd
+
+from graders import counterfactual as cf
+from workbench.evaluation.report import CounterfactualReport
+
+BOOTSTRAP_RESAMPLES: Final = 2000
+BOOTSTRAP_BLOCK: Final = 250
+CONFIDENCE: Final = 0.95
+PLACES: Final = Decimal("0.000001")
+"""Scores in the leaderboard are rounded to six decimal places (half to even)."""
+
+RunStatus = Literal["evaluated", "integrity", "refused", "failed", "missing", "excluded"]
+"""evaluated (report written) · integrity (failed verification, nothing scored) ·
+refused (not evaluable as asked, e.g. unfinished) · failed (its task was lost) ·
+missing (a registered agent with no run) · excluded (not part of the batch: another
+campaign, or an agent the control file does not register)."""
+INCOMPLETE: Final[frozenset[str]] = frozenset({"refused", "failed", "missing"})
+"""Statuses of requested runs that got no report: the batch exits 1 (or 3)."""
+
+COLUMNS: Final = (
+    "rank",
+    "agent",
+    "runs",
+    "runs_evaluated",
+    "questions",
+    "scored",
+    "mean_score",
+    "ci95_low",
+    "ci95_high",
+    "conclusions_met",
+    "conclusions_required",
+)
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One run of a batch (a line of runs.csv) and its report when one was written."""
+
+    run: str
+    agent: str
+    status: RunStatus
+    report: CounterfactualReport | None = None
+    reason: str = ""
+
+
+def _places(value: Decimal | float) -> str:
+    return str(Decimal(value).quantize(PLACES, rounding=ROUND_HALF_EVEN))
+
+
+def bootstrap_interval(scores: Sequence[Decimal], agent: str) -> tuple[str, str] | None:
+    """The seeded percentile-bootstrap 95% interval of the mean score (module docstring)."""
+    if not scores:
+        return None
+    values = np.array([float(s) for s in scores], dtype=np.float64)
+    seed = int.from_bytes(hashlib.sha256(b"cfwb-bootstrap\0" + agent.encode()).digest()[:8])
+    rng = np.random.Generator(np.random.PCG64(seed))
+    means = np.concatenate(
+        [
+            values[rng.integers(0, len(values), size=(BOOTSTRAP_BLOCK, len(values)))].mean(axis=1)
+            for _ in range(BOOTSTRAP_RESAMPLES // BOOTSTRAP_BLOCK)
+        ]
+    )
+    tail = (1 - CONFIDENCE) / 2
+    low, high = np.quantile(means, [tail, 1 - tail])
+    return _places(float(low)), _places(float(high))
+
+
+def question_scores(rows: Sequence[RunRow]) -> pd.DataFrame:
+    """One row per evaluated question: agent, run, question, status, score, conclusion."""
+    records = [
+        {
+            "agent": row.agent,
+            "run": row.run,
+            "question": q.id,
+            "status": q.status,
+            "score": q.score,
+            "conclusion": None if q.conclusion is None else q.conclusion.verdict,
+        }
+        for row in rows
+        if row.report is not None
+        for q in row.report.questions
+    ]
+    columns = ["agent", "run", "question", "status", "score", "conclusion"]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def leaderboard(rows: Sequence[RunRow]) -> pd.DataFrame:
+    """The per-agent table, best mean score first (agents without a score last, by id)."""
+    rows = [r for r in rows if r.status != "excluded" and r.agent]
+    questions = question_scores(rows)
+    runs = pd.DataFrame.from_records(
+        [{"agent": r.agent, "status": r.status} for r in rows], columns=["agent", "status"]
+    )
+    table = []
+    for agent in sorted(set(runs["agent"])):
+        mine = questions[questions["agent"] == agent]
+        statuses = runs[runs["agent"] == agent]["status"]
+        scores = [Decimal(s) for s in mine["score"] if isinstance(s, str)]
+        interval = bootstrap_interval(scores, agent)
+        required = mine["conclusion"].notna()
+        table.append(
+            {
+                "agent": agent,
+                "runs": int((statuses != "missing").sum()),
+                "runs_evaluated": int((statuses == "evaluated").sum()),
+                "questions": len(mine),
+                "scored": int((mine["status"] == "scored").sum()),
+                "mean_score": _places(cf.mean(scores)) if scores else "",
+                "ci95_low": interval[0] if interval else "",
+                "ci95_high": interval[1] if interval else "",
+                "conclusions_met": int((mine["conclusion"] == "met").sum()),
+                "conclusions_required": int(required.sum()),
+                "_mean": cf.mean(scores) if scores else None,
+            }
+        )
+    ranked = sorted(
+        table,
+        key=lambda r: (r["_mean"] is None, -(r["_mean"] or Decimal(0)), r["agent"]),
+    )
+    for place, row in enumerate(ranked, start=1):
+        row["rank"] = place if row["_mean"] is not None else ""
+    frame = pd.DataFrame.from_records(ranked, columns=list(COLUMNS))
+    return frame
+
+
+def to_csv(frame: pd.DataFrame) -> bytes:
+    """CSV bytes with `\\n` line ends (every cell is already an int or a fixed string)."""
+    text: str = frame.to_csv(index=False, lineterminator="\n")
+    return text.encode()
+
+
+def runs_csv(rows: Sequence[RunRow]) -> bytes:
+    """runs.csv: one line per run with its status, counts, report path and reason."""
+    records = []
+    for row in rows:
+        summary = row.report.summary if row.report is not None else None
+        records.append(
+            {
+                "run": row.run,
+                "agent": row.agent,
+                "status": row.status,
+                "questions": "" if summary is None else summary.questions,
+                "scored": "" if summary is None else summary.scored,
+                "mean_score": ""
+                if summary is None or summary.mean_score is None
+                else _places(Decimal(summary.mean_score)),
+                "conclusions_met": "" if summary is None else summary.conclusions_met,
+                "conclusions_required": "" if summary is None else summary.conclusions_required,
+                "report": f"reports/{row.run}/report.json" if row.report is not None else "",
+                "reason": row.reason,
+            }
+        )
+    columns = [
+        "run",
+        "agent",
+        "status",
+        "questions",
+        "scored",
+        "mean_score",
+        "conclusions_met",
+        "conclusions_required",
+        "report",
+        "reason",
+    ]
+    return to_csv(pd.DataFrame.from_records(records, columns=columns))

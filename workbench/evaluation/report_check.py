@@ -1,0 +1,343 @@
+"""Checking an evaluation's output (`workbench verify-report`): report, checksums, seals.
+
+An output directory is consistent when report.json is canonical and names the SHA-256 of
+SHA256SUMS; SHA256SUMS lists exactly the files under seals/ with their true hashes; every
+branch record of the report points at its own seal (hash, seal digest, episode, branch,
+campaign); its effects, losses, scores and summary follow from its own numbers; and, when
+the results directory is given, evaluating that run again gives the same report.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import re
+import tempfile
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from graders import counterfactual as cf
+from ledger.canonical import dumps
+from ledger.seal import seal_bytes, seal_digest
+from workbench.errors import UserError, WorkbenchError
+from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
+from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport, QuestionEntry
+from workbench.inputs import LIMITS, read_bounded
+from workbench.messages import clip, problems
+from workbench.runs.registration import ControlFile
+
+REPORT_FILE = "report.json"
+SUMS_FILE = "SHA256SUMS"
+_SUM_LINE = re.compile(rb"([0-9a-f]{64})  (seals/[A-Za-z0-9_.\-]+)")
+_MAX_DIFFERENCES = 20
+
+
+@dataclass
+class ReportCheck:
+    """What `check_report` found: every problem, one line each (none when consistent)."""
+
+    out: Path
+    problems: list[str] = field(default_factory=list)
+    questions: int = 0
+    seals: int = 0
+    compared_with: Path | None = None
+
+    @property
+    def ok(self) -> bool:
+        """True when report, checksums, seals (and the results, if given) agree."""
+        return not self.problems
+
+
+def check_report(
+    out: str | Path,
+    results: str | Path | None = None,
+    *,
+    control: ControlFile | None = None,
+    agent: str | None = None,
+) -> ReportCheck:
+    """Check an evaluation output directory, and against `results` when given."""
+    out = Path(out)
+    if not out.is_dir():
+        raise UserError(f"{out} is not a directory")
+    report_path = out / REPORT_FILE
+    if not report_path.exists():
+        raise UserError(f"{out} is not an evaluation output (no {REPORT_FILE})")
+    check = ReportCheck(out)
+    raw = _read(report_path, "report", check)
+    if raw is None:
+        return check
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        check.problems.append(f"{report_path}: not valid JSON (changed or corrupted file)")
+        return check
+    if not isinstance(document, dict):
+        check.problems.append(f"{report_path}: not a report (a JSON object is expected)")
+        return check
+    if dumps(document) + b"\n" != raw:
+        check.problems.append(f"{report_path}: not in canonical encoding (changed file)")
+    try:
+        report = CounterfactualReport.model_validate(document)
+    except ValidationError as exc:
+        check.problems.extend(f"{report_path}: {line}" for line in problems(exc))
+        return check
+    check.questions = len(report.questions)
+    listed = _check_sums(out, report, check)
+    _check_branches(out, report, listed, check)
+    _check_arithmetic(report, check)
+    if results is not None:
+        _compare_with_results(document, report, Path(results), control, agent, check)
+    return check
+
+
+def _read(path: Path, what: str, check: ReportCheck) -> bytes | None:
+    """A bounded read whose failure is recorded as a problem."""
+    try:
+        return read_bounded(path, what)
+    except WorkbenchError as exc:
+        check.problems.append(exc.message)
+        return None
+
+
+def _check_sums(out: Path, report: CounterfactualReport, check: ReportCheck) -> dict[str, str]:
+    """SHA256SUMS against report.json and the seal files; returns {file: sha256} listed."""
+    sums_path = out / SUMS_FILE
+    if not sums_path.exists():
+        check.problems.append(f"{sums_path}: missing")
+        return {}
+    data = _read(sums_path, "checksums", check)
+    if data is None:
+        return {}
+    if report.artifacts is None or hashlib.sha256(data).hexdigest() != report.artifacts.sha256sums:
+        check.problems.append(f"{sums_path}: its SHA-256 differs from the one report.json names")
+    listed: dict[str, str] = {}
+    for number, line in enumerate(data.splitlines(), start=1):
+        match = _SUM_LINE.fullmatch(line)
+        if match is None:
+            check.problems.append(f"{sums_path}:{number}: not a `sha256  seals/FILE` line")
+            continue
+        digest, name = match.group(1).decode(), match.group(2).decode()
+        if name in listed:
+            check.problems.append(f"{sums_path}:{number}: {name} is listed twice")
+        listed[name] = digest
+    on_disk = (
+        {f"{SEALS_DIR}/{p.name}" for p in (out / SEALS_DIR).iterdir()}
+        if (out / SEALS_DIR).is_dir()
+        else set()
+    )
+    extra = sorted(
+        p.name for p in out.iterdir() if p.name not in {REPORT_FILE, SUMS_FILE, SEALS_DIR}
+    )
+    for name in extra:
+        check.problems.append(f"{out / name}: not part of an evaluation output")
+    for name in sorted(on_disk - set(listed)):
+        check.problems.append(f"{out / name}: not listed in {SUMS_FILE}")
+    for name in sorted(listed):
+        path = out / name
+        if name not in on_disk:
+            check.problems.append(f"{path}: listed in {SUMS_FILE} but missing")
+            continue
+        if path.is_symlink() or not path.is_file():
+            check.problems.append(f"{path}: not a regular file")
+            continue
+        content = _read(path, "seal", check)
+        if content is not None and hashlib.sha256(content).hexdigest() != listed[name]:
+            check.problems.append(f"{path}: content differs from its {SUMS_FILE} line")
+    check.seals = len(listed)
+    return listed
+
+
+def _open_seal(path: Path, check: ReportCheck) -> dict[str, Any] | None:
+    """The seal inside a gzip file, read with a bound on its expanded size."""
+    compressed = _read(path, "seal", check)
+    if compressed is None:
+        return None
+    limit = LIMITS["seal"]
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(compressed)) as stream:
+            data = stream.read(limit + 1)
+    except (OSError, EOFError):
+        check.problems.append(f"{path}: not a gzip file")
+        return None
+    if len(data) > limit:
+        check.problems.append(f"{path}: expands beyond the seal limit")
+        return None
+    try:
+        seal = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        check.problems.append(f"{path}: does not hold JSON")
+        return None
+    if not isinstance(seal, dict) or seal_bytes(seal) != data:
+        check.problems.append(f"{path}: does not hold a canonical seal")
+        return None
+    return seal
+
+
+def _check_branches(
+    out: Path, report: CounterfactualReport, listed: dict[str, str], check: ReportCheck
+) -> None:
+    """Each branch record against its seal file; every listed file belongs to one record."""
+    referenced: set[str] = set()
+    for question in report.questions:
+        branches = question.branches
+        for name, branch in (
+            ("baseline", branches.baseline),
+            ("intervention", branches.intervention),
+        ):
+            if branch is None:
+                continue
+            where = f"report.json: {clip(question.id)} {clip(name)}"
+            if branch.seal_file is None:
+                if branch.status == "ok":
+                    check.problems.append(f"{where}: an ok branch without a seal file")
+                continue
+            if branch.seal_file in referenced:
+                check.problems.append(f"{where}: seal file {branch.seal_file} is used twice")
+            referenced.add(branch.seal_file)
+            if listed.get(branch.seal_file) != branch.seal_sha256:
+                check.problems.append(
+                    f"{where}: seal_sha256 differs from {SUMS_FILE} for {branch.seal_file}"
+                )
+            path = out / branch.seal_file
+            if branch.seal_file not in listed or not path.is_file():
+                continue
+            seal = _open_seal(path, check)
+            if seal is None:
+                continue
+            identities = seal.get("identities")
+            if seal_digest(seal) != branch.seal_digest:
+                check.problems.append(f"{where}: seal_digest differs from {branch.seal_file}")
+            if not isinstance(identities, dict) or identities != {
+                "episode_id": branch.episode_id,
+                "branch": name,
+            }:
+                check.problems.append(f"{where}: {branch.seal_file} is another branch's seal")
+            if seal.get("campaign_digest") != report.registration.campaign_digest:
+                check.problems.append(f"{where}: {branch.seal_file} is for another campaign")
+    for name in sorted(set(listed) - referenced):
+        check.problems.append(f"{out / name}: no branch record of report.json names it")
+
+
+def _decimal(text: str | None) -> Decimal | None:
+    try:
+        return None if text is None else Decimal(text)
+    except InvalidOperation:
+        return None
+
+
+def _check_arithmetic(report: CounterfactualReport, check: ReportCheck) -> None:
+    """Effects, losses, scores and the summary counts follow from the report's own numbers."""
+    counts: dict[str, int] = {}
+    for question in report.questions:
+        counts[question.status] = counts.get(question.status, 0) + 1
+        if question.status == "scored":
+            _check_score(question, check)
+    if report.summary is None:
+        check.problems.append("report.json: has no summary")
+        return
+    summary = report.summary.model_dump()
+    expected: dict[str, int] = {s: counts.get(s, 0) for s in QUESTION_STATUSES}
+    expected["questions"] = len(report.questions)
+    for key, count in expected.items():
+        if summary.get(key) != count:
+            check.problems.append(f"report.json: summary.{key} is not {count}")
+
+
+def _check_score(question: QuestionEntry, check: ReportCheck) -> None:
+    """A scored question's effect, loss and score follow from its outcomes and submission."""
+    where = f"report.json: {clip(question.id)}"
+    base, inter = question.branches.baseline, question.branches.intervention
+    baseline = _decimal(base.outcome) if base else None
+    intervention = _decimal(inter.outcome) if inter else None
+    effect, loss, score = (_decimal(v) for v in (question.effect, question.loss, question.score))
+    value = _decimal(question.submission.value) if question.submission else None
+    scale = _decimal(question.contract.scale)
+    if (
+        baseline is None
+        or intervention is None
+        or effect is None
+        or loss is None
+        or score is None
+        or value is None
+        or scale is None
+        or scale <= 0
+    ):
+        check.problems.append(f"{where}: a scored question with missing or bad numbers")
+        return
+    if effect != cf.effect(baseline, intervention):
+        check.problems.append(f"{where}: effect is not intervention - baseline")
+    if loss != cf.loss(value, effect, scale):
+        check.problems.append(f"{where}: loss does not follow from value, effect and scale")
+    if score != -loss:
+        check.problems.append(f"{where}: score is not -loss")
+
+
+def _compare_with_results(
+    document: dict[str, Any],
+    report: CounterfactualReport,
+    results: Path,
+    control: ControlFile | None,
+    agent: str | None,
+    check: ReportCheck,
+) -> None:
+    """Evaluate the results directory again and compare (environment facts aside)."""
+    check.compared_with = results
+    questions = [q.id for q in report.questions] or None
+    with tempfile.TemporaryDirectory(prefix="cfwb-verify-report-") as tmp:
+        try:
+            fresh = run_evaluation(
+                results, Path(tmp) / "out", control=control, agent=agent, questions=questions
+            )
+        except UserError as exc:
+            if not questions or "unknown question" not in exc.message:
+                raise
+            check.problems.append(f"report.json: names questions {results} does not have")
+            return
+    if fresh.report_path is None:
+        check.problems.append(f"{results}: {fresh.message}")
+        return
+    again = fresh.report.to_json()
+    differences = list(_differences(_comparable(document), _comparable(again), ""))
+    for path in differences[:_MAX_DIFFERENCES]:
+        check.problems.append(f"report.json: {path} differs from evaluating {results} again")
+    if len(differences) > _MAX_DIFFERENCES:
+        check.problems.append(
+            f"report.json: {len(differences) - _MAX_DIFFERENCES} more differences from {results}"
+        )
+
+
+def _comparable(report: dict[str, Any]) -> dict[str, Any]:
+    """The report without what may differ between honest evaluations of one run: the
+    machine's execution facts and the results directory's own name."""
+    trimmed = {k: v for k, v in report.items() if k != "execution"}
+    factual = trimmed.get("factual")
+    if isinstance(factual, dict):
+        trimmed["factual"] = {k: v for k, v in factual.items() if k != "run"}
+    return trimmed
+
+
+def _differences(a: Any, b: Any, path: str) -> list[str]:
+    """Dotted paths at which two JSON values differ (lists by index, questions by id)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out: list[str] = []
+        for key in sorted(set(a) | set(b), key=str):
+            label = f"{path}.{key}" if path else str(key)
+            if key not in a or key not in b:
+                out.append(label)
+            else:
+                out.extend(_differences(a[key], b[key], label))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        out = []
+        for index, (x, y) in enumerate(zip(a, b, strict=True)):
+            name = x.get("id") if isinstance(x, dict) and isinstance(x.get("id"), str) else None
+            label = f"{path}[{clip(name, 40)[1:-1] if name else index}]"
+            out.extend(_differences(x, y, label))
+        return out
+    return [] if a == b else [path or "(whole report)"]

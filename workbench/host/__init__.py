@@ -1,0 +1,1 @@
+"""The hosted runtime: private campaigns played over HTTP and MCP without the seed."""

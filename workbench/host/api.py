@@ -1,0 +1,281 @@
+"""The host's JSON HTTP API and the one Starlette app that serves it beside MCP.
+
+Routes (every one but /health needs `Authorization: Bearer TOKEN`):
+
+    GET  /health                             liveness, no data
+    GET  /v1/briefing | /v1/actions | /v1/questions
+    GET  /v1/runs                            your runs
+    POST /v1/runs                            start an episode   {command_id}
+    GET  /v1/runs/{run}                      day, horizon, finished
+    GET  /v1/runs/{run}/snapshot             the public view
+    GET  /v1/runs/{run}/preview?action=ID    would it be accepted now?
+    POST /v1/runs/{run}/schedule             {command_id, action}
+    POST /v1/runs/{run}/advance              {command_id, days}
+    POST /v1/runs/{run}/assessments          {command_id, assessment}
+    POST /v1/runs/{run}/finish               {command_id}
+    GET  /v1/runs/{run}/journal?since=&limit=
+    GET  /v1/runs/{run}/metrics | /ledger | /ledger/export?format=beancount|csv
+    POST /mcp                                MCP (streamable HTTP)
+
+Every error is `{"error": {"code", "message"}}` with one line. Bodies are bounded
+(`MAX_BODY_BYTES`), parsed strictly and validated by the wire models.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
+from typing import Any, Final, TypeVar
+
+import anyio.to_thread
+import orjson
+from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+from pydantic import BaseModel, ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+
+from workbench.host.errors import BadRequest, HostError, Invalid, TooLarge, Unauthorized
+from workbench.host.mcp_server import build_mcp, http_identity
+from workbench.host.runtime import HostRuntime
+from workbench.play.wire import (
+    API_PREFIX,
+    MCP_PATH,
+    AdvanceRequest,
+    ErrorBody,
+    ErrorDetail,
+    FinishRequest,
+    ScheduleRequest,
+    StartRequest,
+    SubmitRequest,
+)
+
+MAX_BODY_BYTES: Final = 16 * 1024
+"""Largest JSON API request body (a submission is well under 1 KiB)."""
+MAX_MCP_BODY_BYTES: Final = 64 * 1024
+"""Largest MCP request body."""
+METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+
+log = logging.getLogger("workbench.host")
+M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[Request, str], Awaitable[Response]]
+
+
+def json_response(data: Any, status: int = 200) -> Response:
+    """A JSON reply (orjson; models through their JSON-ready form)."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json", by_alias=True)
+    return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+
+
+def error_response(status: int, code: str, message: str) -> Response:
+    """The one error shape of the API."""
+    body = ErrorBody(error=ErrorDetail(code=code, message=message))
+    headers = {"WWW-Authenticate": 'Bearer realm="workbench-host"'} if status == 401 else None
+    response = json_response(body, status)
+    if headers:
+        response.headers.update(headers)
+    return response
+
+
+def one_line(exc: ValidationError, where: str = "body") -> str:
+    """A validation error as one line: the first problem, and how many more."""
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"]) or where
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return f"{where}: {loc}: {message}{more}"
+
+
+async def read_model(request: Request, model: type[M]) -> M:
+    """The request body as `model`: bounded, JSON, an object, valid (or a HostError)."""
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise BadRequest("Content-Length is not a number")
+        if int(length) > MAX_BODY_BYTES:
+            raise TooLarge(f"request body is larger than its limit of {MAX_BODY_BYTES} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            raise TooLarge(f"request body is larger than its limit of {MAX_BODY_BYTES} bytes")
+    if not body:
+        raise BadRequest("request body is empty: a JSON object is expected")
+    try:
+        document = orjson.loads(bytes(body))
+    except orjson.JSONDecodeError as exc:
+        raise BadRequest(f"request body is not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise BadRequest("request body is not a JSON object")
+    try:
+        return model.model_validate(document)
+    except ValidationError as exc:
+        raise Invalid(one_line(exc)) from None
+
+
+def query_int(request: Request, name: str, default: int) -> int:
+    """An integer query parameter, or BadRequest."""
+    text = request.query_params.get(name)
+    if text is None:
+        return default
+    if not text.lstrip("-").isdigit() or len(text) > 9:
+        raise BadRequest(f"query parameter {name} must be a whole number")
+    return int(text)
+
+
+def agent_of(request: Request) -> str:
+    """The caller's agent id, verified by the bearer middleware, or Unauthorized."""
+    user = request.scope.get("user")
+    if isinstance(user, AuthenticatedUser):
+        return user.access_token.client_id
+    if "authorization" not in request.headers:
+        raise Unauthorized("missing bearer token: send Authorization: Bearer TOKEN")
+    raise Unauthorized("unknown bearer token")
+
+
+class Api:
+    """The JSON API's handlers over one runtime (blocking work runs in worker threads)."""
+
+    def __init__(self, runtime: HostRuntime) -> None:
+        self.runtime = runtime
+
+    async def call(self, work: Callable[..., Any], *args: Any) -> Any:
+        """Run a runtime method in a worker thread."""
+        return await anyio.to_thread.run_sync(partial(work, *args))
+
+    async def briefing(self, request: Request, agent: str) -> Response:
+        return json_response(self.runtime.briefing)
+
+    async def actions(self, request: Request, agent: str) -> Response:
+        return json_response(self.runtime.catalog)
+
+    async def questions(self, request: Request, agent: str) -> Response:
+        return json_response(self.runtime.contracts)
+
+    async def list_runs(self, request: Request, agent: str) -> Response:
+        return json_response(await self.call(self.runtime.runs, agent))
+
+    async def start(self, request: Request, agent: str) -> Response:
+        body = await read_model(request, StartRequest)
+        reply = await self.call(self.runtime.start, agent, body)
+        return json_response(reply, 201 if reply.created else 200)
+
+    async def run_info(self, request: Request, agent: str) -> Response:
+        return json_response(await self.call(self.runtime.run_info, agent, _run(request)))
+
+    async def snapshot(self, request: Request, agent: str) -> Response:
+        return json_response(await self.call(self.runtime.snapshot, agent, _run(request)))
+
+    async def preview(self, request: Request, agent: str) -> Response:
+        action = request.query_params.get("action")
+        if not action or len(action) > 128:
+            raise BadRequest("query parameter action is required (an action id)")
+        return json_response(await self.call(self.runtime.preview, agent, _run(request), action))
+
+    async def schedule(self, request: Request, agent: str) -> Response:
+        body = await read_model(request, ScheduleRequest)
+        return json_response(await self.call(self.runtime.schedule, agent, _run(request), body))
+
+    async def advance(self, request: Request, agent: str) -> Response:
+        body = await read_model(request, AdvanceRequest)
+        return json_response(await self.call(self.runtime.advance, agent, _run(request), body))
+
+    async def submit(self, request: Request, agent: str) -> Response:
+        body = await read_model(request, SubmitRequest)
+        return json_response(await self.call(self.runtime.submit, agent, _run(request), body))
+
+    async def finish(self, request: Request, agent: str) -> Response:
+        body = await read_model(request, FinishRequest)
+        return json_response(await self.call(self.runtime.finish, agent, _run(request), body))
+
+    async def journal(self, request: Request, agent: str) -> Response:
+        since = query_int(request, "since", 1)
+        limit = query_int(request, "limit", 200)
+        page = await self.call(self.runtime.journal, agent, _run(request), since, limit)
+        return json_response(page)
+
+    async def metrics(self, request: Request, agent: str) -> Response:
+        return json_response(await self.call(self.runtime.metrics, agent, _run(request)))
+
+    async def ledger(self, request: Request, agent: str) -> Response:
+        return json_response(await self.call(self.runtime.ledger, agent, _run(request)))
+
+    async def export(self, request: Request, agent: str) -> Response:
+        fmt = request.query_params.get("format", "beancount")
+        if fmt not in ("beancount", "csv"):
+            raise BadRequest("query parameter format must be beancount or csv")
+        return json_response(await self.call(self.runtime.export_ledger, agent, _run(request), fmt))
+
+    def routes(self) -> dict[str, dict[str, Handler]]:
+        """Path → method → handler, for every authenticated route."""
+        run = f"{API_PREFIX}/runs/{{run_id}}"
+        return {
+            f"{API_PREFIX}/briefing": {"GET": self.briefing},
+            f"{API_PREFIX}/actions": {"GET": self.actions},
+            f"{API_PREFIX}/questions": {"GET": self.questions},
+            f"{API_PREFIX}/runs": {"GET": self.list_runs, "POST": self.start},
+            run: {"GET": self.run_info},
+            f"{run}/snapshot": {"GET": self.snapshot},
+            f"{run}/preview": {"GET": self.preview},
+            f"{run}/schedule": {"POST": self.schedule},
+            f"{run}/advance": {"POST": self.advance},
+            f"{run}/assessments": {"POST": self.submit},
+            f"{run}/finish": {"POST": self.finish},
+            f"{run}/journal": {"GET": self.journal},
+            f"{run}/metrics": {"GET": self.metrics},
+            f"{run}/ledger": {"GET": self.ledger},
+            f"{run}/ledger/export": {"GET": self.export},
+        }
+
+
+def _run(request: Request) -> str:
+    return str(request.path_params["run_id"])
+
+
+def dispatch(handlers: Mapping[str, Handler]) -> Callable[[Request], Awaitable[Response]]:
+    """One endpoint for a path: authenticate, pick the method's handler, map errors."""
+
+    async def endpoint(request: Request) -> Response:
+        try:
+            handler = handlers.get(request.method)
+            if handler is None:
+                allowed = ", ".join(sorted(handlers))
+                return error_response(
+                    405, "method_not_allowed", f"{request.method} is not allowed here ({allowed})"
+                )
+            return await handler(request, agent_of(request))
+        except HostError as exc:
+            return error_response(exc.status, exc.code, exc.message)
+        except Exception:
+            log.exception("internal error on %s %s", request.method, request.url.path)
+            return error_response(500, "internal", "internal error: the host logged it")
+
+    return endpoint
+
+
+async def health(request: Request) -> Response:
+    """Liveness: says nothing about any run."""
+    return json_response({"status": "ok"})
+
+
+async def not_found(request: Request) -> Response:
+    """Every other path."""
+    return error_response(404, "not_found", f"no route {request.url.path[:120]}")
+
+
+def build_app(runtime: HostRuntime, base_url: str, host: str = "127.0.0.1") -> Starlette:
+    """The host's ASGI app: the JSON API and MCP over streamable HTTP, one bearer check."""
+    mcp = build_mcp(runtime, http_identity, base_url=base_url)
+    api = Api(runtime)
+    mcp.custom_route("/health", methods=["GET"])(health)
+    for path, handlers in api.routes().items():
+        mcp.custom_route(path, methods=METHODS)(dispatch(handlers))
+    mcp.custom_route("/{path:path}", methods=METHODS)(not_found)
+    return mcp.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        max_request_body_size=MAX_MCP_BODY_BYTES,
+        host=host,
+    )

@@ -1,0 +1,72 @@
+"""Errors of the hosted runtime: one clear message, an HTTP status and a stable code each."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+
+class HostError(Exception):
+    """A request the host refuses: `message` is one line, `status` its HTTP status."""
+
+    status: ClassVar[int] = 400
+    code: ClassVar[str] = "bad_request"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class BadRequest(HostError):
+    """A malformed request: not JSON, not an object, a malformed id or query."""
+
+
+class Unauthorized(HostError):
+    """No bearer token, or one no registered agent holds."""
+
+    status = 401
+    code = "unauthorized"
+
+
+class Forbidden(HostError):
+    """A limit of the host is reached (runs per agent, commands per run)."""
+
+    status = 403
+    code = "limit_reached"
+
+
+class NotFound(HostError):
+    """No such route, or no such run among the caller's runs (another agent's run too)."""
+
+    status = 404
+    code = "not_found"
+
+
+class Conflict(HostError):
+    """A command id reused for another command, or a command to a finished run."""
+
+    status = 409
+    code = "conflict"
+
+
+class TooLarge(HostError):
+    """A request body over the host's limit."""
+
+    status = 413
+    code = "too_large"
+
+
+class Invalid(HostError):
+    """A well-formed request the run refuses: a schema or contract error, an unknown action."""
+
+    status = 422
+    code = "invalid"
+
+
+class Damaged(HostError):
+    """A run that failed its integrity check at start-up: the operator must inspect it."""
+
+    status = 503
+    code = "run_damaged"

@@ -1,0 +1,280 @@
+"""The host's MCP surface (official `mcp` SDK): the JSON API's operations as tools.
+
+Tools and resources call the same `HostRuntime` methods as the HTTP routes, in worker
+threads. Over streamable HTTP the SDK's bearer middleware authenticates every request
+with `HostTokens` (the control file's token verifiers) and a tool reads its caller from
+the verified access token; over stdio the one local agent is fixed at start-up. The
+briefing and the question contracts are resources. No tool forks, rewinds or evaluates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Annotated, TypeVar
+
+import anyio.to_thread
+from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from pydantic import AnyHttpUrl, Field
+
+from workbench.host.errors import HostError, Unauthorized
+from workbench.host.runtime import HostRuntime
+from workbench.play.models import PublicView
+from workbench.play.wire import (
+    COMMAND_ID_PATTERN,
+    RUN_ID_PATTERN,
+    AdvanceRequest,
+    Briefing,
+    Catalog,
+    CommandReply,
+    Contracts,
+    FinishRequest,
+    JournalPage,
+    LedgerData,
+    MetricSeries,
+    Preview,
+    RunInfo,
+    RunList,
+    ScheduleReply,
+    ScheduleRequest,
+    StartReply,
+    StartRequest,
+    SubmitReply,
+    SubmitRequest,
+)
+from workbench.runs.commands import CounterfactualAssessment
+
+T = TypeVar("T")
+
+TOOL_NAMES: tuple[str, ...] = (
+    "briefing",
+    "action_catalog",
+    "question_contracts",
+    "list_runs",
+    "start_episode",
+    "run_info",
+    "snapshot",
+    "preview",
+    "schedule",
+    "advance",
+    "submit_assessment",
+    "finish",
+    "journal",
+    "metrics",
+    "ledger",
+)
+"""Every tool the host serves (a test holds the server to exactly these)."""
+
+RunIdArg = Annotated[str, Field(pattern=RUN_ID_PATTERN, description="Your run's id.")]
+CommandIdArg = Annotated[
+    str,
+    Field(
+        pattern=COMMAND_ID_PATTERN,
+        description=(
+            "An id you choose for this command (e.g. a UUID). Retrying with the same id and "
+            "arguments is safe: the first reply comes back and nothing is applied twice."
+        ),
+    ),
+]
+
+
+class HostTokens:
+    """The SDK's TokenVerifier over the control file: a bearer token names its agent."""
+
+    def __init__(self, runtime: HostRuntime) -> None:
+        self._runtime = runtime
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The agent's access (client_id = agent id), or None for an unknown token."""
+        agent = self._runtime.agent_of(token)
+        if agent is None:
+            return None
+        return AccessToken(token=token, client_id=agent, scopes=[])
+
+
+def http_identity() -> str:
+    """The agent of the current streamable-HTTP request (verified by the SDK middleware)."""
+    token = get_access_token()
+    if token is None:
+        raise ToolError("unauthorized: no verified bearer token on this request")
+    return token.client_id
+
+
+def build_mcp(
+    runtime: HostRuntime,
+    identity: Callable[[], str],
+    *,
+    base_url: str | None = None,
+) -> MCPServer:
+    """The MCP server over `runtime`; `identity` names the calling agent of each request.
+
+    With `base_url` the server requires a bearer token on every HTTP request (the SDK's
+    auth middleware with `HostTokens`); without, it serves one fixed agent (stdio).
+    """
+    auth = (
+        AuthSettings(issuer_url=AnyHttpUrl(base_url), resource_server_url=None)
+        if base_url is not None
+        else None
+    )
+    mcp = MCPServer(
+        "counterfactual-workbench-host",
+        title="Counterfactual Workbench host",
+        instructions=(
+            "Play a private counterfactual business campaign. Read the briefing resource, "
+            "start an episode, then schedule actions, advance days and submit assessments "
+            "on your run; finish it when done. Every command takes a command_id you choose."
+        ),
+        token_verifier=HostTokens(runtime) if auth is not None else None,
+        auth=auth,
+        log_level="WARNING",
+    )
+
+    async def call(work: Callable[[str], T]) -> T:
+        agent = identity()
+        try:
+            return await anyio.to_thread.run_sync(partial(work, agent))
+        except Unauthorized as exc:
+            raise ToolError(f"unauthorized: {exc.message}") from None
+        except HostError as exc:
+            raise ToolError(f"{exc.code}: {exc.message}") from None
+
+    @mcp.resource(
+        "cfwb://briefing",
+        name="briefing",
+        description="The campaign, its objectives and the rules of play.",
+        mime_type="application/json",
+    )
+    async def briefing_resource() -> str:
+        identity()
+        return runtime.briefing.model_dump_json()
+
+    @mcp.resource(
+        "cfwb://questions",
+        name="question-contracts",
+        description="Every counterfactual question's public contract.",
+        mime_type="application/json",
+    )
+    async def questions_resource() -> str:
+        identity()
+        return runtime.contracts.model_dump_json()
+
+    @mcp.resource(
+        "cfwb://questions/{question_id}",
+        name="question-contract",
+        description="One question's public contract.",
+        mime_type="application/json",
+    )
+    async def question_resource(question_id: str) -> str:
+        identity()
+        for contract in runtime.contracts.questions:
+            if contract.id == question_id:
+                return contract.model_dump_json()
+        raise ResourceError(f"no question {question_id[:80]!r}")
+
+    @mcp.tool(description="The campaign, its objectives and the rules of play.")
+    async def briefing() -> Briefing:
+        identity()
+        return runtime.briefing
+
+    @mcp.tool(description="Every action with every term (cost, staffing, prerequisites, effects).")
+    async def action_catalog() -> Catalog:
+        identity()
+        return runtime.catalog
+
+    @mcp.tool(description="Every counterfactual question's public contract.")
+    async def question_contracts() -> Contracts:
+        identity()
+        return runtime.contracts
+
+    @mcp.tool(description="Your runs, oldest first.")
+    async def list_runs() -> RunList:
+        return await call(runtime.runs)
+
+    @mcp.tool(description="Start an episode: a new run of the campaign of your own.")
+    async def start_episode(command_id: CommandIdArg) -> StartReply:
+        request = StartRequest(command_id=command_id)
+        return await call(lambda agent: runtime.start(agent, request))
+
+    @mcp.tool(description="Day, horizon and state of one of your runs.")
+    async def run_info(run_id: RunIdArg) -> RunInfo:
+        return await call(lambda agent: runtime.run_info(agent, run_id))
+
+    @mcp.tool(
+        description=(
+            "The public view of your run today: state, metrics, commitments, alerts, the "
+            "catalog, question contracts as they stand and your own submissions."
+        )
+    )
+    async def snapshot(run_id: RunIdArg) -> PublicView:
+        return await call(lambda agent: runtime.snapshot(agent, run_id))
+
+    @mcp.tool(description="Would this action be accepted today, and if not why? Changes nothing.")
+    async def preview(
+        run_id: RunIdArg, action: Annotated[str, Field(min_length=1, max_length=128)]
+    ) -> Preview:
+        return await call(lambda agent: runtime.preview(agent, run_id, action))
+
+    @mcp.tool(description="Schedule an action at today's decisions (journaled even if rejected).")
+    async def schedule(
+        run_id: RunIdArg,
+        action: Annotated[str, Field(min_length=1, max_length=128)],
+        command_id: CommandIdArg,
+    ) -> ScheduleReply:
+        request = ScheduleRequest(command_id=command_id, action=action)
+        return await call(lambda agent: runtime.schedule(agent, run_id, request))
+
+    @mcp.tool(description="Run whole days with no further decisions.")
+    async def advance(
+        run_id: RunIdArg,
+        command_id: CommandIdArg,
+        days: Annotated[int, Field(ge=1, le=3650)] = 1,
+    ) -> CommandReply:
+        request = AdvanceRequest(command_id=command_id, days=days)
+        return await call(lambda agent: runtime.advance(agent, run_id, request))
+
+    @mcp.tool(
+        description=(
+            "Submit a counterfactual assessment: value = intervention - baseline of the "
+            "question's metric at its outcome day, in the metric's units; a conclusion when "
+            "the contract asks for one; choice when the intervention is yours to pick."
+        )
+    )
+    async def submit_assessment(
+        run_id: RunIdArg,
+        command_id: CommandIdArg,
+        assessment: CounterfactualAssessment,
+    ) -> SubmitReply:
+        request = SubmitRequest(command_id=command_id, assessment=assessment)
+        return await call(lambda agent: runtime.submit(agent, run_id, request))
+
+    @mcp.tool(
+        description=(
+            "Finish your run: the remaining days run with no decisions; afterwards it accepts "
+            "no command and is scored offline."
+        )
+    )
+    async def finish(run_id: RunIdArg, command_id: CommandIdArg) -> CommandReply:
+        request = FinishRequest(command_id=command_id)
+        return await call(lambda agent: runtime.finish(agent, run_id, request))
+
+    @mcp.tool(description="Your run's journal from seq `since` (public fields, no header).")
+    async def journal(
+        run_id: RunIdArg,
+        since: Annotated[int, Field(ge=1)] = 1,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 200,
+    ) -> JournalPage:
+        return await call(lambda agent: runtime.journal(agent, run_id, since, limit))
+
+    @mcp.tool(description="Every metric of your run at every closed day, in display units.")
+    async def metrics(run_id: RunIdArg) -> MetricSeries:
+        return await call(lambda agent: runtime.metrics(agent, run_id))
+
+    @mcp.tool(description="Your run's ledger: every account's balance at every closed day.")
+    async def ledger(run_id: RunIdArg) -> LedgerData:
+        return await call(lambda agent: runtime.ledger(agent, run_id))
+
+    return mcp

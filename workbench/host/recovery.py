@@ -1,0 +1,123 @@
+"""Start-up recovery of a host's runs directory after any stop, SIGKILL included.
+
+Every command is journaled (fsynced) before its reply, and a run is created in
+`RUNS/.staging/` and renamed into place only once it is whole. So after a kill:
+
+- a run still in `.staging/` was never acknowledged: it is removed;
+- a journal whose last line has no newline was cut inside an append that was never
+  acknowledged: that partial line (and only it) is cut off, once the rest verifies;
+- a seal that lags its journal (the kill fell between the two) is written again by a
+  session that resumed the run, which itself checks the old seal's signature and chain.
+
+Nothing acknowledged is ever dropped, and afterwards every run verifies.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from ledger.journal import JournalError, read_entries
+from workbench.errors import WorkbenchError
+from workbench.play.session import PlayerSession
+from workbench.play.wire import RUN_ID_RE
+from workbench.runs.files import RunPaths, read_seal
+from workbench.runs.registration import ControlFile
+
+STAGING: Final = ".staging"
+"""Where runs are created before they are renamed into place."""
+
+
+@dataclass
+class Recovery:
+    """What start-up recovery did: runs found, repaired, resealed, or found damaged."""
+
+    runs: list[str] = field(default_factory=list)
+    discarded: list[str] = field(default_factory=list)
+    cut_tails: list[str] = field(default_factory=list)
+    resealed: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
+
+    def summary(self) -> str:
+        """One line for the operator."""
+        parts = [f"{len(self.runs)} run(s)"]
+        if self.discarded:
+            parts.append(f"{len(self.discarded)} unfinished creation(s) discarded")
+        if self.cut_tails:
+            parts.append(f"{len(self.cut_tails)} partial journal line(s) cut")
+        if self.resealed:
+            parts.append(f"{len(self.resealed)} resealed")
+        if self.damaged:
+            parts.append(f"{len(self.damaged)} damaged: " + ", ".join(sorted(self.damaged)))
+        return "; ".join(parts)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in `path` durable."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def cut_partial_tail(journal: Path) -> bool:
+    """Cut a journal's last line when it has no newline (an append cut short); True if cut.
+
+    The rest must verify as a journal, or nothing is changed and JournalError is raised.
+    """
+    if not journal.exists():
+        return False
+    data = journal.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    keep = data.rfind(b"\n") + 1
+    read_entries(data[:keep])
+    with open(journal, "r+b") as handle:
+        handle.truncate(keep)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
+
+
+def run_dirs(runs_dir: Path) -> list[Path]:
+    """The run directories the host created, by name."""
+    return sorted(
+        p for p in runs_dir.iterdir() if RUN_ID_RE.fullmatch(p.name) and RunPaths(p).exists()
+    )
+
+
+def recover(runs_dir: Path, campaign: Path, control: ControlFile) -> Recovery:
+    """Bring every run in `runs_dir` to a sealed, verifiable state (see the module doc)."""
+    report = Recovery()
+    staging = runs_dir / STAGING
+    if staging.exists():
+        for leftover in sorted(staging.iterdir()):
+            shutil.rmtree(leftover, ignore_errors=True)
+            report.discarded.append(leftover.name)
+        fsync_dir(staging)
+    for run_dir in run_dirs(runs_dir):
+        report.runs.append(run_dir.name)
+        paths = RunPaths(run_dir)
+        try:
+            if cut_partial_tail(paths.journal):
+                report.cut_tails.append(run_dir.name)
+            if _seal_lags(paths):
+                session = PlayerSession.resume(run_dir, campaign, control=control)
+                session.seal()
+                report.resealed.append(run_dir.name)
+        except (WorkbenchError, JournalError, OSError) as exc:
+            report.damaged[run_dir.name] = str(exc)
+    return report
+
+
+def _seal_lags(paths: RunPaths) -> bool:
+    """True when the seal does not seal the journal's last entry."""
+    seal = read_seal(paths)
+    if seal is None:
+        return True
+    entries = read_entries(paths.journal.read_bytes()) if paths.journal.exists() else []
+    return not entries or seal.get("journal_head") != entries[-1].hash

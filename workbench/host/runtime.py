@@ -1,0 +1,661 @@
+"""The hosted runtime's core: the control file, the run directories, one session per run.
+
+Transport-free and thread-safe: the HTTP API and the MCP tools both call these methods
+(from worker threads). Each run has its own lock, so commands to one run apply in order
+while different runs proceed in parallel. Every command goes through the player's
+session, which journals it (fsynced) before applying it and seals the run after it, so a
+reply is only ever sent for a command already on disk.
+
+An agent reaches only its own runs: a run id is checked against the run's registered
+agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
+here (`run-` and 32 hex digits derived from the agent and its start command id), never
+taken as a path. Nothing here forks, rewinds or evaluates a branch.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Final, TypeVar
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ledger.canonical import dumps
+from ledger.journal import Entry
+from ledger.money import scale_of
+from sim.campaign_load import CampaignBundle
+from sim.scheduling import ScheduleOutcome
+from workbench.errors import IntegrityError, UserError
+from workbench.host.errors import Conflict, Damaged, Forbidden, Invalid, NotFound
+from workbench.host.recovery import STAGING, Recovery, fsync_dir, recover, run_dirs
+from workbench.play.models import CampaignInfo, PublicView
+from workbench.play.public_view import action_terms, question_contract
+from workbench.play.session import PlayerSession
+from workbench.play.wire import (
+    RESERVED_COMMAND_IDS,
+    RUN_ID_RE,
+    AdvanceRequest,
+    Briefing,
+    Catalog,
+    CommandReply,
+    Contracts,
+    FinishRequest,
+    JournalPage,
+    JournalRow,
+    LedgerAccount,
+    LedgerData,
+    LedgerExport,
+    LedgerFormat,
+    MetricSeries,
+    Preview,
+    RunInfo,
+    RunList,
+    ScheduleReply,
+    ScheduleRequest,
+    StartReply,
+    StartRequest,
+    SubmitReply,
+    SubmitRequest,
+    TaskBrief,
+)
+from workbench.runs.assessment import eligible, missing_conclusion
+from workbench.runs.bundle import load_bundle
+from workbench.runs.commands import (
+    Advance,
+    Finish,
+    PlayerCommand,
+    Schedule,
+    SubmitAssessment,
+    command_payload,
+)
+from workbench.runs.files import RunPaths, read_registration
+from workbench.runs.registration import ControlFile
+from workbench.runs.replay import Advanced
+
+HOST_FILE: Final = "host.json"
+HOST_SCHEMA: Final = "cfwb.host/1"
+LOCK_FILE: Final = "host.lock"
+MAX_TOKEN_CHARS: Final = 512
+"""A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
+JOURNAL_PAGE_MAX: Final = 1000
+"""Most journal entries one journal read returns."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The host's limits: each bounds memory or disk one agent can take."""
+
+    runs_per_agent: int = 64
+    commands_per_run: int = 20_000
+    open_sessions: int = 512
+    """Sessions kept in memory; the least recently used idle one is dropped (and
+    resumed from its journal on its next request)."""
+
+
+class HostRecord(BaseModel):
+    """RUNS/host.json: which campaign and control file a runs directory belongs to.
+
+    Holds the keyed seed commitment only (nothing that lets the seed be searched).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: str = Field(default=HOST_SCHEMA, alias="schema")
+    campaign_id: str
+    campaign_digest: str
+    seed_commitment: str
+
+
+@dataclass
+class _Run:
+    """One run: its owner, its lock, and its session while open."""
+
+    run_id: str
+    agent: str
+    root: Path
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    session: PlayerSession | None = None
+    ids: dict[str, Entry] = field(default_factory=dict)
+    damaged: str | None = None
+
+
+def run_id_for(agent: str, start_command_id: str) -> str:
+    """The run an agent's start command creates: the same ids always name the same run."""
+    material = b"cfwb-host-run\x00" + agent.encode() + b"\x00" + start_command_id.encode()
+    return "run-" + hashlib.sha256(material).hexdigest()[:32]
+
+
+def briefing_of(bundle: CampaignBundle) -> Briefing:
+    """The campaign, its objectives and the rules of play, as an agent reads them first."""
+    return Briefing(
+        campaign=CampaignInfo(
+            id=bundle.id,
+            title=bundle.campaign.title,
+            description=bundle.campaign.description.strip(),
+            company=bundle.campaign.company.name,
+        ),
+        start_date=bundle.campaign.start_date.isoformat(),
+        horizon=bundle.horizon,
+        tasks=tuple(TaskBrief(id=t.id, title=t.title) for t in bundle.tasks),
+        questions=tuple(bundle.questions),
+        rules=(
+            "Start an episode to get a run of your own; you reach only your own runs.",
+            "Each day you may schedule actions (the catalog lists every term), then advance.",
+            "Every command carries a command id you choose: a retry with the same id and "
+            "content returns the first reply and changes nothing; the same id with other "
+            "content is refused.",
+            "A submission predicts intervention - baseline for a question's metric at its "
+            "outcome day; it counts only when made on a day before the question's deadline "
+            "day, and the latest eligible one counts.",
+            "Finish the run (or advance to the horizon) when done: a finished run accepts no "
+            "command and is scored offline by the host's operator.",
+            "There is no fork, rewind or counterfactual oracle: only the public view of your "
+            "own run.",
+        ),
+    )
+
+
+class HostRuntime:
+    """One hosted private campaign: its control file, runs directory and live sessions."""
+
+    def __init__(
+        self,
+        campaign: Path,
+        control: ControlFile,
+        runs_dir: Path,
+        limits: Limits | None = None,
+    ) -> None:
+        self.campaign = campaign.resolve()
+        self.bundle = load_bundle(self.campaign)
+        self.control = control
+        self.runs_dir = runs_dir.resolve()
+        self.limits = limits or Limits()
+        self._index_lock = threading.Lock()
+        self._runs: dict[str, _Run] = {}
+        self._by_agent: dict[str, list[str]] = {agent: [] for agent in control.agents}
+        self._open: OrderedDict[str, None] = OrderedDict()
+        self._start_locks: dict[str, threading.Lock] = {}
+        self._lock_fd: int | None = None
+        self.recovery = Recovery()
+        self.briefing = briefing_of(self.bundle)
+        self.catalog = Catalog(actions=tuple(action_terms(a) for a in self.bundle.actions.values()))
+        self.contracts = Contracts(
+            questions=tuple(
+                question_contract(self.bundle, q) for q in self.bundle.questions.values()
+            )
+        )
+
+    # -- life cycle -----------------------------------------------------------------
+    def open(self) -> Recovery:
+        """Lock the runs directory for this process, recover it and index its runs."""
+        from workbench.runs.registration import resolve_identity
+
+        resolve_identity(self.bundle, self.control, self.control.agents[0])
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        self._lock_runs_dir()
+        self._check_host_record()
+        (self.runs_dir / STAGING).mkdir(exist_ok=True)
+        self.recovery = recover(self.runs_dir, self.campaign, self.control)
+        for root in run_dirs(self.runs_dir):
+            registration = read_registration(RunPaths(root))
+            run = _Run(root.name, registration.agent_id, root)
+            run.damaged = self.recovery.damaged.get(root.name)
+            self._runs[run.run_id] = run
+            self._by_agent.setdefault(run.agent, []).append(run.run_id)
+        return self.recovery
+
+    def close(self) -> None:
+        """Drop every session and release the runs directory (runs are sealed already)."""
+        with self._index_lock:
+            runs = list(self._runs.values())
+            self._open.clear()
+        for run in runs:
+            with run.lock:
+                if run.session is not None:
+                    run.session.close()
+                run.session = None
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def _lock_runs_dir(self) -> None:
+        """One host per runs directory: a second is refused at once, naming the first."""
+        path = self.runs_dir / LOCK_FILE
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise UserError(
+                f"{self.runs_dir} is already served by {holder}: one host per runs directory"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+
+    def _check_host_record(self) -> None:
+        """Bind the runs directory to this campaign and control file (refuse another's)."""
+        expected = HostRecord(
+            campaign_id=self.bundle.id,
+            campaign_digest=self.bundle.digest,
+            seed_commitment=self.control.commitment(),
+        )
+        path = self.runs_dir / HOST_FILE
+        if not path.exists():
+            others = [p.name for p in self.runs_dir.iterdir() if p.name not in {LOCK_FILE, STAGING}]
+            if others:
+                raise UserError(
+                    f"{self.runs_dir} is not empty and holds no {HOST_FILE}: "
+                    "give the host a new or empty runs directory"
+                )
+            from workbench.runs.files import atomic_write
+
+            atomic_write(path, dumps(expected.model_dump(by_alias=True)) + b"\n")
+            fsync_dir(self.runs_dir)
+            return
+        try:
+            found = HostRecord.model_validate(orjson.loads(path.read_bytes()[:65536]))
+        except (orjson.JSONDecodeError, ValidationError):
+            raise UserError(f"{path} is not a host record ({HOST_SCHEMA})") from None
+        if found.campaign_id != expected.campaign_id or found.campaign_digest != (
+            expected.campaign_digest
+        ):
+            raise UserError(
+                f"{self.runs_dir} holds runs of campaign {found.campaign_id} "
+                f"({found.campaign_digest[:12]}), not {self.bundle.id} ({self.bundle.digest[:12]})"
+            )
+        if found.seed_commitment != expected.seed_commitment:
+            raise UserError(
+                f"{self.runs_dir} was hosted with another control file "
+                "(its seed commitment differs)"
+            )
+
+    @property
+    def sessions_open(self) -> int:
+        """Sessions held in memory now (at most `limits.open_sessions` when idle)."""
+        with self._index_lock:
+            return len(self._open)
+
+    # -- authentication -------------------------------------------------------------
+    def agent_of(self, token: str) -> str | None:
+        """The registered agent holding this bearer token, or None."""
+        if not token or len(token) > MAX_TOKEN_CHARS:
+            return None
+        return self.control.token_agent(token)
+
+    # -- runs -----------------------------------------------------------------------
+    def runs(self, agent: str) -> RunList:
+        """The agent's runs, oldest first."""
+        with self._index_lock:
+            ids = list(self._by_agent.get(agent, ()))
+        return RunList(
+            agent=agent, runs=tuple(self._with_session(agent, i, self._info) for i in ids)
+        )
+
+    def run_info(self, agent: str, run_id: str) -> RunInfo:
+        """One of the agent's runs."""
+        return self._with_session(agent, run_id, self._info)
+
+    def start(self, agent: str, request: StartRequest) -> StartReply:
+        """Start an episode: create a run for the agent, or return the one this id made."""
+        _check_command_id(request.command_id)
+        run_id = run_id_for(agent, request.command_id)
+        with self._starting(agent):
+            with self._index_lock:
+                created = run_id not in self._runs
+                count = len(self._by_agent.get(agent, ()))
+            if created:
+                if count >= self.limits.runs_per_agent:
+                    raise Forbidden(
+                        f"agent {agent} already has {self.limits.runs_per_agent} runs, "
+                        "the host's limit per agent"
+                    )
+                self._create(agent, run_id)
+        return StartReply(run=self._with_session(agent, run_id, self._info), created=created)
+
+    @contextmanager
+    def _starting(self, agent: str) -> Iterator[None]:
+        """Serialize one agent's starts (other agents and commands go on meanwhile)."""
+        with self._index_lock:
+            lock = self._start_locks.setdefault(agent, threading.Lock())
+        with lock:
+            yield
+
+    def _create(self, agent: str, run_id: str) -> None:
+        """Create a run in staging and rename it into place once whole."""
+        staging = self.runs_dir / STAGING / run_id
+        if staging.exists():
+            shutil.rmtree(staging)
+        PlayerSession.create(staging, self.campaign, control=self.control, agent_id=agent).close()
+        final = self.runs_dir / run_id
+        os.rename(staging, final)
+        fsync_dir(self.runs_dir)
+        fsync_dir(self.runs_dir / STAGING)
+        with self._index_lock:
+            self._runs[run_id] = _Run(run_id, agent, final)
+            self._by_agent.setdefault(agent, []).append(run_id)
+
+    # -- reads ----------------------------------------------------------------------
+    def snapshot(self, agent: str, run_id: str) -> PublicView:
+        """The public view of the agent's run."""
+        return self._with_session(agent, run_id, lambda run, s: s.view())
+
+    def preview(self, agent: str, run_id: str, action: str) -> Preview:
+        """Would this action be accepted now? Changes nothing."""
+
+        def read(run: _Run, session: PlayerSession) -> Preview:
+            if action not in self.bundle.actions:
+                raise Invalid(_unknown_action(action, self.bundle))
+            outcome = session.preview(action)
+            return Preview(
+                action=action,
+                day=outcome.day,
+                accepted=outcome.accepted,
+                reason=outcome.reason,
+                term=outcome.term,
+                start_day=outcome.start_day,
+            )
+
+        return self._with_session(agent, run_id, read)
+
+    def journal(self, agent: str, run_id: str, since: int = 1, limit: int = 200) -> JournalPage:
+        """The agent's own journal from seq `since`: public fields, no header."""
+        since = max(1, since)
+        limit = max(1, min(limit, JOURNAL_PAGE_MAX))
+
+        def read(run: _Run, session: PlayerSession) -> JournalPage:
+            entries = session.journal_entries
+            return JournalPage(
+                run_id=run.run_id,
+                head=session.journal_head,
+                total=len(entries),
+                entries=tuple(
+                    JournalRow(
+                        seq=e.seq,
+                        day=e.day,
+                        kind=e.kind,
+                        id=e.id,
+                        payload=dict(e.payload),
+                        hash=e.hash,
+                    )
+                    for e in entries[since : since + limit]
+                ),
+            )
+
+        return self._with_session(agent, run_id, read)
+
+    def metrics(self, agent: str, run_id: str) -> MetricSeries:
+        """Every metric at every closed day of the agent's run."""
+
+        def read(run: _Run, session: PlayerSession) -> MetricSeries:
+            series = session.metric_series()
+            return MetricSeries(
+                run_id=run.run_id,
+                series={k: tuple(str(v) for v in values) for k, values in series.items()},
+            )
+
+        return self._with_session(agent, run_id, read)
+
+    def ledger(self, agent: str, run_id: str) -> LedgerData:
+        """The agent's own ledger: every account's balance at every closed day."""
+
+        def read(run: _Run, session: PlayerSession) -> LedgerData:
+            view = session.ledger()
+            accounts = []
+            first_day = view.last_day
+            for name, unit, _ in view.trial_balance():
+                history = view.account_history(name)
+                if history:
+                    first_day = min(first_day, history[0][0])
+                scale = scale_of(unit)
+                accounts.append(
+                    LedgerAccount(
+                        name=name,
+                        unit=unit,
+                        balances=tuple(_minor(value, scale) for _, value in history),
+                    )
+                )
+            return LedgerData(
+                run_id=run.run_id,
+                first_day=first_day,
+                last_day=view.last_day,
+                accounts=tuple(accounts),
+            )
+
+        return self._with_session(agent, run_id, read)
+
+    def export_ledger(self, agent: str, run_id: str, fmt: LedgerFormat) -> LedgerExport:
+        """The agent's own ledger as beancount or CSV text."""
+
+        def read(run: _Run, session: PlayerSession) -> LedgerExport:
+            return LedgerExport(run_id=run.run_id, format=fmt, text=session.ledger().export(fmt))
+
+        return self._with_session(agent, run_id, read)
+
+    # -- commands -------------------------------------------------------------------
+    def schedule(self, agent: str, run_id: str, request: ScheduleRequest) -> ScheduleReply:
+        """Schedule an action (journaled even when rejected)."""
+        command = Schedule(action=request.action)
+
+        def apply(run: _Run, session: PlayerSession) -> Entry:
+            if request.action not in self.bundle.actions:
+                raise Invalid(_unknown_action(request.action, self.bundle))
+            session.schedule(request.action, request.command_id)
+            return self._journaled(run, session, request.command_id)
+
+        def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> ScheduleReply:
+            outcome = session.outcome_of(entry.seq)
+            scheduled = outcome if isinstance(outcome, ScheduleOutcome) else None
+            return ScheduleReply(
+                **self._base(session, entry, retry),
+                action=request.action,
+                accepted=scheduled is not None and scheduled.accepted,
+                reason=None if scheduled is None else scheduled.reason,
+                start_day=None if scheduled is None else scheduled.start_day,
+            )
+
+        return self._command(agent, run_id, request.command_id, command, apply, reply)
+
+    def advance(self, agent: str, run_id: str, request: AdvanceRequest) -> CommandReply:
+        """Run whole days with no further decisions."""
+        command = Advance(days=request.days)
+
+        def apply(run: _Run, session: PlayerSession) -> Entry:
+            session.advance(request.days, request.command_id)
+            return self._journaled(run, session, request.command_id)
+
+        def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> CommandReply:
+            return CommandReply(**self._base(session, entry, retry))
+
+        return self._command(agent, run_id, request.command_id, command, apply, reply)
+
+    def submit(self, agent: str, run_id: str, request: SubmitRequest) -> SubmitReply:
+        """Submit an assessment: schema and contract errors journal nothing (422)."""
+        command = SubmitAssessment(assessment=request.assessment)
+
+        def apply(run: _Run, session: PlayerSession) -> Entry:
+            result = session.submit(request.assessment, request.command_id)
+            if result.errors:
+                raise Invalid("; ".join(result.errors))
+            return self._journaled(run, session, request.command_id)
+
+        def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> SubmitReply:
+            question = self.bundle.questions[request.assessment.question]
+            note = missing_conclusion(self.bundle, request.assessment)
+            return SubmitReply(
+                **self._base(session, entry, retry),
+                question=question.id,
+                eligible=eligible(question, entry.day),
+                notes=() if note is None else (note,),
+            )
+
+        return self._command(agent, run_id, request.command_id, command, apply, reply)
+
+    def finish(self, agent: str, run_id: str, request: FinishRequest) -> CommandReply:
+        """End the run: the remaining days run with no decisions."""
+        command = Finish()
+
+        def apply(run: _Run, session: PlayerSession) -> Entry:
+            session.finish(request.command_id)
+            return self._journaled(run, session, request.command_id)
+
+        def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> CommandReply:
+            return CommandReply(**self._base(session, entry, retry))
+
+        return self._command(agent, run_id, request.command_id, command, apply, reply)
+
+    def _command(
+        self,
+        agent: str,
+        run_id: str,
+        command_id: str,
+        command: PlayerCommand,
+        apply: Callable[[_Run, PlayerSession], Entry],
+        reply: Callable[[_Run, PlayerSession, Entry, bool], T],
+    ) -> T:
+        """Apply a command once: a known id with the same content replays the first reply."""
+        _check_command_id(command_id)
+
+        def run_command(run: _Run, session: PlayerSession) -> T:
+            known = run.ids.get(command_id)
+            if known is not None:
+                if known.kind != command.kind or dumps(known.payload) != dumps(
+                    command_payload(command)
+                ):
+                    raise Conflict(
+                        f"command id {command_id} was already used for a {known.kind} "
+                        f"(seq {known.seq}) with other content: choose a new id"
+                    )
+                return reply(run, session, known, True)
+            if session.finished:
+                raise Conflict(
+                    f"{run.run_id} is finished (day {session.day} of {session.horizon}): "
+                    "it accepts no further command"
+                )
+            if len(run.ids) >= self.limits.commands_per_run:
+                raise Forbidden(
+                    f"{run.run_id} holds {self.limits.commands_per_run} commands, "
+                    "the host's limit per run"
+                )
+            entry = apply(run, session)
+            return reply(run, session, entry, False)
+
+        return self._with_session(agent, run_id, run_command)
+
+    def _journaled(self, run: _Run, session: PlayerSession, command_id: str) -> Entry:
+        """The entry a command just journaled, indexed by its id."""
+        entry = session.journal_entries[-1]
+        if entry.id != command_id:
+            raise IntegrityError(f"{run.run_id}: the journal's last entry is not {command_id}")
+        run.ids[command_id] = entry
+        return entry
+
+    def _base(self, session: PlayerSession, entry: Entry, retry: bool) -> dict[str, object]:
+        """The fields every command reply has; `day` is the run's day right after it."""
+        outcome = session.outcome_of(entry.seq)
+        day = outcome.day if isinstance(outcome, Advanced) else entry.day
+        return {
+            "command_id": entry.id,
+            "kind": entry.kind,
+            "seq": entry.seq,
+            "decision_day": entry.day,
+            "day": day,
+            "finished": day >= self.bundle.horizon,
+            "retry": retry,
+        }
+
+    # -- sessions -------------------------------------------------------------------
+    def _own(self, agent: str, run_id: str) -> _Run:
+        """The agent's run `run_id`; the same NotFound for unknown ids and others' runs."""
+        if not RUN_ID_RE.fullmatch(run_id):
+            raise NotFound(f"no run {run_id[:80]!r}: run ids look like run-<32 hex digits>")
+        with self._index_lock:
+            run = self._runs.get(run_id)
+        if run is None or run.agent != agent:
+            raise NotFound(f"no run {run_id} among your runs")
+        if run.damaged is not None:
+            raise Damaged(f"{run_id} failed its integrity check at start-up; ask the operator")
+        return run
+
+    def _with_session(self, agent: str, run_id: str, work: Callable[[_Run, PlayerSession], T]) -> T:
+        """Run `work` on the run's session under the run's lock."""
+        run = self._own(agent, run_id)
+        with run.lock:
+            session = self._session(run)
+            try:
+                return work(run, session)
+            except UserError as exc:
+                raise Invalid(exc.message) from None
+
+    def _session(self, run: _Run) -> PlayerSession:
+        """The run's session, resumed from its journal when not open (run lock held)."""
+        if run.session is None:
+            try:
+                run.session = PlayerSession.resume(run.root, self.campaign, control=self.control)
+            except (UserError, IntegrityError) as exc:
+                run.damaged = exc.message
+                raise Damaged(
+                    f"{run.run_id} cannot be resumed; ask the operator to inspect it"
+                ) from None
+            run.ids = {e.id: e for e in run.session.journal_entries[1:]}
+        self._touch(run)
+        return run.session
+
+    def _touch(self, run: _Run) -> None:
+        """Mark the run recently used; drop the least recently used idle sessions."""
+        with self._index_lock:
+            self._open[run.run_id] = None
+            self._open.move_to_end(run.run_id)
+            while len(self._open) > self.limits.open_sessions:
+                victim_id = next(iter(self._open))
+                if victim_id == run.run_id:
+                    break
+                victim = self._runs[victim_id]
+                if not victim.lock.acquire(blocking=False):
+                    self._open.move_to_end(victim_id)
+                    break
+                try:
+                    if victim.session is not None:
+                        victim.session.close()
+                    victim.session = None
+                    victim.ids = {}
+                finally:
+                    victim.lock.release()
+                del self._open[victim_id]
+
+    def _info(self, run: _Run, session: PlayerSession) -> RunInfo:
+        return RunInfo(
+            run_id=run.run_id,
+            campaign_id=self.bundle.id,
+            day=session.day,
+            horizon=session.horizon,
+            finished=session.finished,
+            commands=len(run.ids),
+        )
+
+
+def _check_command_id(command_id: str) -> None:
+    if command_id in RESERVED_COMMAND_IDS:
+        raise Invalid(f"command id {command_id!r} is reserved: choose another")
+
+
+def _unknown_action(action: str, bundle: CampaignBundle) -> str:
+    return f"unknown action {action[:80]!r} (the catalog lists {len(bundle.actions)} actions)"
+
+
+def _minor(value: Decimal, scale: int) -> int:
+    """A balance in major units back to exact minor units."""
+    return int((value * scale).to_integral_exact())

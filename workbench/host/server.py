@@ -1,0 +1,119 @@
+"""Running the host: uvicorn over HTTP (JSON API + MCP), or MCP over stdio for one agent."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Final
+
+import anyio
+import uvicorn
+
+from workbench.host.api import build_app
+from workbench.host.errors import Unauthorized
+from workbench.host.mcp_server import build_mcp
+from workbench.host.runtime import HostRuntime
+
+LOOPBACK: Final = "127.0.0.1"
+BACKLOG: Final = 512
+MAX_CONNECTIONS: Final = 1024
+"""Connections served at once; more get 503 (every input, connections too, is bounded)."""
+STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one).
+
+    The protocol is named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on sockets that
+    say they are TCP, and without it every reply on a kept-alive connection waits ~40 ms
+    for the client's delayed ACK (Nagle).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+def base_url(host: str, sock: socket.socket) -> str:
+    """The URL clients reach a bound socket at."""
+    port = sock.getsockname()[1]
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvicorn.Server:
+    """A uvicorn server for the host's app on an already bound socket."""
+    app = build_app(runtime, base_url(host, sock), host)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_keep_alive=30,
+        timeout_graceful_shutdown=10,
+        limit_concurrency=MAX_CONNECTIONS,
+        h11_max_incomplete_event_size=16 * 1024,
+    )
+    return uvicorn.Server(config)
+
+
+def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str], None]) -> None:
+    """Serve until SIGINT or SIGTERM, then return; `ready` gets the URL once the socket listens.
+
+    uvicorn shuts down gracefully on those signals and then raises them again for the
+    handlers it found; ours take them quietly, so a stop is a normal return (exit 0).
+    """
+    sock = bind(host, port)
+    server = uvicorn_server(runtime, host, sock)
+    previous = {sig: signal.signal(sig, _stopped) for sig in STOP_SIGNALS}
+    try:
+        ready(base_url(host, sock))
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    """A stop signal raised again after uvicorn's graceful shutdown: nothing left to do."""
+
+
+def serve_stdio(runtime: HostRuntime, agent: str) -> None:
+    """Serve MCP over standard input and output for one registered local agent."""
+    if agent not in runtime.control.agents:
+        raise Unauthorized(f"agent {agent!r} is not registered in the control file")
+    mcp = build_mcp(runtime, lambda: agent)
+    anyio.run(mcp.run_stdio_async)
+
+
+class ServerThread:
+    """The host served from a thread of this process (tests and benchmarks on loopback)."""
+
+    def __init__(self, runtime: HostRuntime, host: str = LOOPBACK, port: int = 0) -> None:
+        self.sock = bind(host, port)
+        self.url = base_url(host, self.sock)
+        self.server = uvicorn_server(runtime, host, self.sock)
+        self.thread = threading.Thread(
+            target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
+        )
+
+    def __enter__(self) -> ServerThread:
+        self.thread.start()
+        for _ in range(2000):
+            if self.server.started:
+                return self
+            if not self.thread.is_alive():
+                break
+            threading.Event().wait(0.005)
+        raise RuntimeError("the host did not start")
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()

@@ -1,0 +1,81 @@
+"""Shaping user-facing messages: bounded, printable, one line per problem.
+
+Every value a user supplies may be huge or hold control characters; messages quote it
+through `clip`. Pydantic errors become one line per problem through `validation_lines`,
+the one formatter every input model's errors pass through.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from pydantic import ValidationError
+
+CLIP: Final = 80
+"""Characters of a user-supplied value echoed in a message before it is cut."""
+LINE: Final = 400
+"""Characters of one message line shown before it is cut."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """`text` with control characters (other than tab and newline) shown as escapes."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+
+
+def clip(value: object, limit: int = CLIP) -> str:
+    """A user value as a quoted, printable string of at most about `limit` characters.
+
+    A longer value keeps its start and says how long it was: `'xxxx…' (12345 chars)`.
+    """
+    text = value if isinstance(value, str) else str(value)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} chars)"
+
+
+def bound_line(line: str, limit: int = LINE) -> str:
+    """One message line made printable and cut to `limit` characters with its length."""
+    line = printable(line)
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}… ({len(line)} chars)"
+
+
+def bound_message(message: str, limit: int = LINE) -> str:
+    """Every line of a message bounded by `bound_line` (the CLI's last guard)."""
+    return "\n".join(bound_line(line, limit) for line in message.split("\n"))
+
+
+def location(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a dotted path with list indexes: `a.b[2].c`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        name = printable(part) if len(part) <= CLIP else f"{printable(part[:CLIP])}…"
+        out += f".{name}" if out else name
+    return out
+
+
+def problems(exc: ValidationError, root: str = "") -> list[str]:
+    """One `field: problem` line per pydantic error, never echoing the input."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False):
+        field = location(tuple(error["loc"])) or root
+        message = bound_line(str(error["msg"]).removeprefix("Value error, "))
+        lines.append(f"{field}: {message}" if field else message)
+    return lines or ["invalid"]
+
+
+def validation_lines(exc: ValidationError, where: str, root: str = "") -> list[str]:
+    """One `where: field: problem` line per pydantic error, never echoing the input."""
+    return [f"{where}: {line}" for line in problems(exc, root)]
+
+
+def validation_message(exc: ValidationError, where: str, root: str = "") -> str:
+    """`validation_lines` joined into one message, a line per problem."""
+    return "\n".join(validation_lines(exc, where, root))

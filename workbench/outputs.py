@@ -1,0 +1,215 @@
+"""Writing outputs safely: whole or not at all, never over something that is not ours.
+
+`atomic_write` replaces a file through a uniquely named temporary sibling (fsync, rename), so
+two writers never share a temporary file and a reader never sees half a file.
+`write_new_file` is for files a user names (`ledger --out`): it refuses an existing file
+unless forced, refuses anything that is not a regular file even when forced (devices,
+symbolic links, directories), and never writes into a run directory. `claim_output_dir`
+claims an evaluation's output directory atomically, so two validations can never share one.
+Every failure is a one-line UserError.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import UserError
+
+RUN_MARKER = "run.json"
+"""The file that makes a directory a run directory (workbench.runs.files.RUN_FILE)."""
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in words."""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _parent(path: Path, what: str) -> Path:
+    """The existing directory `path` would be written into, or a UserError."""
+    parent = path.parent
+    if not parent.exists():
+        raise UserError(f"{what} {path}: directory {parent} does not exist")
+    if not parent.is_dir():
+        raise UserError(f"{what} {path}: {parent} is not a directory")
+    return parent
+
+
+def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path) -> Path:
+    """`data` in a new uniquely named, fsynced temporary file in `directory`."""
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+    except OSError as exc:
+        raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as exc:
+        Path(temp).unlink(missing_ok=True)
+        raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
+    return Path(temp)
+
+
+def atomic_write(path: Path, data: bytes, what: str = "file") -> None:
+    """Write `path` whole or not at all: a unique temporary sibling, fsync, rename."""
+    path = Path(path)
+    temp = _write_temp(_parent(path, what), path.name, data, what, path)
+    try:
+        os.replace(temp, path)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
+
+
+def write_new_file(
+    path: Path, data: bytes, *, force: bool = False, what: str = "output file"
+) -> None:
+    """Write a user-named output file atomically; never clobber, never write into a run.
+
+    An existing regular file is replaced only with `force`; anything else that exists at
+    `path` (a device, a symbolic link, a directory) is refused even then.
+    """
+    path = Path(path)
+    parent = _parent(path, what)
+    if (parent / RUN_MARKER).exists():
+        raise UserError(
+            f"{what} {path}: {parent} is a run directory; exports are never written into a run"
+        )
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
+    if info is not None:
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{what} {path}: is {_kind(info.st_mode)}; refusing to replace it")
+        if not force:
+            raise UserError(
+                f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
+            )
+    temp = _write_temp(parent, path.name, data, what, path)
+    try:
+        if force:
+            os.replace(temp, path)
+        else:
+            os.link(temp, path)
+    except FileExistsError:
+        raise UserError(
+            f"{what} {path}: appeared while writing; refusing to overwrite it"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
+    finally:
+        temp.unlink(missing_ok=True)
+
+
+@dataclass
+class OutputClaim:
+    """An output directory this process claimed: its `claim` subdirectory is ours alone."""
+
+    root: Path
+    claim: Path
+    created_root: bool
+
+    def abandon(self) -> None:
+        """Undo the claim when nothing was written into it (a refused or failed start)."""
+        with contextlib.suppress(OSError):
+            self.claim.rmdir()
+            if self.created_root:
+                self.root.rmdir()
+
+
+def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
+    """Refuse early an output directory that cannot be claimed (claiming checks again)."""
+    out = Path(out)
+    if never_inside is not None:
+        inner, outer = out.resolve(), never_inside.resolve()
+        if inner == outer or outer in inner.parents:
+            raise UserError(
+                f"output directory {out} is inside the results directory {never_inside}; "
+                "the results directory is never written"
+            )
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise UserError(f"output directory {out}: cannot inspect ({_why(exc)})") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise UserError(f"output directory {out}: is {_kind(info.st_mode)}, not a new directory")
+    try:
+        empty = not any(out.iterdir())
+    except OSError as exc:
+        raise UserError(f"output directory {out}: cannot list ({_why(exc)})") from None
+    if not empty:
+        raise UserError(
+            f"output directory {out} exists and is not empty: evaluate into a new directory"
+        )
+
+
+def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None) -> OutputClaim:
+    """Claim `out` (new, or an existing empty directory) by creating `out/claim` atomically.
+
+    mkdir is atomic: of two processes claiming one directory exactly one succeeds, and a
+    directory already holding anything (a finished evaluation included) is refused.
+    """
+    out = Path(out)
+    check_output_dir(out, never_inside=never_inside)
+    created = False
+    if not os.path.lexists(out):
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.mkdir()
+            created = True
+        except FileExistsError:
+            if not out.is_dir():
+                raise UserError(
+                    f"output directory {out}: appeared as a file; not a new directory"
+                ) from None
+        except OSError as exc:
+            raise UserError(
+                f"output directory {out}: cannot create the directory ({_why(exc)})"
+            ) from None
+    target = out / claim
+    try:
+        target.mkdir()
+    except FileExistsError:
+        raise UserError(
+            f"output directory {out} is not empty (another evaluation may be writing it): "
+            "evaluate into a new directory"
+        ) from None
+    except OSError as exc:
+        raise UserError(f"output directory {out}: cannot write ({_why(exc)})") from None
+    result = OutputClaim(out, target, created)
+    try:
+        others = [p.name for p in out.iterdir() if p.name != claim]
+    except OSError as exc:
+        result.abandon()
+        raise UserError(f"output directory {out}: cannot list ({_why(exc)})") from None
+    if others:
+        result.abandon()
+        raise UserError(
+            f"output directory {out} exists and is not empty: evaluate into a new directory"
+        )
+    return result
