@@ -8,21 +8,25 @@ import pytest
 
 from sim.campaign_load import CampaignBundle
 from workbench.evaluation.evaluator import run_evaluation
+from workbench.evaluation.report import CounterfactualReport
 from workbench.play.session import PlayerSession
 from workbench.play.traps import question_cautions, sprung_traps, traps_if_scheduled
 
 BLOCKED_REASONS = ("already scheduled", "conflicts with")
 
 
-def _blocked_arms(report: dict) -> set[tuple[str, str]]:
+def _blocked_arms(report: CounterfactualReport) -> set[tuple[str, str]]:
     """(question, arm) pairs whose branch was rejected because of an earlier commitment."""
     found = set()
-    for entry in report["questions"]:
-        for arm, record in (entry.get("branches") or {}).items():
-            reason = (record or {}).get("reason") or ""
-            rejected = record and record["status"] == "rejected"
+    for entry in report.questions:
+        for arm, record in (
+            ("baseline", entry.branches.baseline),
+            ("intervention", entry.branches.intervention),
+        ):
+            reason = (record.reason if record else None) or ""
+            rejected = record is not None and record.status == "rejected"
             if rejected and any(r in reason for r in BLOCKED_REASONS):
-                found.add((entry["id"], arm))
+                found.add((entry.id, arm))
     return found
 
 

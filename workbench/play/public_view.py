@@ -318,7 +318,7 @@ class LedgerView:
         """(account, unit, balance text) for every account at a day's close."""
         rows = []
         for name, unit, minor in self._book.trial_balance_rows(day):
-            text = format_money(minor) if unit == "USD" else display.count(minor)
+            text = format_money(minor) if unit == "USD" else str(minor)
             rows.append((name, unit, text))
         return rows
 

@@ -38,7 +38,8 @@ def ticks(low: float, high: float, count: int = 4) -> list[float]:
     raw = span / max(count - 1, 1)
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
-    marks = [math.floor(low / step) * step]
+    first = math.floor(low / step) * step
+    marks = [first - step if first > low else first]
     while marks[-1] < high:
         marks.append(marks[-1] + step)
     return marks
