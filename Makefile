@@ -1,10 +1,28 @@
-# Two commands for a fresh machine: `make play` and `make test`.
+# Two commands for a fresh machine: `make play` and `make test`; the rest are shortcuts
+# for everyday commands (`make help` lists them).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: play test fuzz lint bench demo clean
+.PHONY: help play serve author demo validate check snapshot test lint fuzz chromium bench screenshots clean
+
+RUN ?= runs/demo
+OUT ?= $(RUN)-validation
+PORT ?= 8000
+CHROMIUM := /usr/bin/chromium
+
+help:
+	@echo "make play                      the dashboard on a new run under runs/"
+	@echo "make serve [PORT=8000]         the same app in a browser"
+	@echo "make author                    author tools: check, validate finished runs, reports"
+	@echo "make demo                      play, validate and summarise the default campaign"
+	@echo "make validate RUN=dir [OUT=d]  offline evaluation of a finished run"
+	@echo "make check                     author checks of the default campaign"
+	@echo "make snapshot RUN=dir          the player's public view of a run, as JSON"
+	@echo "make test                      lint and the whole test suite (installs chromium)"
+	@echo "make bench                     every benchmark"
+	@echo "make screenshots               regenerate docs/screenshots/*.svg"
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,13 +35,34 @@ $(STAMP): $(BIN)/python pyproject.toml
 play: $(STAMP)
 	$(BIN)/workbench play
 
+serve: $(STAMP)
+	$(BIN)/workbench serve --port $(PORT)
+
+author: $(STAMP)
+	$(BIN)/workbench author
+
+validate: $(STAMP)
+	$(BIN)/workbench validate counterfactual --results $(RUN) --out $(OUT)
+
+check: $(STAMP)
+	$(BIN)/workbench check
+
+snapshot: $(STAMP)
+	$(BIN)/workbench snapshot $(RUN)
+
+# Debian's chromium for the real-browser test of `workbench serve` (never a downloaded one).
+chromium: $(CHROMIUM)
+
+$(CHROMIUM):
+	apt-get update && apt-get install -y chromium
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-test: lint
+test: lint $(CHROMIUM)
 	$(BIN)/python -m pytest
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
@@ -35,6 +74,9 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	for f in benchmarks/*.py; do $(BIN)/python $$f || exit 1; done
+
+screenshots: $(STAMP)
+	$(BIN)/python docs/make_screenshots.py
 
 clean:
 	rm -rf $(VENV)

@@ -1,58 +1,145 @@
-"""Dashboard latency: time to the first screen, and a day advance until its repaint."""
+"""Dashboard latency beside a bare Textual app measured in the same run, as ratios.
+
+Each measurement runs in a fresh process (imports included), alternating the bare app
+and the workbench so both see the same machine load:
+
+- time to first screen: process start to the end of the app's first refresh (the
+  workbench shows its opening screen, then opens the run in a worker); also to the
+  dashboard with the session open;
+- repaint latency: the bare app updating one label, the workbench advancing a day
+  (`app.advance(1)`, journal fsync and seal included), each until the screen is idle.
+
+Usage: `python benchmarks/tui_latency.py [ROUNDS]` (default 5). Prints medians and ratios.
+"""
 
 from __future__ import annotations
 
-import asyncio
+import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ADVANCES = 20
+SIZE = (120, 40)
+REPAINTS = 20
 
 
-async def measure(run_dir: Path) -> tuple[float, list[float], list[float]]:
-    """(first screen, key `n` to repaint, advance call to repaint) in seconds, on a new run."""
-    started = time.perf_counter()
-    from workbench.play.session import PlayerSession
-    from workbench.tui.app import WorkbenchApp
+def first_painted() -> None:
+    """Say the first screen has been drawn (the app's first refresh is done)."""
+    print("first", flush=True)
 
-    app = WorkbenchApp(PlayerSession.create(run_dir))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        first = time.perf_counter() - started
-        advances = []
-        for _ in range(ADVANCES):
+
+def child_bare() -> None:
+    """A bare Textual app: header, one label, footer."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Static
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Static("hello", id="label")
+            yield Footer()
+
+        def on_mount(self) -> None:
+            self.call_later(lambda: self.screen.call_after_refresh(first_painted))
+
+    async def pilot(p) -> None:  # type: ignore[no-untyped-def]
+        await p.pause()
+        print("ready", flush=True)
+        label = p.app.query_one("#label", Static)
+        times = []
+        for i in range(REPAINTS):
             t0 = time.perf_counter()
-            await pilot.press("n")
-            await pilot.pause()
-            advances.append(time.perf_counter() - t0)
-        direct = []
-        for _ in range(ADVANCES):
+            label.update(f"update {i}")
+            await p.pause()
+            times.append(time.perf_counter() - t0)
+        print(json.dumps(times), flush=True)
+        p.app.exit()
+
+    Bare().run(headless=True, size=SIZE, auto_pilot=pilot)
+
+
+def child_workbench(run_dir: str) -> None:
+    """The player's app as `workbench play` starts it: the run opens in a worker."""
+    from functools import partial
+
+    from workbench.cli.options import play_session
+    from workbench.tui.app import PlayerApp
+
+    class Measured(PlayerApp):
+        def on_mount(self) -> None:
+            self.call_later(lambda: self.screen.call_after_refresh(first_painted))
+
+    async def pilot(p) -> None:  # type: ignore[no-untyped-def]
+        app = p.app
+        while not app.ready or app.current_mode != "dashboard":
+            await p.pause(0.005)
+        await p.pause()
+        print("ready", flush=True)
+        times = []
+        for _ in range(REPAINTS):
             t0 = time.perf_counter()
             app.advance(1)
-            await pilot.pause()
-            direct.append(time.perf_counter() - t0)
-    return first, advances, direct
+            await p.pause()
+            times.append(time.perf_counter() - t0)
+        print(json.dumps(times), flush=True)
+        app.exit()
+
+    app = Measured(opener=partial(play_session, Path(run_dir), None), briefing_at_start=False)
+    app.run(headless=True, size=SIZE, auto_pilot=pilot)
 
 
-def main() -> int:
-    """Print both figures against their targets (1.0 s and 100 ms)."""
+def measure(kind: str, run_dir: Path) -> tuple[float, float, float]:
+    """(seconds to first screen, seconds to ready, median repaint seconds) of one process."""
+    args = [sys.executable, __file__, "--child", kind, str(run_dir)]
+    started = time.perf_counter()
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    first = ready = 0.0
+    times: list[float] = []
+    for line in proc.stdout:
+        if line.startswith("first"):
+            first = time.perf_counter() - started
+        elif line.startswith("ready"):
+            ready = time.perf_counter() - started
+        elif line.startswith("["):
+            times = json.loads(line)
+    if proc.wait() != 0 or not times:
+        raise SystemExit(f"{kind} child failed")
+    return first, ready, statistics.median(times)
+
+
+def main(rounds: int) -> int:
+    """Alternate bare and workbench processes `rounds` times; print medians and ratios."""
+    results: dict[str, list[tuple[float, float, float]]] = {"bare": [], "workbench": []}
     with tempfile.TemporaryDirectory() as tmp:
-        first, advances, direct = asyncio.run(measure(Path(tmp) / "run"))
-    print(f"time to first screen (imports included): {first:.3f} s (target < 1.0 s)")
-    for label, times in (
-        ("key n (pilot press, its idle waits included)", advances),
-        ("advance call", direct),
-    ):
-        print(
-            f"day advance to repaint, {label}: median "
-            f"{statistics.median(times) * 1000:.1f} ms, max {max(times) * 1000:.1f} ms "
-            f"over {ADVANCES} (target < 100 ms)"
-        )
-    return 0 if first < 1.0 and statistics.median(advances) < 0.1 else 1
+        for n in range(rounds):
+            for kind in ("bare", "workbench"):
+                results[kind].append(measure(kind, Path(tmp) / f"run-{n}"))
+    bare = [statistics.median(x) for x in zip(*results["bare"], strict=True)]
+    wb = [statistics.median(x) for x in zip(*results["workbench"], strict=True)]
+    print(f"median of {rounds} fresh processes each, {SIZE[0]}x{SIZE[1]}, headless")
+    print(f"{'':34}{'bare Textual':>14}{'workbench':>12}{'ratio':>8}")
+    rows = (
+        ("time to first screen", bare[0], wb[0]),
+        ("time to dashboard (run open)", bare[1], wb[1]),
+        ("repaint after a change (ms)", bare[2] * 1000, wb[2] * 1000),
+    )
+    for label, b, w in rows:
+        unit = "" if "ms" in label else " s"
+        print(f"{label:34}{b:>12.3f}{unit:2}{w:>10.3f}{unit:2}{w / b:>7.2f}x")
+    ratio = wb[0] / bare[0]
+    print(f"first screen within 2x of a bare app: {'yes' if ratio <= 2 else 'NO'} ({ratio:.2f}x)")
+    return 0 if ratio <= 2 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    if len(sys.argv) > 1 and sys.argv[1] == "--child":
+        if sys.argv[2] == "bare":
+            child_bare()
+        else:
+            child_workbench(sys.argv[3])
+        sys.exit(0)
+    sys.exit(main(int(sys.argv[1]) if len(sys.argv) > 1 else 5))

@@ -1,15 +1,19 @@
-"""Fixtures for the dashboard tests: a fresh run and an app on it (demo_run is shared)."""
+"""Fixtures for the dashboard tests: a fresh run, the player's app on it, waiting helpers."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from textual.app import App
+from textual.pilot import Pilot
 
 from workbench.play.session import PlayerSession
-from workbench.tui.app import WorkbenchApp
+from workbench.tui.app import PlayerApp
 
 SIZE = (120, 40)
+SMALL = (80, 24)
 
 
 @pytest.fixture
@@ -19,6 +23,34 @@ def run_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def app(run_dir: Path) -> WorkbenchApp:
-    """The app on a fresh run of the default campaign."""
-    return WorkbenchApp(PlayerSession.create(run_dir))
+def app(run_dir: Path) -> PlayerApp:
+    """The player's app on a fresh run of the default campaign (briefing not shown)."""
+    return PlayerApp(PlayerSession.create(run_dir), briefing_at_start=False)
+
+
+async def wait_for(
+    pilot: Pilot, condition: Callable[[], bool], what: str, tries: int = 200
+) -> None:
+    """Let the app process messages until `condition` holds (workers finish, screens mount)."""
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def go(pilot: Pilot, key: str) -> None:
+    """Switch screens the way a player does: ctrl+o, then the screen's digit."""
+    await pilot.press("ctrl+o", key)
+    await pilot.pause()
+
+
+def notices(app: App) -> list[str]:
+    """The notifications shown on the current screen (its toasts), as text."""
+    return [str(toast.render()) for toast in app.screen.query("Toast")]
+
+
+async def notified(pilot: Pilot, text: str) -> None:
+    """Wait until a notification containing `text` shows."""
+    await wait_for(pilot, lambda: any(text in n for n in notices(pilot.app)), f"notice {text!r}")

@@ -1,51 +1,46 @@
-"""Pilot tests for the VC and causal panels, and the absence of author screens."""
+"""Pilot tests of the VC and causal-gym panels, with workers awaited through their messages."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from textual.widgets import DataTable, Input, Static, TextArea
+from textual.widgets import Button
 
-from tests.tui.conftest import SIZE
+from tests.tui.conftest import SIZE, go, notified, wait_for
 from tests.tui.text import screen_text
-from workbench.tui.app import WorkbenchApp
+from workbench.tui.app import PlayerApp
 from workbench.tui.screens.causal import CausalScreen
 from workbench.tui.screens.vc import VCScreen, highlighted
+from workbench.tui.widgets.progress import JobProgress
 
 
-async def test_vc_generate_and_grade_highlights_cue(app: WorkbenchApp) -> None:
+async def test_vc_generate_and_grade_highlights_cue(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("7")
-        await pilot.pause()
+        await go(pilot, "7")
         screen = app.screen
         assert isinstance(screen, VCScreen)
         await pilot.click("#vc-generate")
-        await pilot.pause()
-        gold = screen.query_one("#vc-gold", Input).value
-        assert gold
-        screen.query_one("#vc-text", TextArea).text = f"Post-money first. The answer is {gold}"
+        await wait_for(pilot, lambda: bool(screen.gold.value), "generated item")
+        screen.text.text = f"Post-money first. The answer is {screen.gold.value}"
         await pilot.press("ctrl+g")
-        await pilot.pause()
+        await wait_for(pilot, lambda: screen.last_grade is not None, "grade")
         grade = screen.last_grade
         assert grade is not None and grade.cue is not None and grade.strict_correct == 1.0
-        assert "strict ✓" in str(screen.query_one("#vc-verdict", Static).render())
-        assert grade.cue_span is not None
+        assert "strict ✓" in str(screen.verdict.render())
         styles = {str(span.style) for span in highlighted(grade).spans}
         assert "reverse yellow" in styles and "bold reverse green" in styles
 
 
-async def test_vc_bad_gold_notifies(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("7")
-        await pilot.pause()
-        app.screen.query_one("#vc-gold", Input).value = "not a number"
+async def test_vc_bad_gold_notifies(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "7")
+        app.screen.gold.value = "not a number"  # type: ignore[attr-defined]
         await pilot.press("ctrl+g")
-        await pilot.pause()
-        assert any("Cannot grade" in n.message for n in app._notifications)
+        await notified(pilot, "Cannot grade")
 
 
-async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None:
+async def test_vc_batch_grades_a_file_and_the_bar_rests(app: PlayerApp, tmp_path: Path) -> None:
     rows = [
         {"completion": "The answer is 20.00", "answer": 20.0, "info": {"difficulty": "easy"}},
         {"completion": "roughly 31", "answer": 30.5, "info": {"difficulty": "hard"}},
@@ -53,62 +48,63 @@ async def test_vc_batch_grades_a_file(app: WorkbenchApp, tmp_path: Path) -> None
     path = tmp_path / "grade.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("7")
-        await pilot.pause()
-        app.screen.query_one("#vc-file", Input).value = str(path)
+        await go(pilot, "7")
+        screen = app.screen
+        assert isinstance(screen, VCScreen)
+        bar = screen.query_one(JobProgress)
+        assert not bar.display and not bar.running
+        screen.file.value = str(path)
         await pilot.press("ctrl+b")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        table = app.screen.query_one("#vc-summary", DataTable)
-        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["easy", "hard", "all"]
+        await wait_for(pilot, lambda: screen.summary.row_count == 3, "summary rows")
+        names = [screen.summary.get_row_at(i)[0] for i in range(screen.summary.row_count)]
+        assert names == ["easy", "hard", "all"]
+        assert not bar.running and not bar.display
 
 
-async def test_the_player_app_has_no_validate_or_check(app: WorkbenchApp) -> None:
-    """Issue 11, finding 1: no key, screen or palette entry evaluates a branch or checks."""
-    from workbench.tui.app import SCREEN_CLASS_NAMES, SCREENS_BY_KEY
-    from workbench.tui.commands import palette_commands
-
-    assert {"validate", "check"}.isdisjoint(SCREEN_CLASS_NAMES)
-    assert {"validate", "check"}.isdisjoint(mode for _, mode, _ in SCREENS_BY_KEY)
-    labels = [command[0] for command in palette_commands(app)]
-    assert labels and not [label for label in labels if "author" in label.lower()]
+async def test_causal_load_estimate_submit_reveals_truth(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("w", "w", "n", "n", "n", "n", "8", "ctrl+v", "ctrl+k")
-        await pilot.pause()
-        text = screen_text(app.screen)
-        assert "effect" not in text.lower() and "Validate" not in text
-
-
-async def test_causal_load_estimate_submit_reveals_truth(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("6")
-        await pilot.pause()
+        await go(pilot, "6")
         screen = app.screen
         assert isinstance(screen, CausalScreen)
         await pilot.press("ctrl+l")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert screen.query_one("#causal-preview", DataTable).row_count == 8
+        await wait_for(pilot, lambda: screen.preview.row_count == 8, "task loaded")
         assert "revealed after scoring" not in screen_text(screen)
         screen.action_diff_in_means()
         screen.action_use_estimate()
         await pilot.pause()
-        assert '"interval"' in screen.query_one("#causal-answer", TextArea).text
+        assert '"interval"' in screen.answer.text
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        assert screen.result is not None and screen.result.accepted
+        await wait_for(pilot, lambda: screen.result is not None, "scored")
+        assert screen.result.accepted
         assert "truth (revealed after scoring)" in screen_text(screen)
 
 
-async def test_causal_bad_answer_is_not_accepted(app: WorkbenchApp) -> None:
+async def test_causal_enter_in_adjust_for_runs_ols_and_buttons_are_full_height(
+    app: PlayerApp,
+) -> None:
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("6")
-        await pilot.pause()
+        await go(pilot, "6")
+        screen = app.screen
+        assert isinstance(screen, CausalScreen)
+        for button in screen.query(Button):
+            assert button.outer_size.height == 3, button.id
         await pilot.press("ctrl+l")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        app.screen.query_one("#causal-answer", TextArea).text = '{"estimate": "x"}'
+        await wait_for(pilot, lambda: screen.panel is not None, "task loaded")
+        info = str(screen.info.render())
+        column = info.split("pre-treatment: ")[1].split("\n")[0].split(",")[0].strip()
+        screen.columns.focus()
+        await pilot.press(*column, "enter")
+        await wait_for(pilot, lambda: "OLS adjusted for" in str(screen.estimate.render()), "OLS")
+
+
+async def test_causal_bad_answer_is_not_accepted(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "6")
+        screen = app.screen
+        assert isinstance(screen, CausalScreen)
+        await pilot.press("ctrl+l")
+        await wait_for(pilot, lambda: screen.panel is not None, "task loaded")
+        screen.answer.text = '{"estimate": "x"}'
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        text = screen_text(app.screen)
-        assert "not accepted" in text and "revealed after scoring" not in text
+        await wait_for(pilot, lambda: "not accepted" in screen_text(screen), "refusal")
+        assert "revealed after scoring" not in screen_text(screen)

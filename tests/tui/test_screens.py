@@ -1,195 +1,285 @@
-"""Pilot tests: advance, schedule, rejections, submissions, journal, ledger, screen switching."""
+"""Pilot tests of the player's screens: advance, schedule, questions, journal, ledger, layout."""
 
 from __future__ import annotations
 
-from textual.widgets import DataTable, Input, Static
+import re
 
-from tests.tui.conftest import SIZE
+from textual.widgets import DataTable, Footer, Input
+
+from tests.tui.conftest import SIZE, SMALL, go, notices, notified, wait_for
 from tests.tui.text import screen_text
-from workbench.tui.app import SCREENS_BY_KEY, WorkbenchApp
+from workbench.tui.app import AUTHOR_SCREENS, PLAYER_SCREENS, PlayerApp
 from workbench.tui.screens.actions import ActionsScreen
 from workbench.tui.screens.confirm import ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
-from workbench.tui.screens.help import HelpScreen
+from workbench.tui.screens.journal import JournalScreen
+from workbench.tui.screens.ledger import LedgerScreen
+from workbench.tui.screens.questions import QuestionsScreen
+from workbench.tui.widgets.charts import CommitmentTimeline, MetricChart
+from workbench.tui.widgets.journal import EntryScreen
 
 
-async def test_dashboard_shows_day_and_metrics(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def test_dashboard_shows_day_money_and_objective(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, DashboardScreen)
         text = screen_text(app.screen)
         assert "Day 0" in text and "/ 180" in text
-        assert "Cash on hand" in text and "14000.00" in text
+        assert "$14,000.00" in text and "$14000.00" not in text
+        assert "Net assets ≥ $105,000.00 on day 180" in text and "behind" in text
 
 
-async def test_advance_by_keys_and_by_input(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def test_advance_by_keys_and_by_input(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("n")
-        await pilot.pause()
-        assert app.session.day == 1
+        await wait_for(pilot, lambda: app.session.day == 1, "day 1")
         await pilot.press("w")
-        await pilot.pause()
-        assert app.session.day == 8
-        assert "Day 8" in screen_text(app.screen)
+        await wait_for(pilot, lambda: "Day 8" in screen_text(app.screen), "day 8 shown")
         await pilot.press("a", "1", "2", "enter")
-        await pilot.pause()
+        await wait_for(pilot, lambda: "Day 20" in screen_text(app.screen), "day 20 shown")
         assert app.session.day == 20
-        assert "Day 20" in screen_text(app.screen)
+        assert not isinstance(app.focused, Input)
 
 
-async def test_advance_past_horizon_notifies(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
+async def test_advance_past_horizon_notifies(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a", "9", "9", "9", "enter")
-        await pilot.pause()
+        await notified(pilot, "campaign ends")
         assert app.session.day == 0
-        assert any("campaign ends" in n.message for n in app._notifications)
 
 
-async def test_schedule_shows_commitment_and_journal_entry(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await pilot.pause()
+async def test_schedule_shows_on_timeline_and_journal(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "2")
         assert isinstance(app.screen, ActionsScreen)
         await pilot.press("s")
-        await pilot.pause()
-        assert isinstance(app.screen, ConfirmSchedule)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
         assert "Would be accepted" in screen_text(app.screen)
         await pilot.press("y")
-        await pilot.pause()
+        await notified(pilot, "Scheduled hire_roaster")
         assert "hire_roaster" in [c.action for c in app.session.view().commitments]
-        await pilot.press("1")
-        await pilot.pause()
-        commitments = app.screen.query_one("#commitments", DataTable)
-        assert commitments.get_row_at(0)[0] == "hire_roaster"
-        await pilot.press("4")
-        await pilot.pause()
+        await go(pilot, "1")
+        timeline = app.screen.query_one(CommitmentTimeline)
+        await wait_for(pilot, lambda: "hire_roaster" in str(timeline.render()), "timeline row")
+        assert "day" in str(timeline.render())
+        await go(pilot, "4")
         text = screen_text(app.screen)
         assert "schedule" in text and "hire_roaster" in text
-        assert "Chain OK" in text
 
 
-async def test_rejection_reason_shows_before_scheduling(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("2")
-        await pilot.pause()
-        table = app.screen.query_one("#catalog", DataTable)
+async def test_rejection_shows_before_and_names_the_action_once(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "2")
+        table = app.screen.query_one(DataTable)
         table.move_cursor(row=table.get_row_index("second_roaster_machine"))
         await pilot.pause()
-        assert "insufficient cash" in str(app.screen.query_one("#action-preview", Static).render())
-        await pilot.press("s")
-        await pilot.pause()
-        assert "REJECTED" in screen_text(app.screen)
         assert "insufficient cash" in screen_text(app.screen)
-        await pilot.press("escape")
-        await pilot.pause()
-        assert len(app.session.journal_entries) == 1
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
+        assert "Would be rejected" in screen_text(app.screen)
+        await pilot.press("y")
+        await notified(pilot, "insufficient cash")
+        [notice] = [n for n in notices(app) if "insufficient cash" in n]
+        assert notice.count("second_roaster_machine") == 1
+        assert len(app.session.journal_entries) == 2
 
 
-async def test_submit_assessment_appears_in_history(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("3")
+async def test_actions_and_questions_warn_before_a_trap(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        assert "Caution: Scheduling spring_campaign before day 30" in screen_text(app.screen)
+        await go(pilot, "2")
+        table = app.screen.query_one(DataTable)
+        table.move_cursor(row=table.get_row_index("spring_campaign"))
         await pilot.pause()
-        value = app.screen.query_one("#value", Input)
-        value.value = "abc"
-        await pilot.pause()
-        assert "value: type a number" in str(app.screen.query_one("#form-errors").render())
-        value.value = "1500"
-        await pilot.pause()
+        assert "Warning: q_spring_campaign becomes unresolvable" in screen_text(app.screen)
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
+        assert "q_spring_campaign becomes unresolvable" in screen_text(app.screen)
+        await pilot.press("y")
+        await notified(pilot, "Scheduled spring_campaign")
+        await go(pilot, "3")
+        assert isinstance(app.screen, QuestionsScreen)
+        text = screen_text(app.screen)
+        assert "Unresolvable: its intervention cannot run" in text
+        assert "Caution: Scheduling spring_campaign" not in text
+
+
+async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        await pilot.press("tab")
+        assert app.focused is screen.form.value
+        await pilot.press(*"abc")
+        await wait_for(pilot, lambda: "is not a decimal number" in screen_text(screen), "check")
+        screen.form.value.value = "1500"
+        await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        history = app.screen.query_one("#history", DataTable)
-        assert history.row_count == 1
-        row = history.get_row_at(0)
+        await wait_for(pilot, lambda: screen.history.row_count == 1, "history row")
+        row = screen.history.get_row_at(0)
         assert row[2] == "q_spring_campaign" and row[3] == "1500" and row[6] == "yes"
 
 
-async def test_submit_with_missing_conclusion_shows_errors(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("3")
+async def test_check_agrees_with_submission_on_conclusions(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        screen.table.move_cursor(row=screen.table.get_row_index("q_bank_loan"))
         await pilot.pause()
-        table = app.screen.query_one("#questions", DataTable)
-        table.move_cursor(row=table.get_row_index("q_bank_loan"))
-        await pilot.pause()
-        assert app.screen.query_one("#conclusion", Input).display
-        app.screen.query_one("#value", Input).value = "0"
+        screen.form.value.value = "-500"
+        await wait_for(pilot, lambda: "verdict is `missing`" in screen_text(screen), "left out")
+        assert "not a money amount" not in screen_text(screen)
+        screen.form.conclusion.value = "-300.005"
+        await wait_for(pilot, lambda: "exact to the cent" in screen_text(screen), "cents")
         await pilot.press("ctrl+s")
         await pilot.pause()
-        assert "conclusion" in str(app.screen.query_one("#form-errors").render())
-        assert app.screen.query_one("#history", DataTable).row_count == 0
-
-
-async def test_every_question_form_builds_the_typed_conclusion(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("3")
-        await pilot.pause()
-        table = app.screen.query_one("#questions", DataTable)
-        for question in app.session.view().questions:
-            table.move_cursor(row=table.get_row_index(question.id))
-            await pilot.pause()
-            conclusion = app.screen.query_one("#conclusion", Input)
-            assert conclusion.display == (question.conclusion is not None)
-            conclusion.value = "overhead, capacity"
-            data = app.screen.assessment()
-            assert data is not None and data["question"] == question.id
-            if question.conclusion is None:
-                assert "conclusion" not in data
-            elif question.conclusion.kind == "supported_effects":
-                assert data["conclusion"] == ["overhead", "capacity"]
-            else:
-                assert data["conclusion"] == "overhead, capacity"
-        table.move_cursor(row=table.get_row_index("q_expansion_effects"))
-        await pilot.pause()
-        app.screen.query_one("#value", Input).value = "-250"
+        assert screen.history.row_count == 0
+        screen.form.conclusion.value = "-300.00"
+        await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
         await pilot.press("ctrl+s")
-        await pilot.pause()
-        row = app.screen.query_one("#history", DataTable).get_row_at(0)
-        assert row[2] == "q_expansion_effects" and row[4] == "overhead, capacity"
+        await wait_for(pilot, lambda: screen.history.row_count == 1, "submitted")
 
 
-async def test_ledger_balances_and_exports(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("n", "5")
+async def test_values_stay_with_their_question(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        screen.form.value.value = "1234"
         await pilot.pause()
-        assert "balanced" in str(app.screen.query_one("#totals").render())
-        await pilot.press("enter")
+        screen.table.move_cursor(row=1)
         await pilot.pause()
-        assert app.screen.query_one("#account-history", DataTable).row_count >= 1
-        await pilot.press("b", "c")
+        assert screen.form.value.value == ""
+        screen.table.move_cursor(row=0)
         await pilot.pause()
-        assert (app.run_dir / "ledger.beancount").read_text()
-        assert (app.run_dir / "ledger.csv").read_text()
+        assert screen.form.value.value == "1234"
 
 
-async def test_every_screen_by_key_and_help(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        for key, mode, _ in SCREENS_BY_KEY:
-            await pilot.press(key)
-            await pilot.pause()
-            assert app.current_mode == mode
-        await pilot.press("f1")
-        await pilot.pause()
-        assert isinstance(app.screen, HelpScreen)
-        assert "ctrl+t" in screen_text(app.screen)
+async def test_journal_verify_gives_feedback_and_entries_expand(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.advance(3)
+        await go(pilot, "4")
+        assert isinstance(app.screen, JournalScreen)
+        await pilot.press("v")
+        await notified(pilot, "Chain OK: 2 entries verified")
+        await pilot.press("up", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, EntryScreen), "entry modal")
+        text = screen_text(app.screen)
+        assert '"engine_version"' in text and "hash" in text
         await pilot.press("escape")
-        await pilot.press("ctrl+t")
-        await pilot.pause()
-        assert app.theme == "textual-light"
+        await wait_for(pilot, lambda: isinstance(app.screen, JournalScreen), "back")
 
 
-async def test_palette_command_advances(app: WorkbenchApp) -> None:
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+p")
+async def test_journal_screen_never_reads_the_file_to_repaint(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "4")
+        app.session.paths.journal.rename(app.session.paths.journal.with_suffix(".moved"))
+        app.session_changed()
         await pilot.pause()
-        await pilot.press(*"sim: Advance 7")
-        await pilot.pause(0.3)
+        assert "Chain BROKEN" not in screen_text(app.screen)
+        await pilot.press("v")
+        await notified(pilot, "Chain BROKEN")
+
+
+async def test_ledger_balances_follows_days_and_exports_atomically(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        app.advance(1)
+        await go(pilot, "5")
+        screen = app.screen
+        assert isinstance(screen, LedgerScreen)
+        line = str(screen.balance_line.render())
+        assert "balanced" in line and "total 0" not in line and "BP" not in line
         await pilot.press("enter")
-        await pilot.pause()
-        assert app.session.day == 7
+        await wait_for(pilot, lambda: screen.history.row_count == 2, "account by day")
+        app.advance(2)
+        await wait_for(pilot, lambda: screen.history.row_count == 4, "history after advance")
+        await pilot.press("b", "c")
+        await notified(pilot, "ledger.csv")
+        assert (app.export_dir / "ledger.beancount").read_text()
+        assert (app.export_dir / "ledger.csv").read_text()
+        assert not list(app.export_dir.glob(".*.tmp"))
+        rows = [screen.balances.get_row_at(i) for i in range(screen.balances.row_count)]
+        money = [str(row[1]) for row in rows if row[2] == "USD"]
+        assert any(m.startswith("-$") for m in money)
+        assert all(re.fullmatch(r"-?\$\d{1,3}(,\d{3})*\.\d\d", m) for m in money)
 
 
-async def test_small_terminal_shows_day(app: WorkbenchApp) -> None:
-    async with app.run_test(size=(80, 24)) as pilot:
+async def test_player_app_has_no_author_screens(app: PlayerApp) -> None:
+    from workbench.tui.commands import player_commands
+
+    modes = {spec.mode for spec in PLAYER_SCREENS}
+    assert not modes & {spec.mode for spec in AUTHOR_SCREENS}
+    assert not {"validate", "check"} & modes
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
+        names = [name for name, _, _ in player_commands(app)]
+        assert not [n for n in names if n.startswith("author") or "alidat" in n]
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert "Validate" not in screen_text(app.screen)
+        assert "Check" not in screen_text(app.screen)
+
+
+async def test_palette_command_advances(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"sim: Advance 7")
+        await wait_for(pilot, lambda: _first_command(app) == "sim: Advance 7 days", "match")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session.day == 7, "advanced by the palette")
+
+
+async def test_footer_fits_at_120_columns(app: PlayerApp) -> None:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        for spec in PLAYER_SCREENS:
+            await go(pilot, spec.key)
+            footer = app.screen.query_one(Footer)
+            await pilot.pause()
+            keys = list(footer.query("FooterKey"))
+            assert keys, spec.mode
+            assert max(k.region.right for k in keys) <= SIZE[0], spec.mode
+            labels = " ".join(str(k.render()) for k in keys)
+            assert "Help" in labels and "Theme" in labels and "Go to" in labels
+
+
+async def test_small_terminal_keeps_every_column(app: PlayerApp) -> None:
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
         await pilot.press("n")
-        await pilot.pause()
-        assert "Day 1" in screen_text(app.screen)
+        await wait_for(pilot, lambda: "Day 1" in screen_text(app.screen), "day 1")
+        for key in ("2", "3"):
+            await go(pilot, key)
+            table = app.screen.query(DataTable).first()
+            assert table.virtual_size.width <= table.size.width, key
+        await go(pilot, "1")
+        metrics = app.screen.query(DataTable).first()
+        assert metrics.virtual_size.width <= metrics.size.width
+        assert app.screen.query_one("#money-chart", MetricChart).size.height >= 8
+
+
+def _first_command(app: PlayerApp) -> str:
+    """The palette's highlighted command, once its search has answered."""
+    from textual.widgets import OptionList
+
+    options = app.screen.query(OptionList)
+    if not options or options.first().option_count == 0:
+        return ""
+    found = options.first()
+    index = found.highlighted if found.highlighted is not None else 0
+    return str(found.get_option_at_index(index).prompt).split("\n")[0]
+
+
+def test_chart_ticks_always_cover_the_values() -> None:
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from workbench.tui.widgets.charts import ticks
+
+    @given(st.floats(-1e9, 1e9), st.floats(0.01, 1e9))
+    def covers(low: float, span: float) -> None:
+        marks = ticks(low, low + span)
+        assert marks[0] <= low and marks[-1] >= low + span and len(marks) <= 12
+
+    covers()

@@ -1,7 +1,7 @@
 """The `workbench` command line: a click group whose subcommands load lazily.
 
 Lazy loading keeps start-up fast and keeps Textual out of every command but
-`play` and `serve`.
+`play`, `serve` and `author`.
 """
 
 from __future__ import annotations
@@ -52,6 +52,11 @@ _COMMANDS: dict[str, CommandEntry] = {
     ),
     "serve": CommandEntry(
         "workbench.cli.play", "serve", "Serve the dashboard in a browser (demonstrations)."
+    ),
+    "author": CommandEntry(
+        "workbench.cli.author",
+        "author",
+        "Author tools: check findings, validate finished runs, reports.",
     ),
     "run": CommandEntry(
         "workbench.cli.sim", "run", "Play a campaign headless from a script, to the horizon."

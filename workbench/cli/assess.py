@@ -61,14 +61,17 @@ class _StderrBar:
 
 
 def _print_summary(report: CounterfactualReport) -> None:
+    from workbench.display import money, short_number
+
     for q in report.questions:
         statuses = "/".join(
             b.status if b is not None else "-"
             for b in (q.branches.baseline, q.branches.intervention)
         )
         line = f"  {q.id}: {q.status} (branches {statuses})"
-        if q.status == "scored":
-            line += f" effect {q.effect} loss {q.loss}"
+        if q.status == "scored" and q.effect is not None and q.loss is not None:
+            effect = money(q.effect) if q.contract.units == "USD" else q.effect
+            line += f" effect {effect} loss {short_number(q.loss)}"
         elif q.reason:
             line += f": {q.reason}"
         if q.conclusion is not None:
@@ -77,7 +80,8 @@ def _print_summary(report: CounterfactualReport) -> None:
     summary = report.summary
     if summary is not None:
         click.echo(
-            f"  scored {summary.scored}/{summary.questions}, mean score {summary.mean_score}; "
+            f"  scored {summary.scored}/{summary.questions}, mean score "
+            f"{short_number(summary.mean_score) if summary.mean_score else '-'}; "
             f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
         )
     for task in report.business_objective:

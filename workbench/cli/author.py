@@ -1,7 +1,7 @@
-"""Author commands: `workbench check` (findings per question) and `workbench new` (scaffold).
+"""Author commands: `check` (findings per question), `new` (scaffold), `author` (the app).
 
-Both are for campaign authors: `check` runs branches of a campaign, so no player command
-or screen reaches it.
+All are for campaign authors: they run branches of a campaign, so no player command or
+screen reaches them.
 """
 
 from __future__ import annotations
@@ -86,3 +86,22 @@ def new(directory: Path, source: str | None) -> None:
         f"next: edit the files (comments say what to change), then "
         f"`workbench check {directory} --strict`, then `workbench play {directory}`"
     )
+
+
+@click.command()
+@campaign_arg
+@control_opt
+@click.option(
+    "--runs",
+    "runs_root",
+    default="runs",
+    show_default=True,
+    type=DIR,
+    help="Folder whose run directories can be validated and whose reports are browsed.",
+)
+def author(campaign: Path | None, control: Path | None, runs_root: Path) -> None:
+    """The author's app: CAMPAIGN's check findings, validation of finished runs, reports."""
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.tui.app import AuthorApp
+
+    AuthorApp(campaign or DEFAULT_CAMPAIGN, runs_root, control_file(control)).run()

@@ -1,12 +1,18 @@
-"""`workbench play` and `workbench serve`: the only commands that import Textual."""
+"""`workbench play` and `workbench serve`: the player's Textual app, in a terminal or a browser."""
 
 from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from workbench.play.protocol import SessionProtocol
 
 RUNS_DIR = Path("runs")
 
@@ -66,33 +72,52 @@ def play(
     token_file: Path | None,
     run_id: str | None,
 ) -> None:
-    """Open the Textual dashboard on a campaign run, local or hosted (--connect)."""
-    from campaigns import DEFAULT_CAMPAIGN
-    from workbench.cli.options import play_session
-    from workbench.errors import UserError
-    from workbench.runs.bundle import load_bundle
-    from workbench.tui.app import WorkbenchApp
+    """Open the Textual dashboard on a campaign run, local or hosted (--connect).
 
+    The app's first screen shows at once; the run opens (or connects) in its worker.
+    """
+    from workbench.errors import UserError
+    from workbench.tui.app import PlayerApp
+
+    opener: Callable[[], SessionProtocol]
     if url is None:
         if agent_id or token_file or run_id:
             raise UserError("--agent, --token-file and --run-id go with --connect URL")
-        if run_dir is None:
-            load_bundle(campaign or DEFAULT_CAMPAIGN)
-            run_dir = next_run_dir()
-        with play_session(run_dir, campaign) as session:
-            WorkbenchApp(session).run()
-        return
-    if campaign is not None or run_dir is not None:
-        raise UserError("--connect plays a hosted run: it takes no CAMPAIGN or --run")
-    if agent_id is None or token_file is None:
-        raise UserError("--connect needs --agent ID and --token-file FILE")
+        opener = partial(_open_local, campaign, run_dir)
+        opening = str(run_dir) if run_dir is not None else f"a new run under {RUNS_DIR}/"
+    else:
+        if campaign is not None or run_dir is not None:
+            raise UserError("--connect plays a hosted run: it takes no CAMPAIGN or --run")
+        if agent_id is None or token_file is None:
+            raise UserError("--connect needs --agent ID and --token-file FILE")
+        opener = partial(_connect, url, agent_id, token_file, run_id)
+        opening = f"a hosted run at {url}"
+    app = PlayerApp(opener=opener, opening=opening)
+    try:
+        app.run()
+    finally:
+        app.close_session()
+    if app.open_error is not None:
+        raise app.open_error
+
+
+def _open_local(campaign: Path | None, run_dir: Path | None) -> SessionProtocol:
+    """Resume `run_dir`, or claim a new run under runs/ once the campaign has loaded."""
+    from campaigns import DEFAULT_CAMPAIGN
+    from workbench.cli.options import play_session
+    from workbench.runs.bundle import load_bundle
+
+    if run_dir is None:
+        load_bundle(campaign or DEFAULT_CAMPAIGN)
+        run_dir = next_run_dir()
+    return play_session(run_dir, campaign)
+
+
+def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> SessionProtocol:
+    """A session on a hosted run."""
     from workbench.play.remote import RemoteSession, read_token
 
-    remote = RemoteSession.connect(url, agent_id, read_token(token_file, agent_id), run_id)
-    try:
-        WorkbenchApp(remote).run()
-    finally:
-        remote.close()
+    return RemoteSession.connect(url, agent_id, read_token(token_file, agent_id), run_id)
 
 
 @click.command()
@@ -104,12 +129,12 @@ def play(
     help="Run directory each browser session plays.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
     """Serve the dashboard in a browser (demonstrations)."""
     from textual_serve.server import Server
 
-    command = [sys.executable, "-c", "from workbench.cli import main; main()", "play"]
+    command = [sys.executable, "-m", "workbench", "play"]
     if campaign is not None:
         command.append(str(campaign))
     if run_dir is not None:

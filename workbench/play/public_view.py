@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from ledger.book import Book
 from ledger.money import dollars, format_money, scale_of
@@ -18,6 +19,7 @@ from sim.campaign_model import Action, Question
 from sim.effects import money_fields
 from sim.engine import Engine
 from sim.metrics import metric_value, to_display
+from workbench import display
 from workbench.errors import UserError, reraised
 from workbench.play.models import (
     ActionTerms,
@@ -40,6 +42,9 @@ from workbench.play.models import (
     SubmissionRow,
 )
 from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
+
+if TYPE_CHECKING:
+    from workbench.play.protocol import LedgerReader
 
 
 def date_of(bundle: CampaignBundle, day: int) -> str:
@@ -273,6 +278,30 @@ def metric_series(bundle: CampaignBundle, book: Book) -> dict[str, list[Decimal]
     }
 
 
+def write_export(ledger: LedgerReader, fmt: str, directory: Path) -> Path:
+    """Write `ledger.beancount` or `ledger.csv` into `directory` whole or not at all."""
+    from workbench.runs.files import atomic_write
+
+    if fmt not in ("beancount", "csv"):
+        raise UserError(f"unknown ledger format {fmt!r} (beancount or csv)")
+    target = directory / f"ledger.{fmt}"
+    text = ledger.export(fmt)
+    try:
+        atomic_write(target, text.encode())
+    except OSError as exc:
+        raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
+    return target
+
+
+def unbalanced(totals: dict[str, int]) -> dict[str, str]:
+    """Units whose balances do not sum to zero (from `totals`), with the excess as text."""
+    return {
+        unit: display.money_of_cents(total) if unit == "USD" else display.count(total)
+        for unit, total in sorted(totals.items())
+        if total != 0
+    }
+
+
 class LedgerView:
     """Read-only ledger access for players: balances, trial balance, history, exports."""
 
@@ -288,8 +317,8 @@ class LedgerView:
     def trial_balance(self, day: int | None = None) -> list[tuple[str, str, str]]:
         """(account, unit, balance text) for every account at a day's close."""
         rows = []
-        for name, unit, amount in self._book.trial_balance_rows(day):
-            text = format_money(amount) if unit == "USD" else str(amount)
+        for name, unit, minor in self._book.trial_balance_rows(day):
+            text = format_money(minor) if unit == "USD" else str(minor)
             rows.append((name, unit, text))
         return rows
 

@@ -14,6 +14,7 @@ import os
 import sqlite3
 import stat
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -30,11 +31,21 @@ from sim.scheduling import ScheduleOutcome
 from workbench.errors import IntegrityError, UserError, reraised
 from workbench.messages import clip, problems
 from workbench.play import public_view
+from workbench.play.objective import (
+    Briefing,
+    CampaignSummary,
+    ObjectiveProgress,
+    briefing,
+    campaign_summary,
+    objective_progress,
+    objectives_of,
+)
+from workbench.play.traps import Trap, sprung_traps, traps_if_scheduled
 from workbench.runs.assessment import (
+    ParsedAssessment,
     SubmissionRecord,
     eligible,
-    missing_conclusion,
-    validate_assessment,
+    parse_assessment,
 )
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
@@ -411,36 +422,29 @@ class PlayerSession:
         return self._engine.day
 
     def submit(
-        self, assessment: dict[str, Any] | CounterfactualAssessment, command_id: str | None = None
+        self,
+        assessment: Mapping[str, Any] | CounterfactualAssessment,
+        command_id: str | None = None,
     ) -> SubmitResult:
         """Submit an assessment: schema and contract errors change nothing."""
         self._require_writable()
-        try:
-            parsed = (
-                assessment
-                if isinstance(assessment, CounterfactualAssessment)
-                else CounterfactualAssessment.model_validate(assessment)
-            )
-        except ValidationError as exc:
-            return SubmitResult(tuple(problems(exc, "assessment")))
-        errors = validate_assessment(self.bundle, parsed)
-        if errors:
-            return SubmitResult(tuple(errors))
+        checked = self.check_assessment(assessment)
+        if checked.assessment is None:
+            return SubmitResult(checked.errors)
+        parsed = checked.assessment
         question = self.bundle.questions[parsed.question]
-        note = missing_conclusion(self.bundle, parsed)
-        notes = () if note is None else (note,)
         command = SubmitAssessment(assessment=parsed)
         payload = command_payload(command)
         known = self._known(command.kind, command_id, payload)
         if known is not None:
-            return SubmitResult((), known.seq, eligible(question, known.day), notes)
+            return SubmitResult((), known.seq, eligible(question, known.day), checked.notes)
         self._refuse_when_finished()
         entry = self._append(command.kind, self._command_id(command_id), payload)
         self._outcomes[entry.seq] = apply_command(
             self._engine, command, entry.seq, self._submissions
         )
         self._after_command()
-        return SubmitResult((), entry.seq, eligible(question, entry.day), notes)
+        return SubmitResult((), entry.seq, eligible(question, entry.day), checked.notes)
 
     def finish(self, command_id: str | None = None) -> int:
         """End the run: the remaining days run with no decisions; returns the horizon.
@@ -459,6 +463,12 @@ class PlayerSession:
         )
         self._after_command()
         return self._engine.day
+
+    def check_assessment(
+        self, assessment: Mapping[str, Any] | CounterfactualAssessment
+    ) -> ParsedAssessment:
+        """Check a submission exactly as `submit` would, changing nothing."""
+        return parse_assessment(self.bundle, assessment)
 
     def _after_command(self) -> None:
         if self._autoseal:
@@ -556,6 +566,26 @@ class PlayerSession:
     def metric_series(self) -> dict[str, list[Decimal]]:
         """Every metric at every closed day, in display units (for charts)."""
         return public_view.metric_series(self.bundle, self._engine.book)
+
+    def briefing(self) -> Briefing:
+        """The campaign's briefing: situation, objective, questions and their deadlines."""
+        return briefing(self.view(), objectives_of(self.bundle))
+
+    def objective_progress(self) -> tuple[ObjectiveProgress, ...]:
+        """Each business objective at the latest close (final once the run finished)."""
+        return objective_progress(self.bundle, self._engine.book, self.day, self.finished)
+
+    def summary(self) -> CampaignSummary:
+        """The end-of-campaign summary: objective, submissions made, what happens next."""
+        return campaign_summary(self.view(), self.objective_progress(), str(self.paths.root))
+
+    def traps_if_scheduled(self, action_id: str) -> tuple[Trap, ...]:
+        """Questions that scheduling `action_id` now would make unresolvable."""
+        return traps_if_scheduled(self.bundle, self.day, action_id)
+
+    def sprung_traps(self) -> tuple[Trap, ...]:
+        """Questions already made unresolvable by actions scheduled before their day."""
+        return sprung_traps(self.bundle, self._engine.state.scheduled)
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""

@@ -1,104 +1,365 @@
-"""The workbench Textual app: screens as modes, global keys, and the session's commands."""
+"""The workbench Textual shell: one app frame, a player mode and an author mode.
+
+Each mode has one table of screens (go-to key, name, label, loader). Screens import
+on first use and the player's session opens in a worker, so the first screen paints
+before the simulator is imported. Only this package and `workbench.cli.play` import
+Textual; every change to a run goes through the session's methods called from here.
+"""
 
 from __future__ import annotations
 
-import importlib
-from functools import partial
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from textual.app import App
-from textual.binding import Binding
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import LoadingIndicator, Static
 
-from workbench.play.protocol import SessionProtocol
-from workbench.play.session import SubmitResult
-from workbench.runs.files import atomic_write
-from workbench.tui.commands import WorkbenchCommands
 from workbench.tui.errors import guarded
-from workbench.tui.screens.help import HelpScreen
+from workbench.tui.messages import SessionChanged, SessionFailed, SessionOpened
 
-SCREENS_BY_KEY: tuple[tuple[str, str, str], ...] = (
-    ("1", "dashboard", "Dashboard"),
-    ("2", "actions", "Actions"),
-    ("3", "questions", "Questions"),
-    ("4", "journal", "Journal"),
-    ("5", "ledger", "Ledger"),
-    ("6", "causal", "Causal"),
-    ("7", "vc", "VC"),
-)
+if TYPE_CHECKING:
+    from textual.command import Provider
+
+    from workbench.errors import WorkbenchError
+    from workbench.play.protocol import SessionProtocol
+    from workbench.play.session import PlayerSession, SubmitResult
+    from workbench.runs.registration import ControlFile
 
 DARK, LIGHT = "textual-dark", "textual-light"
 
 
-def screen_class(mode: str) -> type[Screen]:
-    """The screen class of a mode, imported on first use (keeps start-up fast)."""
-    module = importlib.import_module(f"workbench.tui.screens.{mode}")
-    return getattr(module, f"{SCREEN_CLASS_NAMES[mode]}Screen")
+@dataclass(frozen=True)
+class ScreenSpec:
+    """One screen of a mode: its go-to key, mode name, label and a lazy loader."""
+
+    key: str
+    mode: str
+    label: str
+    load: Callable[[], type[Screen[Any]]]
 
 
-def _make_screen(mode: str) -> Screen:
-    return screen_class(mode)()
+def _dashboard() -> type[Screen[Any]]:
+    from workbench.tui.screens.dashboard import DashboardScreen
+
+    return DashboardScreen
 
 
-SCREEN_CLASS_NAMES = {
-    "dashboard": "Dashboard",
-    "actions": "Actions",
-    "questions": "Questions",
-    "journal": "Journal",
-    "ledger": "Ledger",
-    "causal": "Causal",
-    "vc": "VC",
-}
+def _actions() -> type[Screen[Any]]:
+    from workbench.tui.screens.actions import ActionsScreen
+
+    return ActionsScreen
 
 
-class WorkbenchApp(App[None]):
-    """Play a run: every screen reads the session; only the session changes the run."""
+def _questions() -> type[Screen[Any]]:
+    from workbench.tui.screens.questions import QuestionsScreen
 
-    CSS_PATH = "workbench.tcss"
+    return QuestionsScreen
+
+
+def _journal() -> type[Screen[Any]]:
+    from workbench.tui.screens.journal import JournalScreen
+
+    return JournalScreen
+
+
+def _ledger() -> type[Screen[Any]]:
+    from workbench.tui.screens.ledger import LedgerScreen
+
+    return LedgerScreen
+
+
+def _causal() -> type[Screen[Any]]:
+    from workbench.tui.screens.causal import CausalScreen
+
+    return CausalScreen
+
+
+def _vc() -> type[Screen[Any]]:
+    from workbench.tui.screens.vc import VCScreen
+
+    return VCScreen
+
+
+def _check() -> type[Screen[Any]]:
+    from workbench.tui.screens.author.check import CheckScreen
+
+    return CheckScreen
+
+
+def _runs() -> type[Screen[Any]]:
+    from workbench.tui.screens.author.runs import RunsScreen
+
+    return RunsScreen
+
+
+def _reports() -> type[Screen[Any]]:
+    from workbench.tui.screens.author.reports import ReportsScreen
+
+    return ReportsScreen
+
+
+PLAYER_SCREENS: tuple[ScreenSpec, ...] = (
+    ScreenSpec("1", "dashboard", "Dashboard", _dashboard),
+    ScreenSpec("2", "actions", "Actions", _actions),
+    ScreenSpec("3", "questions", "Questions", _questions),
+    ScreenSpec("4", "journal", "Journal", _journal),
+    ScreenSpec("5", "ledger", "Ledger", _ledger),
+    ScreenSpec("6", "causal", "Causal", _causal),
+    ScreenSpec("7", "vc", "VC", _vc),
+)
+"""The player's screens: the run, its catalog and questions, journal, ledger, two graders."""
+
+AUTHOR_SCREENS: tuple[ScreenSpec, ...] = (
+    ScreenSpec("1", "check", "Check", _check),
+    ScreenSpec("2", "runs", "Runs", _runs),
+    ScreenSpec("3", "reports", "Reports", _reports),
+)
+"""The author's screens: campaign findings, validation of finished runs, reports."""
+
+
+def _player_commands() -> type[Provider]:
+    from workbench.tui.commands import PlayerCommands
+
+    return PlayerCommands
+
+
+def _author_commands() -> type[Provider]:
+    from workbench.tui.commands import AuthorCommands
+
+    return AuthorCommands
+
+
+Modes = dict[str, str | Callable[[], Screen[Any]]]
+
+
+def _maker(spec: ScreenSpec) -> Callable[[], Screen[Any]]:
+    """A factory that imports the spec's screen on first use and builds it."""
+
+    def make() -> Screen[Any]:
+        return spec.load()()
+
+    return make
+
+
+def _modes(table: tuple[ScreenSpec, ...]) -> Modes:
+    return {spec.mode: _maker(spec) for spec in table}
+
+
+class WorkbenchShell(App[None]):
+    """The frame both modes share: screen table, go-to, help, theme, Escape out of inputs."""
+
+    CSS_PATH = Path(__file__).with_name("workbench.tcss")
+    """Absolute, so subclasses defined elsewhere (benchmarks, tests) find it too."""
     TITLE = "Counterfactual Workbench"
     ENABLE_COMMAND_PALETTE = True
-    COMMANDS = App.COMMANDS | {WorkbenchCommands}
-    MODES = {mode: partial(_make_screen, mode) for _, mode, _ in SCREENS_BY_KEY}
-    BINDINGS = [
-        *(Binding(key, f"view('{mode}')", label) for key, mode, label in SCREENS_BY_KEY),
-        Binding("f1", "help", "Help"),
-        Binding("ctrl+t", "toggle_theme", "Theme"),
+    SCREEN_TABLE: ClassVar[tuple[ScreenSpec, ...]] = ()
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (32, "-tall")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+o", "go_to", "Go to", priority=True),
+        Binding("f1", "help", "Help", priority=True),
+        Binding("f2", "toggle_theme", "Theme", priority=True),
+        Binding("escape", "leave_input", "Leave input", show=False),
     ]
 
-    def __init__(self, session: SessionProtocol, **kwargs: Any) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.session = session
         self.theme = DARK
 
     @property
-    def run_dir(self) -> Path | None:
-        """The run directory being played (None for a hosted run)."""
-        return self.session.run_dir
-
-    def on_mount(self) -> None:
-        """Open on the dashboard."""
-        self.sub_title = self.session.view().campaign.title
-        self.switch_mode("dashboard")
+    def screen_table(self) -> tuple[ScreenSpec, ...]:
+        """The screens of this mode, in go-to order."""
+        return self.SCREEN_TABLE
 
     def action_view(self, mode: str) -> None:
-        """Show one screen."""
+        """Show one screen of the table."""
         self.switch_mode(mode)
 
+    def action_go_to(self) -> None:
+        """Ask which screen to show (a digit picks it): typing never switches screens."""
+        from workbench.tui.screens.goto import GoToScreen
+
+        if not isinstance(self.screen, GoToScreen):
+            self.push_screen(GoToScreen(self.screen_table, self.current_mode))
+
     def action_help(self) -> None:
-        """List every key."""
-        self.push_screen(HelpScreen())
+        """List the key scheme and every key of this mode."""
+        from workbench.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen_table, type(self).BINDINGS))
 
     def action_toggle_theme(self) -> None:
         """Switch between the light and dark themes."""
         self.theme = LIGHT if self.theme == DARK else DARK
 
+    def action_leave_input(self) -> None:
+        """Escape: move focus out of a text field to the screen's main widget."""
+        from workbench.tui.widgets.inputs import takes_text
+
+        if takes_text(self.focused):
+            home = getattr(self.screen, "home", None)
+            target = home() if callable(home) else None
+            if target is not None and target.focusable:
+                target.focus()
+            else:
+                self.screen.set_focus(None)
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """A session that holds something until closed (a run's writer lock, a connection)."""
+
+    def close(self) -> None:
+        """Release it."""
+
+
+class OpeningScreen(Screen[None]):
+    """Shown while the run opens in a worker (its journal is replayed)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        """A title, what is being opened, and a busy indicator."""
+        yield Static(f"[b]Counterfactual Workbench[/b]\n\nOpening {self.what} …", id="opening")
+        yield LoadingIndicator()
+
+
+class PlayerApp(WorkbenchShell):
+    """Play a run: every screen reads the session; only the session changes the run."""
+
+    SCREEN_TABLE = PLAYER_SCREENS
+    MODES: ClassVar[Modes] = _modes(PLAYER_SCREENS)
+    COMMANDS = App.COMMANDS | {_player_commands}
+
+    def __init__(
+        self,
+        session: SessionProtocol | None = None,
+        *,
+        opener: Callable[[], SessionProtocol] | None = None,
+        opening: str = "the run",
+        briefing_at_start: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        if (session is None) == (opener is None):
+            raise ValueError("give either an open session or an opener")
+        self._session = session
+        self._opener = opener
+        self.opening = opening
+        self.briefing_at_start = briefing_at_start
+        self.open_error: WorkbenchError | None = None
+
+    @property
+    def session(self) -> SessionProtocol:
+        """The session being played, local or hosted (open once the first screen is up)."""
+        if self._session is None:
+            raise RuntimeError("the session is still opening")
+        return self._session
+
+    @property
+    def local(self) -> PlayerSession | None:
+        """The session when it plays a run here (it has the campaign), else None.
+
+        A local run adds what needs the campaign: the objective's progress, question
+        traps, the as-you-type check and the journal file's verification.
+        """
+        from workbench.play.session import PlayerSession
+
+        return self._session if isinstance(self._session, PlayerSession) else None
+
+    def close_session(self) -> None:
+        """Release the session (a local run's writer lock, a hosted run's connection)."""
+        if isinstance(self._session, Closable):
+            self._session.close()
+
+    @property
+    def ready(self) -> bool:
+        """True once the session is open."""
+        return self._session is not None
+
+    @property
+    def export_dir(self) -> Path:
+        """Where ledger exports go: the run directory, or the working one for a hosted run."""
+        local = self.local
+        return local.paths.root if local is not None else Path.cwd()
+
+    def on_mount(self) -> None:
+        """Show the run (or an opening screen while the session opens in a worker)."""
+        if self._session is not None:
+            self._start()
+            return
+        self.push_screen(OpeningScreen(self.opening))
+        self.call_after_refresh(self._open)
+
+    @work(thread=True, exclusive=True, group="open")
+    def _open(self) -> None:
+        """Open the session off the UI thread (importing and replaying takes a while)."""
+        from workbench.errors import WorkbenchError
+
+        assert self._opener is not None
+        try:
+            session = self._opener()
+        except WorkbenchError as exc:
+            self.post_message(SessionFailed(exc))
+            return
+        self.post_message(SessionOpened(session))
+
+    def on_session_opened(self, message: SessionOpened) -> None:
+        """The run is open: show the dashboard (and the briefing on a new run)."""
+        self._session = message.session
+        self._start()
+
+    def on_session_failed(self, message: SessionFailed) -> None:
+        """The run cannot be opened: leave with the error's exit code (the CLI prints it)."""
+        self.open_error = message.error
+        self.exit(return_code=message.error.exit_code)
+
+    def _start(self) -> None:
+        self.sub_title = self.session.view().campaign.title
+        self.switch_mode("dashboard")
+        if self.briefing_at_start and self.session.day == 0:
+            self.show_briefing()
+        elif self.session.finished:
+            self.show_summary()
+
+    def show_briefing(self) -> None:
+        """The campaign briefing: situation, objective, questions, how to play."""
+        from workbench.play.objective import briefing
+        from workbench.tui.screens.briefing import BriefingScreen
+
+        local = self.local
+        brief = local.briefing() if local is not None else briefing(self.session.view())
+        self.push_screen(BriefingScreen(brief))
+
+    def show_summary(self) -> None:
+        """The end-of-campaign summary (a preview while the run is still in play)."""
+        from workbench.play.objective import campaign_summary
+        from workbench.tui.screens.briefing import SummaryScreen
+
+        local = self.local
+        if local is not None:
+            summary = local.summary()
+        else:
+            summary = campaign_summary(self.session.view(), (), "the hosted run")
+        self.push_screen(SummaryScreen(summary))
+
     # -- the only places the run changes -------------------------------------------
     def advance(self, days: int) -> int | None:
-        """Advance the run `days` days; notify errors; refresh the visible screen."""
+        """Advance the run `days` days; notify errors; repaint; summarise at the end."""
+        was_finished = self.session.finished
         day = guarded(self, lambda: self.session.advance(days))
         if day is not None:
             self.session_changed()
+            if self.session.finished and not was_finished:
+                self.show_summary()
         return day
 
     def advance_to_horizon(self) -> None:
@@ -109,15 +370,32 @@ class WorkbenchApp(App[None]):
             return
         self.advance(left)
 
+    def ask_finish(self) -> None:
+        """Confirm, then end the run: the remaining days run with no decisions."""
+        from workbench.tui.screens.confirm import ConfirmFinish
+
+        if self.session.finished:
+            self.notify("The run is already finished.", severity="warning")
+            return
+        self.push_screen(ConfirmFinish(self.session.day, self.session.horizon))
+
+    def finish_run(self) -> None:
+        """End the run (journaled), repaint, and show the end-of-campaign summary."""
+        day = guarded(self, lambda: self.session.finish())
+        if day is not None:
+            self.notify(f"The run is finished on day {day}.")
+            self.session_changed()
+            self.show_summary()
+
     def schedule(self, action_id: str) -> None:
         """Schedule an action now (a rejection is journaled and shown as an alert)."""
         outcome = guarded(self, lambda: self.session.schedule(action_id))
         if outcome is None:
             return
         if outcome.accepted:
-            self.notify(f"Scheduled {action_id}: starts day {outcome.start_day}")
+            self.notify(f"Scheduled {action_id}: starts on day {outcome.start_day}")
         else:
-            self.notify(f"{action_id} rejected: {outcome.reason}", severity="warning")
+            self.notify(f"Rejected {outcome.reason}", severity="warning")
         self.session_changed()
 
     def submit(self, assessment: dict[str, Any]) -> SubmitResult | None:
@@ -134,21 +412,41 @@ class WorkbenchApp(App[None]):
         return result
 
     def session_changed(self) -> None:
-        """Repaint the visible screen from the session."""
-        refresh = getattr(self.screen, "refresh_view", None)
-        if refresh is not None:
-            refresh()
+        """Tell the visible screen to repaint from the session."""
+        self.screen.post_message(SessionChanged())
 
     def export_ledger(self, fmt: str) -> Path | None:
-        """Write the ledger as beancount or CSV into the run directory (a hosted run's: here)."""
-        suffix = {"beancount": "beancount", "csv": "csv"}[fmt]
-        target = (self.run_dir or Path.cwd()) / f"ledger.{suffix}"
+        """Write the ledger as beancount or CSV into the run directory (atomically)."""
+        from workbench.play.public_view import write_export
 
-        def write() -> Path:
-            atomic_write(target, self.session.ledger().export(fmt).encode("utf-8"))
-            return target
-
-        path = guarded(self, write)
+        path = guarded(self, lambda: write_export(self.session.ledger(), fmt, self.export_dir))
         if path is not None:
             self.notify(f"Ledger written to {path}")
         return path
+
+
+class AuthorApp(WorkbenchShell):
+    """Author mode: campaign check findings, validation of finished runs, report browser."""
+
+    SCREEN_TABLE = AUTHOR_SCREENS
+    MODES: ClassVar[Modes] = _modes(AUTHOR_SCREENS)
+    COMMANDS = App.COMMANDS | {_author_commands}
+    TITLE = "Counterfactual Workbench: author"
+
+    def __init__(
+        self,
+        campaign: Path,
+        runs_root: Path,
+        control: ControlFile | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.campaign = campaign
+        self.runs_root = runs_root
+        self.control = control
+        self.last_report: Path | None = None
+
+    def on_mount(self) -> None:
+        """Open on the campaign's check findings."""
+        self.sub_title = str(self.campaign)
+        self.switch_mode("check")

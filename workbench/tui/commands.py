@@ -1,7 +1,8 @@
-"""The command palette: every command named "category: Action"."""
+"""The command palette: every command named "category: Action", per mode."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING
@@ -9,41 +10,69 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
+    from workbench.tui.app import AuthorApp, PlayerApp, WorkbenchShell
 
 Command = tuple[str, Callable[[], object], str]
 
 
-def palette_commands(app: WorkbenchApp) -> Iterator[Command]:
-    """(name, callback, help) for every palette command."""
-    from workbench.tui.app import SCREENS_BY_KEY
+def view_commands(app: WorkbenchShell) -> Iterator[Command]:
+    """One "view: X" command per screen of the app's table."""
+    for spec in app.screen_table:
+        yield (
+            f"view: {spec.label}",
+            partial(app.switch_mode, spec.mode),
+            f"Show the {spec.label} screen (ctrl+o {spec.key})",
+        )
 
-    for key, mode, label in SCREENS_BY_KEY:
-        yield f"view: {label}", partial(app.switch_mode, mode), f"Show the {label} screen ({key})"
+
+def app_commands(app: WorkbenchShell) -> Iterator[Command]:
+    """Theme and help."""
+    yield "app: Toggle theme", app.action_toggle_theme, "Light or dark (f2)"
+    yield "app: Help", app.action_help, "The key scheme and every key (f1)"
+
+
+def player_commands(app: PlayerApp) -> Iterator[Command]:
+    """(name, callback, help) for every command of the player's app."""
+    yield from view_commands(app)
+    if not app.ready:
+        yield from app_commands(app)
+        return
+    yield "view: Briefing", app.show_briefing, "The campaign, its objective and questions"
+    yield "view: Summary", app.show_summary, "Objective, submissions and what happens next"
     for days in (1, 7, 30):
         noun = "day" if days == 1 else "days"
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
     yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
-    for action_id in (terms.id for terms in app.session.view().actions):
+    yield "sim: Finish the run", app.ask_finish, "End it now: no more decisions (confirms first)"
+    for action_id in (a.id for a in app.session.view().actions):
         yield (
             f"sim: Schedule {action_id}",
             partial(_schedule, app, action_id),
             "Preview and confirm scheduling this action",
         )
-    yield "assess: Submit", partial(_submit, app), "Submit the assessment on the Questions screen"
+    yield "assess: Submit", partial(_submit, app), "Submit the form on the Questions screen"
     yield "ledger: Export beancount", partial(app.export_ledger, "beancount"), "Into the run dir"
     yield "ledger: Export CSV", partial(app.export_ledger, "csv"), "Into the run directory"
-    yield "app: Toggle theme", app.action_toggle_theme, "Light or dark"
-    yield "app: Help", app.action_help, "Every key"
+    yield from app_commands(app)
 
 
-def _schedule(app: WorkbenchApp, action_id: str) -> None:
+def author_commands(app: AuthorApp) -> Iterator[Command]:
+    """(name, callback, help) for every command of the author's app."""
+    yield from view_commands(app)
+    yield from app_commands(app)
+
+
+def _schedule(app: PlayerApp, action_id: str) -> None:
     from workbench.tui.screens.confirm import ConfirmSchedule
+    from workbench.tui.widgets.actions import preview_text
 
-    app.push_screen(ConfirmSchedule(action_id))
+    outcome = app.session.preview(action_id)
+    local = app.local
+    traps = local.traps_if_scheduled(action_id) if local and outcome.accepted else ()
+    app.push_screen(ConfirmSchedule(action_id, preview_text(outcome, traps)))
 
 
-def _submit(app: WorkbenchApp) -> None:
+def _submit(app: PlayerApp) -> None:
     """Show the Questions screen and submit its form."""
 
     def submit() -> None:
@@ -55,18 +84,38 @@ def _submit(app: WorkbenchApp) -> None:
     app.call_after_refresh(submit)
 
 
-class WorkbenchCommands(Provider):
-    """Simulation, assessment, view, ledger and author commands."""
+class _Commands(Provider):
+    """A provider over a list of commands (each subclass names its list)."""
+
+    @abstractmethod
+    def commands(self) -> Iterator[Command]:
+        """The commands this provider offers."""
 
     async def discover(self) -> Hits:
         """Every command, for an empty palette."""
-        for name, callback, help_text in palette_commands(self.app):  # type: ignore[arg-type]
+        for name, callback, help_text in self.commands():
             yield DiscoveryHit(name, callback, help=help_text)
 
     async def search(self, query: str) -> Hits:
         """Commands matching the query, best first."""
         matcher = self.matcher(query)
-        for name, callback, help_text in palette_commands(self.app):  # type: ignore[arg-type]
+        for name, callback, help_text in self.commands():
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+class PlayerCommands(_Commands):
+    """View, simulation, assessment, ledger and app commands."""
+
+    def commands(self) -> Iterator[Command]:
+        """The player's commands."""
+        return player_commands(self.app)  # type: ignore[arg-type]
+
+
+class AuthorCommands(_Commands):
+    """View and app commands of author mode."""
+
+    def commands(self) -> Iterator[Command]:
+        """The author's commands."""
+        return author_commands(self.app)  # type: ignore[arg-type]

@@ -1,4 +1,4 @@
-"""Turn the workbench's errors into notifications; anything else is a bug and crashes loudly."""
+"""Turn the project's expected errors into notifications; anything else is a bug and raises."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ T = TypeVar("T")
 
 
 def guarded(app: App, call: Callable[[], T]) -> T | None:
-    """Run `call`; on a WorkbenchError notify its one-line message and return None."""
+    """Run `call`; on a WorkbenchError notify its one line and return None."""
     try:
         return call()
     except WorkbenchError as exc:

@@ -1,42 +1,95 @@
-"""The shared frame of every screen: header, footer and access to the app's session."""
+"""The frame of every screen: the screen bar, a body, the key footer; player and author kinds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widget import Widget
+from textual.widgets import Footer
+
+from workbench.tui.messages import SessionChanged
+from workbench.tui.widgets.bar import ScreenBar
 
 if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
-    from workbench.tui.app import WorkbenchApp
+    from workbench.play.session import PlayerSession
+    from workbench.tui.app import AuthorApp, PlayerApp, WorkbenchShell
 
 
 class WorkbenchScreen(Screen[None]):
-    """A screen with the app's header and footer that repaints from the session on show."""
+    """A screen with the screen bar above its body and the key footer below."""
 
-    def compose_frame(self) -> ComposeResult:
-        """The header; subclasses yield their body after it and the footer last."""
-        yield Header(icon="≡")
+    HOME: ClassVar[str] = ""
+    """CSS selector of the widget that Escape (out of an input) and showing the screen focus."""
 
-    def footer(self) -> Footer:
-        """The key footer."""
-        return Footer(compact=True)
+    def compose(self) -> ComposeResult:
+        """Bar, body (from `compose_body`), footer."""
+        self.bar = ScreenBar(self.shell.screen_table, "")
+        yield self.bar
+        yield from self.compose_body()
+        yield Footer(compact=True)
+
+    def compose_body(self) -> ComposeResult:
+        """The screen's own widgets (subclasses yield them)."""
+        yield from ()
 
     @property
-    def workbench(self) -> WorkbenchApp:
+    def shell(self) -> WorkbenchShell:
         """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def home(self) -> Widget | None:
+        """The widget focused when the screen shows and when Escape leaves an input."""
+        if not self.HOME:
+            return None
+        found = self.query(self.HOME)
+        return found.first() if found else None
+
+    def on_mount(self) -> None:
+        """Focus the home widget and paint."""
+        target = self.home()
+        if target is not None:
+            target.focus()
+        self.refresh_view()
+
+    def on_screen_resume(self) -> None:
+        """Mark this screen in the bar and repaint whenever it is shown again."""
+        self.bar.update(ScreenBar.markup_for(self.shell.screen_table, self.app.current_mode))
+        self.refresh_view()
+
+    def refresh_view(self) -> None:
+        """Repaint from the model (screens that show changing state override this)."""
+
+
+class PlayerScreen(WorkbenchScreen):
+    """A screen of the player's app: reads the session, repaints when the run changes."""
+
+    @property
+    def workbench(self) -> PlayerApp:
+        """The player's app, typed."""
         return self.app  # type: ignore[return-value]
 
     @property
     def session(self) -> SessionProtocol:
-        """The session being played."""
+        """The session being played, local or hosted."""
         return self.workbench.session
 
-    def on_screen_resume(self) -> None:
-        """Repaint whenever the screen is shown again."""
+    @property
+    def local(self) -> PlayerSession | None:
+        """The session when the run is played here (with its campaign), else None."""
+        return self.workbench.local
+
+    def on_session_changed(self, message: SessionChanged) -> None:
+        """The run changed: repaint."""
         self.refresh_view()
 
-    def refresh_view(self) -> None:
-        """Repaint from the session (screens that show run state override this)."""
+
+class AuthorScreen(WorkbenchScreen):
+    """A screen of the author's app."""
+
+    @property
+    def author(self) -> AuthorApp:
+        """The author's app, typed."""
+        return self.app  # type: ignore[return-value]

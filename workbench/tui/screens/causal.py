@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -12,16 +13,14 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
 
-from workbench.errors import UserError, WorkbenchError, reraised
-from workbench.tui.screens.base import WorkbenchScreen
+from graders.causal_gym.panel import PanelError
+from graders.causal_gym.tasks import CausalGenerationError
+from workbench.tui.messages import JobFailed, TaskLoaded
+from workbench.tui.screens.base import PlayerScreen
+from workbench.tui.widgets.inputs import FormInput
 
-
-def panel_errors() -> tuple[type[Exception], ...]:
-    """What CausalPanel raises for a request it cannot serve (imported when first needed)."""
-    from graders.causal_gym.panel import PanelError
-    from graders.causal_gym.tasks import CausalGenerationError
-
-    return (PanelError, CausalGenerationError)
+PANEL_ERRORS: tuple[type[Exception], ...] = (PanelError, CausalGenerationError)
+"""What CausalPanel raises for a request it cannot serve (shown, never a traceback)."""
 
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
@@ -38,13 +37,34 @@ def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
     return lines
 
 
-class CausalScreen(WorkbenchScreen):
+class CausalScreen(PlayerScreen):
     """Load (ctrl+l), estimate, compose the answer, submit (ctrl+s); truth after scoring."""
 
-    AUTO_FOCUS = "#causal-load"
+    DEFAULT_CSS = """
+    CausalScreen .form-row {
+        height: auto;
+    }
+    CausalScreen Select {
+        width: 18;
+    }
+    CausalScreen Button {
+        margin: 0 1 0 0;
+    }
+    CausalScreen TextArea {
+        height: 7;
+    }
+    CausalScreen #causal-preview {
+        height: auto;
+        max-height: 11;
+    }
+    CausalScreen Static {
+        padding: 0 1;
+    }
+    """
+    HOME = "#causal-load"
     BINDINGS = [
-        Binding("ctrl+l", "load", "Load task", priority=True),
-        Binding("ctrl+s", "submit", "Submit", priority=True),
+        Binding("ctrl+l", "load", "Load task"),
+        Binding("ctrl+s", "submit", "Submit"),
     ]
 
     def __init__(self) -> None:
@@ -53,45 +73,47 @@ class CausalScreen(WorkbenchScreen):
         self.last_estimate: Any = None
         self.result: Any = None
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """Task picker, dictionary, preview, helpers, answer and result."""
         from graders.causal_gym.families import FAMILIES
         from graders.causal_gym.keys import NAMESPACES
 
-        yield from self.compose_frame()
-        with VerticalScroll(id="causal-body"):
+        self.family: Select[str] = Select(
+            [(f, f) for f in FAMILIES], value=next(iter(FAMILIES)), allow_blank=False
+        )
+        self.split: Select[str] = Select(
+            [(s, s) for s in NAMESPACES], value="train", allow_blank=False
+        )
+        self.task_id = FormInput("0", placeholder="task id", type="integer", max_length=9)
+        self.info = Static("Pick a family, split and task id, then load.", id="causal-info")
+        self.preview: DataTable[str] = DataTable(id="causal-preview")
+        self.dictionary = Static(id="causal-dictionary")
+        self.columns = FormInput(
+            placeholder="adjust for: pre-treatment columns, comma separated (enter runs OLS)",
+            id="causal-columns",
+        )
+        self.estimate = Static(id="causal-estimate")
+        self.answer = TextArea(id="causal-answer", language="json")
+        self.outcome = Static(id="causal-result")
+        with VerticalScroll():
             with Horizontal(classes="form-row"):
-                yield Select(
-                    [(f, f) for f in FAMILIES],
-                    value=next(iter(FAMILIES)),
-                    allow_blank=False,
-                    id="causal-family",
-                )
-                yield Select(
-                    [(s, s) for s in NAMESPACES],
-                    value="train",
-                    allow_blank=False,
-                    id="causal-split",
-                )
-                yield Input("0", placeholder="task id", id="causal-task", type="integer")
+                yield self.family
+                yield self.split
+                yield self.task_id
                 yield Button("Load (ctrl+l)", id="causal-load", variant="primary")
-            yield Static("Pick a family, split and task id, then load.", id="causal-info")
-            yield DataTable(id="causal-preview")
-            yield Static(id="causal-dictionary")
+            yield self.info
+            yield self.preview
+            yield self.dictionary
             with Horizontal(classes="form-row"):
-                yield Input(
-                    placeholder="adjust for (comma separated pre-treatment columns)",
-                    id="causal-columns",
-                )
+                yield self.columns
                 yield Button("Diff in means", id="causal-dim")
                 yield Button("Adjusted OLS", id="causal-ols")
-            yield Static(id="causal-estimate")
-            yield TextArea(id="causal-answer", language="json")
+            yield self.estimate
+            yield self.answer
             with Horizontal(classes="form-row"):
                 yield Button("Use estimate", id="causal-use")
                 yield Button("Submit (ctrl+s)", id="causal-submit", variant="primary")
-            yield Static(id="causal-result")
-        yield self.footer()
+            yield self.outcome
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Route the buttons."""
@@ -104,71 +126,79 @@ class CausalScreen(WorkbenchScreen):
         }
         actions[event.button.id or ""]()
 
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in "adjust for" runs the adjusted OLS; in the task id, loads."""
+        if event.input is self.columns:
+            self.action_adjusted()
+        elif event.input is self.task_id:
+            self.action_load()
+
     def action_load(self) -> None:
         """Materialise the chosen task in a worker."""
-        text = self.query_one("#causal-task", Input).value.strip()
+        text = self.task_id.value.strip()
         if not text.isdigit():
             self.notify("The task id is a whole number.", severity="error")
             return
-        family = str(self.query_one("#causal-family", Select).value)
-        split = str(self.query_one("#causal-split", Select).value)
-        self.query_one("#causal-info", Static).update("loading…")
-        self.load_task(family, split, int(text))
+        self.info.update("loading …")
+        self.load_task(str(self.family.value), str(self.split.value), int(text))
 
     @work(thread=True, exclusive=True, group="causal-load")
     def load_task(self, family: str, split: str, task_id: int) -> None:
-        """Generate the task off the UI thread."""
+        """Generate the task off the UI thread; report back with a message."""
         from graders.causal_gym.panel import CausalPanel
 
         try:
-            with reraised(UserError, *panel_errors()):
-                panel = CausalPanel()
-                info = panel.load(family, split, task_id)
-                frame = panel.preview(8)
-                readme = panel.data_dictionary()
-        except WorkbenchError as exc:
-            self.app.call_from_thread(self._error, "#causal-info", exc.message)
+            panel = CausalPanel()
+            info = panel.load(family, split, task_id)
+            frame = panel.preview(8)
+            readme = panel.data_dictionary()
+        except PANEL_ERRORS as exc:
+            self.post_message(JobFailed("causal-load", str(exc)))
             return
-        self.app.call_from_thread(self._show_task, panel, info, frame, readme)
+        self.post_message(TaskLoaded(panel, info, frame, readme))
 
-    def _error(self, where: str, message: str) -> None:
-        self.query_one(where, Static).update(f"[b]error:[/b] {message}")
+    def on_job_failed(self, message: JobFailed) -> None:
+        """Show a worker's error where its result would go."""
+        self._error(self.info, message.message)
+
+    def _error(self, where: Static, message: str) -> None:
+        where.update(f"[b]error:[/b] {escape(message)}")
         self.notify(message, severity="error", timeout=8)
 
-    def _show_task(self, panel: Any, info: Any, frame: Any, readme: str) -> None:
-        self.panel, self.result, self.last_estimate = panel, None, None
-        self.query_one("#causal-info", Static).update(
+    def on_task_loaded(self, message: TaskLoaded) -> None:
+        """Show the loaded task: description, preview rows, data dictionary."""
+        info, frame = message.info, message.frame
+        self.panel, self.result, self.last_estimate = message.panel, None, None
+        self.info.update(
             f"[b]{info.family}[/b] {info.split} #{info.task_id}: effect of {info.treatment} "
             f"on {info.outcome}, {info.rows} rows\npre-treatment: "
             f"{', '.join(info.pre_treatment)}\npost-treatment: "
             f"{', '.join(info.post_treatment) or 'none'}"
         )
-        table = self.query_one("#causal-preview", DataTable)
-        table.clear(columns=True)
-        table.add_columns(*(str(c) for c in frame.columns))
+        self.preview.clear(columns=True)
+        self.preview.add_columns(*(str(c) for c in frame.columns))
         for row in frame.itertuples(index=False):
-            table.add_row(*(str(v) for v in row))
-        self.query_one("#causal-dictionary", Static).update(Text(readme))
-        self.query_one("#causal-answer", TextArea).text = ""
-        self.query_one("#causal-estimate", Static).update("")
-        self.query_one("#causal-result", Static).update("")
+            self.preview.add_row(*(str(v) for v in row))
+        self.dictionary.update(Text(message.readme))
+        self.answer.text = ""
+        self.estimate.update("")
+        self.outcome.update("")
 
     def _estimate(self, columns: list[str]) -> None:
         if self.panel is None:
             self.notify("Load a task first.", severity="error")
             return
         try:
-            with reraised(UserError, *panel_errors()):
-                if columns:
-                    estimate = self.panel.adjusted_ols(columns)
-                else:
-                    estimate = self.panel.difference_in_means()
-        except WorkbenchError as exc:
-            self._error("#causal-estimate", exc.message)
+            if columns:
+                estimate = self.panel.adjusted_ols(columns)
+            else:
+                estimate = self.panel.difference_in_means()
+        except PANEL_ERRORS as exc:
+            self._error(self.estimate, str(exc))
             return
         self.last_estimate = (estimate, columns)
         how = f"OLS adjusted for {', '.join(columns)}" if columns else "difference in means"
-        self.query_one("#causal-estimate", Static).update(
+        self.estimate.update(
             f"{how}: {estimate.estimate:.4f} (SE {estimate.se:.4f}), 90% interval "
             f"[{estimate.lo:.4f}, {estimate.hi:.4f}], {estimate.n_used} rows used"
         )
@@ -179,8 +209,7 @@ class CausalScreen(WorkbenchScreen):
 
     def action_adjusted(self) -> None:
         """OLS adjusted for the typed columns."""
-        text = self.query_one("#causal-columns", Input).value
-        columns = [c.strip() for c in text.split(",") if c.strip()]
+        columns = [c.strip() for c in self.columns.value.split(",") if c.strip()]
         if not columns:
             self.notify("Type the columns to adjust for.", severity="error")
             return
@@ -201,34 +230,30 @@ class CausalScreen(WorkbenchScreen):
             answer["adjustment_set"] = columns
         if "effect_probability" in required:
             answer["effect_probability"] = 0.5
-        self.query_one("#causal-answer", TextArea).text = json.dumps(answer, indent=1)
+        self.answer.text = json.dumps(answer, indent=1)
 
     def action_submit(self) -> None:
         """Validate and score the typed answer; reveal the truth once scored."""
         if self.panel is None:
             self.notify("Load a task first.", severity="error")
             return
-        raw = self.query_one("#causal-answer", TextArea).text
         try:
-            with reraised(UserError, *panel_errors()):
-                result = self.panel.submit(raw)
-        except WorkbenchError as exc:
-            self._error("#causal-result", exc.message)
+            result = self.panel.submit(self.answer.text)
+        except PANEL_ERRORS as exc:
+            self._error(self.outcome, str(exc))
             return
         self.result = result
-        widget = self.query_one("#causal-result", Static)
         if not result.accepted:
             errors = "; ".join(str(e.get("msg", e)) for e in result.errors) or result.message
-            widget.update(f"[b]not accepted:[/b] {errors}")
+            self.outcome.update(f"[b]not accepted:[/b] {escape(errors)}")
             self.notify(errors or "submission rejected", severity="error")
             return
-        lines = [result.message] if result.message else []
+        lines = [escape(result.message)] if result.message else []
         if result.score is not None:
             lines += breakdown_lines(result.score.to_dict())
         try:
-            with reraised(UserError, *panel_errors()):
-                lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
-        except WorkbenchError as exc:
-            lines.append(exc.message)
-        widget.update("\n".join(lines))
+            lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
+        except PANEL_ERRORS as exc:
+            lines.append(escape(str(exc)))
+        self.outcome.update("\n".join(lines))
         self.notify("Causal answer scored")

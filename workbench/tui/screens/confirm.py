@@ -1,8 +1,6 @@
-"""Confirm scheduling an action, showing the preview (and a rejection reason) first."""
+"""Confirm scheduling an action, showing the preview, a rejection reason or warnings first."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,45 +8,69 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from workbench.errors import WorkbenchError
-
-if TYPE_CHECKING:
-    from workbench.tui.app import WorkbenchApp
-
-
-def preview_text(app: WorkbenchApp, action_id: str) -> tuple[bool, str]:
-    """(accepted, text) of what scheduling the action now would do."""
-    try:
-        outcome = app.session.preview(action_id)
-    except WorkbenchError as exc:
-        return False, f"Cannot preview: {exc.message}"
-    if outcome.accepted:
-        waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
-        return True, f"Would be accepted: starts on day {outcome.start_day}{waits}."
-    return False, (
-        f"Would be REJECTED: {outcome.reason}\nScheduling anyway journals the rejection."
-    )
+CONFIRM_CSS = """
+    {name} {{
+        align: center middle;
+    }}
+    {name} > Vertical {{
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }}
+    {name} #confirm-preview {{
+        margin: 1 0;
+    }}
+    {name} Horizontal {{
+        height: auto;
+    }}
+    {name} Button {{
+        margin-right: 2;
+    }}
+    """
 
 
 class ConfirmSchedule(ModalScreen[bool]):
-    """Ask before scheduling; dismisses with True when the player confirms."""
+    """Ask before scheduling; `y` schedules through the app, escape cancels."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("y", "confirm", "Schedule")]
+    DEFAULT_CSS = """
+    ConfirmSchedule {
+        align: center middle;
+    }
+    ConfirmSchedule > Vertical {
+        width: 76;
+        max-width: 100%;
+        height: auto;
+        border: thick $primary;
+        background: $surface;
+        padding: 1 2;
+    }
+    ConfirmSchedule #confirm-preview {
+        margin: 1 0;
+    }
+    ConfirmSchedule Horizontal {
+        height: auto;
+    }
+    ConfirmSchedule Button {
+        margin-right: 2;
+    }
+    """
+    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "confirm", "Schedule")]
 
-    def __init__(self, action_id: str) -> None:
+    def __init__(self, action_id: str, preview: str) -> None:
         super().__init__()
         self.action_id = action_id
+        self.preview = preview
 
     def compose(self) -> ComposeResult:
         """The question, the preview and two buttons."""
-        accepted, text = preview_text(self.app, self.action_id)  # type: ignore[arg-type]
-        with Vertical(id="confirm-box"):
-            yield Static(f"Schedule [b]{self.action_id}[/b] at today's decisions?", classes="title")
-            yield Static(text, id="confirm-preview", classes="ok" if accepted else "rejected")
-            with Horizontal(id="confirm-buttons"):
-                yield Button(
-                    "Schedule (y)", id="confirm-yes", variant="primary" if accepted else "warning"
-                )
+        with Vertical():
+            yield Static(f"[b]Schedule {self.action_id} at today's decisions?[/b]")
+            yield Static(self.preview, id="confirm-preview")
+            with Horizontal():
+                yield Button("Schedule (y)", id="confirm-yes", variant="primary")
                 yield Button("Cancel (esc)", id="confirm-no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -65,4 +87,46 @@ class ConfirmSchedule(ModalScreen[bool]):
 
     def action_cancel(self) -> None:
         """Close without scheduling."""
+        self.dismiss(False)
+
+
+class ConfirmFinish(ModalScreen[bool]):
+    """Ask before ending the run for good; `y` finishes it through the app."""
+
+    DEFAULT_CSS = CONFIRM_CSS.format(name="ConfirmFinish")
+    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "confirm", "Finish")]
+
+    def __init__(self, day: int, horizon: int) -> None:
+        super().__init__()
+        self.day = day
+        self.horizon = horizon
+
+    def compose(self) -> ComposeResult:
+        """What finishing does, and two buttons."""
+        with Vertical():
+            yield Static("[b]Finish the run now?[/b]")
+            yield Static(
+                f"Days {self.day + 1} to {self.horizon} run with no further decisions and the "
+                "run then accepts no command: no more scheduling, no more submissions. "
+                "Only a finished run can be validated.",
+                id="confirm-preview",
+            )
+            with Horizontal():
+                yield Button("Finish (y)", id="confirm-yes", variant="warning")
+                yield Button("Cancel (esc)", id="confirm-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Yes finishes, no cancels."""
+        if event.button.id == "confirm-yes":
+            self.action_confirm()
+        else:
+            self.action_cancel()
+
+    def action_confirm(self) -> None:
+        """Finish through the app, then close."""
+        self.dismiss(True)
+        self.app.finish_run()  # type: ignore[attr-defined]
+
+    def action_cancel(self) -> None:
+        """Close without finishing."""
         self.dismiss(False)

@@ -1,143 +1,143 @@
-"""The dashboard: day, metrics with change, charts, commitments, utilisation and alerts."""
+"""The dashboard: day, objective progress, metrics, charts over days, commitments, alerts."""
 
 from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Input, Label, Sparkline, Static
+from textual.widgets import Input
 
-from ledger.money import format_dollars
-from workbench.play.models import AlertRow, CommitmentRow, MetricRow, PublicState
-from workbench.tui.format import signed, unit_label
-from workbench.tui.screens.base import WorkbenchScreen
+from workbench.tui.screens.base import PlayerScreen
+from workbench.tui.widgets.charts import CommitmentTimeline, MetricChart, Series, Span
+from workbench.tui.widgets.dashboard import (
+    AlertsPanel,
+    DayStatus,
+    MetricsTable,
+    ObjectivePanel,
+    OperationsPanel,
+)
+from workbench.tui.widgets.inputs import FormInput
 
-CHARTED = ("cash", "net_assets", "cumulative_revenue", "units_sold")
+if TYPE_CHECKING:
+    from workbench.play.models import PublicView
+
+MONEY_CHART = ("net_assets", "cash")
+"""The first chart: net assets (with the objective's target) and cash."""
 
 
-class DashboardScreen(WorkbenchScreen):
+class DashboardScreen(PlayerScreen):
     """Where the run stands today, and keys to advance it."""
 
-    AUTO_FOCUS = "#metrics"
+    DEFAULT_CSS = """
+    DashboardScreen #dash-status {
+        height: 1;
+    }
+    DashboardScreen #days {
+        width: 12;
+        height: 1;
+        border: none;
+        padding: 0 1;
+    }
+    DashboardScreen #dash-main {
+        height: 1fr;
+    }
+    DashboardScreen #dash-left {
+        width: auto;
+        min-width: 40;
+        max-width: 50;
+        height: auto;
+    }
+    DashboardScreen #dash-charts {
+        width: 1fr;
+        height: 1fr;
+        min-height: 18;
+    }
+    DashboardScreen.-short #metric-chart {
+        display: none;
+    }
+    """
+    HOME = "MetricsTable"
     BINDINGS = [
         Binding("n", "advance(1)", "Next day"),
         Binding("w", "advance(7)", "+7 days"),
         Binding("a", "focus_days", "Advance N"),
+        Binding("b", "briefing", "Briefing"),
+        Binding("e", "summary", "Summary"),
+        Binding("f", "finish", "Finish run"),
     ]
 
-    def compose(self) -> ComposeResult:
-        """Status line, metrics, charts, commitments, operations and alerts."""
-        yield from self.compose_frame()
-        with VerticalScroll(id="dash"):
-            with Horizontal(id="dash-status"):
-                yield Static(id="day-line")
-                yield Input(placeholder="N days", id="days-input", type="integer")
-            with Horizontal(id="dash-top"):
-                yield DataTable(id="metrics", cursor_type="row", zebra_stripes=True)
-                with Vertical(id="charts"):
-                    for metric in CHARTED:
-                        yield Label(metric, id=f"chart-label-{metric}", classes="chart-label")
-                        yield Sparkline([], id=f"chart-{metric}", classes="chart")
-            with Horizontal(id="dash-bottom"):
-                yield DataTable(id="commitments", cursor_type="row")
-                yield Static(id="operations")
-            yield Static(id="alerts")
-        yield self.footer()
-
-    def on_mount(self) -> None:
-        """Set up the tables' columns."""
-        self.query_one("#metrics", DataTable).add_columns("Metric", "Value", "Unit", "Δ day")
-        self.query_one("#commitments", DataTable).add_columns(
-            "In flight", "Sched", "Start", "Lands", "Reserved"
-        )
-        self.refresh_view()
+    def compose_body(self) -> ComposeResult:
+        """Status line, objective, then metrics and panels beside the charts."""
+        self.status = DayStatus()
+        self.days = FormInput(placeholder="N days", id="days", type="integer", max_length=4)
+        self.objective = ObjectivePanel()
+        self.metrics = MetricsTable()
+        self.operations = OperationsPanel()
+        self.alerts = AlertsPanel()
+        self.money_chart = MetricChart(id="money-chart")
+        self.metric_chart = MetricChart(id="metric-chart")
+        self.timeline = CommitmentTimeline()
+        with Horizontal(id="dash-status"):
+            yield self.status
+            yield self.days
+        yield self.objective
+        with VerticalScroll(id="dash-main"), Horizontal():
+            with Vertical(id="dash-left"):
+                yield self.metrics
+                yield self.operations
+                yield self.alerts
+            with Vertical(id="dash-charts"):
+                yield self.money_chart
+                yield self.metric_chart
+                yield self.timeline
 
     def refresh_view(self) -> None:
         """Repaint everything from the session's public view."""
         view = self.session.view()
-        state = view.state
-        ended = "  [b]campaign ended[/b]" if view.finished else ""
-        self.query_one("#day-line", Static).update(
-            f"[b]Day {view.day}[/b] / {view.horizon}  {view.date}  "
-            f"cash {format_dollars(state.cash)} (free {format_dollars(state.free_cash)}){ended}"
-        )
-        self._metrics(view.metrics)
-        self._charts(view.metrics)
-        self._commitments(view.commitments)
-        self._operations(state)
-        self._alerts(view.alerts, state.missed_payrolls)
-
-    def _metrics(self, rows: tuple[MetricRow, ...]) -> None:
-        table = self.query_one("#metrics", DataTable)
-        for row in rows:
-            cells = (
-                row.title.split(" (")[0],
-                row.value,
-                unit_label(row.units),
-                signed(row.change),
-            )
-            if row.id in table.rows:
-                for column, value in zip(table.columns, cells, strict=True):
-                    table.update_cell(row.id, column, value, update_width=True)
-            else:
-                table.add_row(*cells, key=row.id)
-
-    def _charts(self, rows: tuple[MetricRow, ...]) -> None:
+        local = self.local
+        progress = local.objective_progress() if local is not None else ()
+        self.status.show(view)
+        self.objective.show(progress, hosted=local is None)
+        self.metrics.show(view.metrics)
+        self.operations.show(view.state)
+        self.alerts.show(view.alerts, view.state.missed_payrolls)
         series = self.session.metric_series()
-        titles = {row.id: row for row in rows}
-        for metric in CHARTED:
-            values = [float(v) for v in series.get(metric, [])]
-            self.query_one(f"#chart-{metric}", Sparkline).data = values
-            row = titles.get(metric)
-            label = row.title.split(" (")[0] if row else metric
-            self.query_one(f"#chart-label-{metric}", Label).update(
-                f"{label} over {len(values)} day(s)"
-            )
-
-    def _commitments(self, rows: tuple[CommitmentRow, ...]) -> None:
-        table = self.query_one("#commitments", DataTable)
-        wanted = [
+        target = next(
             (
-                row.action,
-                str(row.scheduled_day),
-                str(row.start_day),
-                ", ".join(str(d) for d in row.effects_land_on) or str(row.landing_day),
-                format_dollars(row.cash_reserved),
-            )
-            for row in rows
-        ]
-        shown = [tuple(str(c) for c in table.get_row_at(i)) for i in range(table.row_count)]
-        if wanted == shown:
-            return
-        table.clear()
-        for cells in wanted:
-            table.add_row(*cells, key=cells[0])
+                g.goal.threshold
+                for p in progress
+                for g in p.goals
+                if g.goal.metric == MONEY_CHART[0] and g.goal.bound == "at_least"
+            ),
+            None,
+        )
+        titles = _titles(view)
+        self.money_chart.show(
+            ", ".join(titles[m] for m in MONEY_CHART) + (" vs objective" if target else ""),
+            "USD",
+            [Series(titles[m], series[m]) for m in MONEY_CHART],
+            view.horizon,
+            target,
+        )
+        self._metric_chart(view, series)
+        self.timeline.show(_spans(view), view.day, view.horizon)
 
-    def _operations(self, state: PublicState) -> None:
-        last = state.yesterday
-        staff = ", ".join(f"{role} {n}" for role, n in sorted(state.headcount.items()))
-        if last is None:
-            ops = "No day closed yet."
-        else:
-            ops = (
-                f"Utilisation {last.utilisation:.0%} "
-                f"({last.produced}/{last.capacity} bags)\n"
-                f"Demand {last.demand}  sold {last.sold}  lost {last.lost_sales}"
-            )
-        inventory = state.inventory_units
-        self.query_one("#operations", Static).update(
-            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {format_dollars(state.price)}  "
-            f"supplier {state.supplier}\nBeans raw {inventory.raw}  "
-            f"in transit {inventory.in_transit}  bags {inventory.finished}"
+    def _metric_chart(self, view: PublicView, series: dict[str, list[Decimal]]) -> None:
+        picked = self.metrics.picked or "cumulative_revenue"
+        if picked in MONEY_CHART:
+            picked = "cumulative_revenue"
+        titles = _titles(view)
+        units = next(row.units for row in view.metrics if row.id == picked)
+        self.metric_chart.show(
+            titles[picked], units, [Series(titles[picked], series[picked])], view.horizon
         )
 
-    def _alerts(self, alerts: tuple[AlertRow, ...], missed: int) -> None:
-        lines = [f"day {a.day:>3}  {a.kind}: {a.message}" for a in alerts[-6:]]
-        head = f"[b]Alerts[/b]  missed payrolls: {missed}"
-        body = "\n".join(lines) if lines else "none"
-        widget = self.query_one("#alerts", Static)
-        widget.update(f"{head}\n{body}")
-        widget.set_class(bool(lines) or missed > 0, "warn")
+    def on_metrics_table_picked(self, message: MetricsTable.Picked) -> None:
+        """Chart the highlighted metric."""
+        self._metric_chart(self.session.view(), self.session.metric_series())
 
     def action_advance(self, days: int) -> None:
         """Advance the run."""
@@ -145,14 +145,43 @@ class DashboardScreen(WorkbenchScreen):
 
     def action_focus_days(self) -> None:
         """Focus the N-days input."""
-        self.query_one("#days-input", Input).focus()
+        self.days.focus()
+
+    def action_briefing(self) -> None:
+        """Show the campaign briefing again."""
+        self.workbench.show_briefing()
+
+    def action_summary(self) -> None:
+        """Show the end-of-campaign summary (a preview while the run is in play)."""
+        self.workbench.show_summary()
+
+    def action_finish(self) -> None:
+        """End the run now (after a confirmation)."""
+        self.workbench.ask_finish()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Advance by the typed number of days."""
+        """Advance by the typed number of days, then leave the input."""
         text = event.value.strip()
         if not text.isdigit() or int(text) < 1:
             self.notify("Type a whole number of days (1 or more).", severity="error")
             return
         event.input.value = ""
         self.workbench.advance(int(text))
-        self.query_one("#metrics", DataTable).focus()
+        self.metrics.focus()
+
+
+def _titles(view: PublicView) -> dict[str, str]:
+    return {row.id: row.title.split(" (")[0] for row in view.metrics}
+
+
+def _spans(view: PublicView) -> list[Span]:
+    """Completed actions (at their completion day), then commitments still in flight."""
+    flying = {c.action for c in view.commitments}
+    done = [
+        Span(action, day, (day,), done=True)
+        for action, day in view.completed.items()
+        if action not in flying
+    ]
+    return done + [
+        Span(c.action, c.scheduled_day, c.effects_land_on, done=False) for c in view.commitments
+    ]

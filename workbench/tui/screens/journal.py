@@ -1,77 +1,97 @@
-"""The journal: every entry with its hash, and the chain's integrity re-checked from disk."""
+"""The journal: entries from the session's memory; `v` re-verifies the file in a worker."""
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
-from ledger.journal import Journal, JournalError
-from workbench.runs.files import RunPaths
-from workbench.tui.screens.base import WorkbenchScreen
+from workbench.tui.messages import JournalVerified
+from workbench.tui.screens.base import PlayerScreen
+from workbench.tui.widgets.journal import EntryScreen, JournalTable
 
 
-class JournalScreen(WorkbenchScreen):
-    """Entries in order; `v` re-verifies the journal file."""
+class JournalScreen(PlayerScreen):
+    """Entries in order (enter expands one); `v` re-reads and re-verifies the journal file."""
 
-    AUTO_FOCUS = "#journal"
-    BINDINGS = [Binding("v", "verify", "Verify chain")]
+    DEFAULT_CSS = """
+    JournalScreen #integrity {
+        height: auto;
+        padding: 0 1;
+    }
+    JournalScreen #integrity.-ok {
+        color: $success;
+    }
+    JournalScreen #integrity.-broken {
+        color: $error;
+        text-style: bold;
+    }
+    """
+    HOME = "JournalTable"
+    BINDINGS = [Binding("v", "verify", "Verify file")]
+    PARTS = (JournalTable,)
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """Integrity line above the entries table."""
-        yield from self.compose_frame()
-        with Vertical(id="journal-body"):
-            yield Static(id="integrity")
-            yield DataTable(id="journal", cursor_type="row", zebra_stripes=True)
-        yield self.footer()
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.query_one("#journal", DataTable).add_columns("Seq", "Day", "Kind", "Payload", "Hash")
-        self.refresh_view()
+        self.integrity = Static(id="integrity")
+        self.table = JournalTable()
+        yield self.integrity
+        yield self.table
 
     def refresh_view(self) -> None:
-        """Repaint entries and re-verify the chain."""
-        table = self.query_one("#journal", DataTable)
-        table.clear()
-        for entry in self.session.journal_entries:
-            payload = json.dumps(entry.payload, sort_keys=True, separators=(",", ":"))
-            if len(payload) > 60:
-                payload = payload[:59] + "…"
-            table.add_row(
-                str(entry.seq),
-                str(entry.day),
-                entry.kind,
-                payload,
-                entry.hash[:16],
-                key=str(entry.seq),
+        """Append new entries from memory (no file read on the UI thread)."""
+        self.table.show(self.session.journal_entries)
+        if not self.integrity.has_class("-ok", "-broken"):
+            self.integrity.update(
+                f"{len(self.session.journal_entries)} entries, head "
+                f"{self.session.journal_head[:16]} · v re-verifies the file"
             )
-        table.move_cursor(row=max(table.row_count - 1, 0))
-        self.action_verify()
+
+    def on_journal_table_expand(self, message: JournalTable.Expand) -> None:
+        """Open the entry with its whole payload."""
+        entry = next((e for e in self.session.journal_entries if e.seq == message.seq), None)
+        if entry is not None:
+            self.app.push_screen(EntryScreen(entry))
 
     def action_verify(self) -> None:
-        """Re-open the journal file, which verifies every hash link."""
-        widget = self.query_one("#integrity", Static)
-        run_dir = self.session.run_dir
-        if run_dir is None:
-            widget.update(
-                f"Hosted run: {len(self.session.journal_entries)} commands, head "
-                f"{self.session.journal_head[:16]} (the host keeps and verifies the file)"
+        """Re-open the journal file in a worker; say so at once."""
+        local = self.local
+        if local is None:
+            text = (
+                f"Chain held and verified by the host: {len(self.session.journal_entries)} "
+                f"entries, head {self.session.journal_head[:16]}"
             )
-            widget.set_classes("ok")
+            self.integrity.update(text)
+            self.notify(text)
             return
+        self.integrity.set_classes("")
+        self.integrity.update("Verifying the journal file …")
+        self.verify(local.paths.journal, local.journal_head)
+
+    @work(thread=True, exclusive=True, group="journal-verify")
+    def verify(self, path: Path, head: str) -> None:
+        """Re-read the file (which checks every hash link) and compare its head."""
+        from ledger.journal import Journal, JournalError
+
         try:
-            journal = Journal.open(RunPaths(run_dir).journal)
+            journal = Journal.open(path)
         except (JournalError, OSError) as exc:
-            widget.update(f"Chain BROKEN: {exc}")
-            widget.set_classes("rejected")
+            self.post_message(JournalVerified(False, 0, "", str(exc)))
             return
-        same = journal.head == self.session.journal_head
-        state = "OK" if same else "differs from the session's head"
-        widget.update(
-            f"Chain {state}: {len(journal.entries)} entries verified, head {journal.head[:16]}"
-        )
-        widget.set_classes("ok" if same else "rejected")
+        same = journal.head == head
+        detail = "" if same else "the file's head differs from the session's"
+        self.post_message(JournalVerified(same, len(journal.entries), journal.head, detail))
+
+    def on_journal_verified(self, message: JournalVerified) -> None:
+        """Show and announce the verdict."""
+        if message.ok:
+            text = f"Chain OK: {message.entries} entries verified, head {message.head[:16]}"
+            self.notify(text)
+        else:
+            text = f"Chain BROKEN: {message.detail}"
+            self.notify(text, severity="error", timeout=8)
+        self.integrity.update(text)
+        self.integrity.set_classes("-ok" if message.ok else "-broken")

@@ -1,80 +1,108 @@
-"""The ledger: a trial balance that visibly sums to zero, account drill-down, exports."""
+"""The ledger: a trial balance that visibly balances, an account by day, atomic exports."""
 
 from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Static
+from textual.widgets import Input, Static
 
-from workbench.tui.screens.base import WorkbenchScreen
+from workbench.play.public_view import unbalanced
+from workbench.tui.screens.base import PlayerScreen
+from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.ledger import AccountHistory, TrialBalance
 
 
-class LedgerScreen(WorkbenchScreen):
-    """Trial balance at a day; enter on an account shows its balance by day."""
+class LedgerScreen(PlayerScreen):
+    """Trial balance at a day (type it, enter); enter on an account follows it by day."""
 
-    AUTO_FOCUS = "#balances"
+    DEFAULT_CSS = """
+    LedgerScreen #ledger-status {
+        height: auto;
+    }
+    LedgerScreen #ledger-day {
+        width: 16;
+    }
+    LedgerScreen #balance-line {
+        width: 1fr;
+        padding: 1 1;
+    }
+    LedgerScreen #balance-line.-ok {
+        color: $success;
+    }
+    LedgerScreen #balance-line.-off {
+        color: $error;
+        text-style: bold;
+    }
+    LedgerScreen TrialBalance {
+        width: auto;
+        max-width: 60%;
+    }
+    LedgerScreen #drill {
+        width: 1fr;
+        padding: 0 1;
+    }
+    """
+    HOME = "TrialBalance"
     BINDINGS = [
         Binding("b", "export('beancount')", "Export beancount"),
         Binding("c", "export('csv')", "Export CSV"),
     ]
 
-    def compose(self) -> ComposeResult:
-        """Day input and totals, balance table beside the drill-down."""
-        yield from self.compose_frame()
-        with Vertical(id="ledger-body"):
-            with Horizontal(id="ledger-status"):
-                yield Input(placeholder="day", id="ledger-day", type="integer")
-                yield Static(id="totals")
-            with Horizontal(id="ledger-tables"):
-                yield DataTable(id="balances", cursor_type="row", zebra_stripes=True)
-                with Vertical(id="drill"):
-                    yield Static("Select an account (enter) to see it by day", id="drill-title")
-                    yield DataTable(id="account-history", cursor_type="row")
-        yield self.footer()
-
-    def on_mount(self) -> None:
-        """Columns."""
-        self.query_one("#balances", DataTable).add_columns("Account", "Balance", "Unit")
-        self.query_one("#account-history", DataTable).add_columns("Day", "Balance")
-        self.refresh_view()
+    def compose_body(self) -> ComposeResult:
+        """Day input and balance line, balance table beside the account's history."""
+        self.day_input = FormInput(placeholder="day", id="ledger-day", type="integer", max_length=5)
+        self.balance_line = Static(id="balance-line")
+        self.balances = TrialBalance()
+        self.drill_title = Static("Enter on an account follows it by day", id="drill-title")
+        self.history = AccountHistory()
+        with Horizontal(id="ledger-status"):
+            yield self.day_input
+            yield self.balance_line
+        with Horizontal():
+            yield self.balances
+            with Vertical(id="drill"):
+                yield self.drill_title
+                yield self.history
 
     def _day(self) -> int:
-        text = self.query_one("#ledger-day", Input).value.strip()
+        text = self.day_input.value.strip()
         last = self.session.ledger().last_day
         return min(int(text), last) if text.isdigit() else last
 
     def refresh_view(self) -> None:
-        """The trial balance and per-unit totals at the chosen day."""
+        """The trial balance at the chosen day, the balance verdict, the followed account."""
         ledger = self.session.ledger()
         day = self._day()
-        table = self.query_one("#balances", DataTable)
-        table.clear()
-        for account, unit, balance in ledger.trial_balance(day):
-            table.add_row(account, balance, unit, key=account)
-        totals = ledger.totals(day)
-        parts = "  ".join(f"{unit} total {amount}" for unit, amount in sorted(totals.items()))
-        balanced = all(amount == 0 for amount in totals.values())
-        widget = self.query_one("#totals", Static)
-        widget.update(
-            f"Day {day}: {parts}  {'[b]balanced[/b]' if balanced else '[b]NOT BALANCED[/b]'}"
-        )
-        widget.set_classes("ok" if balanced else "rejected")
+        rows = ledger.trial_balance(day)
+        self.balances.show(rows)
+        off = unbalanced(ledger.totals(day))
+        units = len({unit for _, unit, _ in rows})
+        if off:
+            parts = ", ".join(f"{unit} off by {text}" for unit, text in off.items())
+            self.balance_line.update(f"Day {day}: NOT BALANCED: {parts}")
+        else:
+            self.balance_line.update(
+                f"Day {day}: balanced · {len(rows)} accounts in {units} units sum to zero"
+            )
+        self.balance_line.set_classes("-off" if off else "-ok")
+        if self.history.account is not None:
+            self._follow(self.history.account)
+
+    def _follow(self, account: str) -> None:
+        ledger = self.session.ledger()
+        unit = next(u for a, u, _ in ledger.trial_balance() if a == account)
+        self.history.show(account, unit, ledger.account_history(account))
+        self.drill_title.update(f"[b]{account}[/b] by day")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Show the trial balance at the typed day."""
         self.refresh_view()
+        self.balances.focus()
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        """Drill into an account."""
-        if event.data_table.id != "balances":
-            return
-        account = str(event.row_key.value)
-        history = self.query_one("#account-history", DataTable)
-        history.clear()
-        for day, balance in self.session.ledger().account_history(account):
-            history.add_row(str(day), str(balance))
-        self.query_one("#drill-title", Static).update(f"[b]{account}[/b] by day")
+    def on_trial_balance_picked(self, message: TrialBalance.Picked) -> None:
+        """Follow an account by day."""
+        self._follow(message.account)
 
     def action_export(self, fmt: str) -> None:
         """Write an export into the run directory."""

@@ -9,16 +9,19 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Button, DataTable, Input, ProgressBar, Select, Static, TextArea
+from textual.widgets import Button, Select, Static, TextArea
 
 from graders.vc_deal.batch import BatchReport
 from graders.vc_deal.generator import DEFAULT_SEED
 from graders.vc_deal.panel import TextGrade, VCPanel
-from workbench.errors import UserError, WorkbenchError, reraised
-from workbench.tui.screens.base import WorkbenchScreen
+from workbench.tui.messages import BatchGraded, JobFailed, JobProgress
+from workbench.tui.screens.base import PlayerScreen
+from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.progress import JobProgress as JobBar
+from workbench.tui.widgets.tables import Table
 
-PANEL_ERRORS: tuple[type[Exception], ...] = (ValueError,)
-"""What VCPanel raises for bad input (its documented contract: ValueError and subclasses)."""
+GRADER_ERRORS = (ValueError,)
+"""What the VC panel raises for bad input (GenerationError, TemplateError, GradeInputError)."""
 
 
 def highlighted(grade: TextGrade) -> Text:
@@ -43,13 +46,39 @@ def verdict_text(grade: TextGrade) -> str:
     )
 
 
-class VCScreen(WorkbenchScreen):
-    """Generate (`g`), grade the text (ctrl+g), batch-grade a JSONL file (ctrl+b)."""
+class GradeSummary(Table):
+    """Accuracy by difficulty of a graded file."""
 
-    AUTO_FOCUS = "#vc-generate"
+    COLUMNS = ("Difficulty", "Count", "Strict", "Loose", "Format", "Gap")
+
+
+class VCScreen(PlayerScreen):
+    """Generate an item, grade the text (ctrl+g), batch-grade a JSONL file (ctrl+b)."""
+
+    DEFAULT_CSS = """
+    VCScreen .form-row {
+        height: auto;
+    }
+    VCScreen Select {
+        width: 16;
+    }
+    VCScreen Button {
+        margin: 0 1 0 0;
+    }
+    VCScreen TextArea {
+        height: 6;
+    }
+    VCScreen Static {
+        padding: 0 1;
+    }
+    VCScreen #vc-summary {
+        height: auto;
+    }
+    """
+    HOME = "#vc-generate"
     BINDINGS = [
-        Binding("ctrl+g", "grade", "Grade text", priority=True),
-        Binding("ctrl+b", "batch", "Grade file", priority=True),
+        Binding("ctrl+g", "grade", "Grade text"),
+        Binding("ctrl+b", "batch", "Grade file"),
     ]
 
     def __init__(self) -> None:
@@ -58,41 +87,41 @@ class VCScreen(WorkbenchScreen):
         self.last_grade: TextGrade | None = None
         self.last_report: BatchReport | None = None
 
-    def compose(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
         """Generator row, item, transcript and verdicts, then batch grading."""
-        yield from self.compose_frame()
-        with VerticalScroll(id="vc-body"):
-            with Horizontal(classes="form-row"):
-                yield Select(
-                    [("easy", "easy"), ("hard", "hard")],
-                    value="easy",
-                    allow_blank=False,
-                    id="vc-difficulty",
-                )
-                yield Input(str(DEFAULT_SEED), placeholder="seed", id="vc-seed", type="integer")
-                yield Input("0", placeholder="index", id="vc-index", type="integer")
-                yield Button("Generate", id="vc-generate")
-            yield Static(
-                "Generate an item, or paste a transcript and type the gold answer.", id="vc-item"
-            )
-            yield TextArea(id="vc-text")
-            with Horizontal(classes="form-row"):
-                yield Input(placeholder="gold answer", id="vc-gold")
-                yield Button("Grade (ctrl+g)", id="vc-grade", variant="primary")
-            yield Static(id="vc-highlight")
-            yield Static(id="vc-verdict")
-            with Horizontal(classes="form-row"):
-                yield Input(placeholder="JSONL file to grade", id="vc-file")
-                yield Button("Grade file (ctrl+b)", id="vc-batch")
-            yield ProgressBar(id="vc-progress", show_eta=False)
-            yield DataTable(id="vc-summary")
-        yield self.footer()
-
-    def on_mount(self) -> None:
-        """Summary columns."""
-        self.query_one("#vc-summary", DataTable).add_columns(
-            "Difficulty", "Count", "Strict", "Loose", "Format", "Gap"
+        self.difficulty: Select[str] = Select(
+            [("easy", "easy"), ("hard", "hard")], value="easy", allow_blank=False
         )
+        self.seed = FormInput(str(DEFAULT_SEED), placeholder="seed", type="integer", max_length=12)
+        self.index = FormInput("0", placeholder="index", type="integer", max_length=9)
+        self.item = Static(
+            "Generate an item, or paste a transcript and type the gold answer.", id="vc-item"
+        )
+        self.text = TextArea(id="vc-text")
+        self.gold = FormInput(placeholder="gold answer", id="vc-gold", max_length=64)
+        self.highlight = Static(id="vc-highlight")
+        self.verdict = Static(id="vc-verdict")
+        self.file = FormInput(placeholder="JSONL file to grade", id="vc-file", max_length=4096)
+        self.progress = JobBar(id="vc-progress")
+        self.summary = GradeSummary(id="vc-summary")
+        with VerticalScroll():
+            with Horizontal(classes="form-row"):
+                yield self.difficulty
+                yield self.seed
+                yield self.index
+                yield Button("Generate", id="vc-generate")
+            yield self.item
+            yield self.text
+            with Horizontal(classes="form-row"):
+                yield self.gold
+                yield Button("Grade (ctrl+g)", id="vc-grade", variant="primary")
+            yield self.highlight
+            yield self.verdict
+            with Horizontal(classes="form-row"):
+                yield self.file
+                yield Button("Grade file (ctrl+b)", id="vc-batch")
+            yield self.progress
+            yield self.summary
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """Route the three buttons."""
@@ -104,67 +133,71 @@ class VCScreen(WorkbenchScreen):
 
     def action_generate(self) -> None:
         """Generate the chosen item and put its question and gold answer in the form."""
-        seed, index = self.query_one("#vc-seed", Input).value, self.query_one("#vc-index", Input)
-        if not seed.strip().lstrip("-").isdigit() or not index.value.strip().isdigit():
+        seed, index = self.seed.value.strip(), self.index.value.strip()
+        if not seed.lstrip("-").isdigit() or not index.isdigit():
             self.notify("Seed and index must be whole numbers.", severity="error")
             return
-        difficulty = str(self.query_one("#vc-difficulty", Select).value)
         try:
-            with reraised(UserError, *PANEL_ERRORS):
-                item = self.panel.generate_item(difficulty, int(seed), int(index.value))  # type: ignore[arg-type]
-        except WorkbenchError as exc:
-            self.notify(exc.message, severity="error")
+            item = self.panel.generate_item(str(self.difficulty.value), int(seed), int(index))  # type: ignore[arg-type]
+        except GRADER_ERRORS as exc:
+            self.notify(str(exc), severity="error")
             return
-        self.query_one("#vc-item", Static).update(Text(item.question))
-        self.query_one("#vc-gold", Input).value = f"{item.answer}"
-        self.query_one("#vc-text", TextArea).text = ""
+        self.item.update(Text(item.question))
+        self.gold.value = f"{item.answer}"
+        self.text.text = ""
 
     def action_grade(self) -> None:
         """Grade the transcript against the gold answer."""
-        text = self.query_one("#vc-text", TextArea).text
-        gold = self.query_one("#vc-gold", Input).value.strip()
         try:
-            with reraised(UserError, *PANEL_ERRORS):
-                grade = self.panel.grade_text(text, gold)
-        except WorkbenchError as exc:
-            self.notify(f"Cannot grade: {exc.message}", severity="error")
+            grade = self.panel.grade_text(self.text.text, self.gold.value.strip())
+        except GRADER_ERRORS as exc:
+            self.notify(f"Cannot grade: {exc}", severity="error")
             return
         self.last_grade = grade
-        self.query_one("#vc-highlight", Static).update(highlighted(grade))
-        self.query_one("#vc-verdict", Static).update(verdict_text(grade))
+        self.highlight.update(highlighted(grade))
+        self.verdict.update(verdict_text(grade))
 
     def action_batch(self) -> None:
         """Grade a JSONL file in a worker."""
-        path = self.query_one("#vc-file", Input).value.strip()
+        path = self.file.value.strip()
         if not path:
             self.notify("Type the path of a JSONL file to grade.", severity="error")
             return
-        self.query_one("#vc-progress", ProgressBar).update(total=None, progress=0)
+        self.progress.start()
         self.grade_file(Path(path))
 
     @work(thread=True, exclusive=True, group="vc-batch")
     def grade_file(self, path: Path) -> None:
-        """Grade the file off the UI thread, reporting progress."""
-        bar = self.query_one("#vc-progress", ProgressBar)
+        """Grade the file off the UI thread, reporting progress with messages."""
 
         def progress(done: int, total: int) -> None:
-            self.app.call_from_thread(bar.update, total=total, progress=done)
+            self.post_message(JobProgress("vc-batch", done, total))
 
         try:
-            with reraised(UserError, *PANEL_ERRORS):
-                report = self.panel.grade_batch(path, progress=progress)
-        except WorkbenchError as exc:
-            self.app.call_from_thread(self.notify, exc.message, severity="error")
+            report = self.panel.grade_batch(path, progress=progress)
+        except GRADER_ERRORS as exc:
+            self.post_message(JobFailed("vc-batch", str(exc)))
             return
-        self.app.call_from_thread(self._show_report, report)
+        self.post_message(BatchGraded(report))
 
-    def _show_report(self, report: BatchReport) -> None:
+    def on_job_progress(self, message: JobProgress) -> None:
+        """Move the bar."""
+        self.progress.step(message.done, message.total)
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        """Stop the bar and say why."""
+        self.progress.finish()
+        self.notify(message.message, severity="error")
+
+    def on_batch_graded(self, message: BatchGraded) -> None:
+        """The summary by difficulty."""
+        self.progress.finish()
+        report = message.report
         self.last_report = report
-        table = self.query_one("#vc-summary", DataTable)
-        table.clear()
+        self.summary.clear()
         groups = [*sorted(report.summary.by_difficulty.items()), ("all", report.summary.overall)]
         for name, acc in groups:
-            table.add_row(
+            self.summary.add_row(
                 name,
                 str(acc.count),
                 f"{acc.strict:.3f}",

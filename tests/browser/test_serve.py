@@ -1,0 +1,155 @@
+"""`workbench serve` in a real browser: Debian's Chromium driven by Playwright.
+
+The server runs as its own process on a free loopback port; the page starts the app,
+keys advance a week and switch screens, and the terminal's text is read from the
+bytes the app sends to the page's terminal. A screenshot is kept under
+`test-artifacts/browser/` (git-ignored). `make chromium` installs the browser.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "browser"
+ANSI = re.compile(r"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]")
+
+pytestmark = pytest.mark.browser
+
+
+def free_port() -> int:
+    """A port nothing listens on right now (the kernel picks it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_listening(port: int, server: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Return once the server accepts connections; fail if it exits or never does."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise AssertionError(f"workbench serve exited with {server.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError(f"workbench serve did not listen on port {port}")
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """`workbench serve` on a free loopback port, stopped (with its app processes) after."""
+    port = free_port()
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "workbench",
+            "serve",
+            "--run",
+            str(tmp_path / "run"),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_listening(port, server)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+
+
+class Terminal:
+    """What the app wrote to the page's terminal, as plain text."""
+
+    def __init__(self) -> None:
+        self.chunks: list[str] = []
+
+    def feed(self, payload: bytes | str) -> None:
+        """Keep one frame the server sent (terminal output is binary)."""
+        if isinstance(payload, bytes):
+            self.chunks.append(ANSI.sub("", payload.decode("utf-8", "replace")))
+
+    def since(self, mark: int) -> str:
+        """The text written after chunk `mark`."""
+        return "".join(self.chunks[mark:])
+
+
+def wait_text(page, terminal: Terminal, text: str, mark: int = 0, seconds: float = 60) -> None:  # type: ignore[no-untyped-def]
+    """Wait until `text` has been written to the terminal after chunk `mark`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if text in terminal.since(mark):
+            return
+        page.wait_for_timeout(100)
+    tail = terminal.since(mark)[-400:]
+    raise AssertionError(f"{text!r} never reached the terminal; last output: {tail!r}")
+
+
+def test_serve_plays_in_a_real_browser(served: str) -> None:
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    terminal = Terminal()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.on("websocket", lambda ws: ws.on("framereceived", terminal.feed))
+            page.goto(served)
+            wait_text(page, terminal, "Objective")
+            page.locator("#terminal").click()
+            page.keyboard.press("Enter")
+            wait_text(page, terminal, "Day 0")
+            mark = len(terminal.chunks)
+            page.keyboard.press("w")
+            wait_text(page, terminal, "Day 7", mark)
+            mark = len(terminal.chunks)
+            page.keyboard.press("Control+o")
+            wait_text(page, terminal, "Go to", mark)
+            page.keyboard.press("4")
+            wait_text(page, terminal, "advance", mark)
+            wait_text(page, terminal, "header", mark)
+            mark = len(terminal.chunks)
+            page.keyboard.press("v")
+            wait_text(page, terminal, "Chain OK", mark)
+            page.screenshot(path=str(ARTIFACTS / "serve-journal.png"))
+        finally:
+            browser.close()
+    assert (ARTIFACTS / "serve-journal.png").stat().st_size > 0

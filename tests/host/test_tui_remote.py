@@ -1,0 +1,44 @@
+"""The player's app on a hosted run: the same screens over `RemoteSession` and a real host.
+
+What needs the campaign (objective progress, traps, the as-you-type check, the journal
+file's re-verification) stays with the host; the app says so instead of guessing.
+"""
+
+from __future__ import annotations
+
+from tests.tui.conftest import SIZE, go, notified, wait_for
+from tests.tui.text import screen_text
+from workbench.play.remote import RemoteSession
+from workbench.tui.app import PlayerApp
+from workbench.tui.screens.dashboard import DashboardScreen
+from workbench.tui.screens.questions import QuestionsScreen
+
+from .conftest import ALPHA, Live
+
+
+async def test_the_app_plays_a_hosted_run(live: Live) -> None:
+    def connect() -> RemoteSession:
+        return RemoteSession.connect(live.url, ALPHA, live.hosted.tokens[ALPHA])
+
+    app = PlayerApp(opener=connect, opening=live.url)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.ready, "connected")
+        await wait_for(pilot, lambda: "How to play" in screen_text(app.screen), "briefing")
+        assert "host of this run keeps the business objective" in screen_text(app.screen)
+        assert app.local is None
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
+        assert "host keeps the business objective" in screen_text(app.screen)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: "Day 7" in screen_text(app.screen), "day 7")
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        screen.form.value.value = "1500"
+        await wait_for(pilot, lambda: "host checks it" in screen_text(screen), "no local check")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: screen.history.row_count == 1, "submitted to the host")
+        await go(pilot, "4")
+        await pilot.press("v")
+        await notified(pilot, "verified by the host")
+    app.close_session()

@@ -1,0 +1,112 @@
+"""Author mode: campaign check findings, validation of finished runs only, the report browser."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from textual.message import Message
+
+from campaigns import DEFAULT_CAMPAIGN
+from tests.tui.conftest import SIZE, go, wait_for
+from tests.tui.text import screen_text
+from workbench.cli import main
+from workbench.play.session import PlayerSession
+from workbench.tui.app import AuthorApp
+from workbench.tui.messages import JobProgress
+from workbench.tui.screens.author.check import CheckScreen
+from workbench.tui.screens.author.reports import ReportsScreen
+from workbench.tui.screens.author.runs import RunsScreen
+from workbench.tui.widgets.progress import JobProgress as JobBar
+
+
+@pytest.fixture
+def runs_root(demo_run: Path, tmp_path: Path) -> Path:
+    """A folder with a finished run (a demo copy) and one still on day 3."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    shutil.copytree(demo_run, root / "finished")
+    with PlayerSession.create(root / "live") as live:
+        live.advance(3)
+    return root
+
+
+async def test_check_findings_show_at_once(tmp_path: Path) -> None:
+    app = AuthorApp(DEFAULT_CAMPAIGN, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        await wait_for(pilot, lambda: screen.ok is not None, "check finished")
+        assert screen.table.row_count == len(screen.findings) > 0
+        assert "Check of" in screen_text(screen) and not screen.query_one(JobBar).display
+        screen.table.move_cursor(row=1)
+        await pilot.pause()
+        assert screen.findings[1].message in screen_text(screen)
+
+
+async def test_check_of_a_missing_campaign_says_why(tmp_path: Path) -> None:
+    app = AuthorApp(tmp_path / "nope", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: "Check failed" in screen_text(app.screen), "failure")
+
+
+async def test_unfinished_run_is_refused_and_finished_run_validates(runs_root: Path) -> None:
+    progress: list[JobProgress] = []
+
+    def hook(message: Message) -> None:
+        seen = any(p is message for p in progress)
+        if isinstance(message, JobProgress) and message.job == "validate" and not seen:
+            progress.append(message)
+
+    app = AuthorApp(DEFAULT_CAMPAIGN, runs_root)
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await go(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        await wait_for(pilot, lambda: screen.table.row_count == 2, "runs listed")
+        text = screen_text(screen)
+        assert "finished" in text and "day 3 of 180" in text
+        screen.table.move_cursor(row=screen.table.get_row_index(str(runs_root / "live")))
+        await pilot.press("v")
+        await wait_for(pilot, lambda: "Not validated" in screen_text(screen), "refusal")
+        assert "is on day 3 of 180: it is not finished" in screen_text(screen)
+        assert not (runs_root / "live-validation").exists()
+        screen.table.move_cursor(row=screen.table.get_row_index(str(runs_root / "finished")))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: "Validated: exit" in screen_text(screen), "validated")
+        assert (runs_root / "finished-validation" / "report.json").is_file()
+        questions = len(
+            PlayerSession.resume(runs_root / "finished", read_only=True).bundle.questions
+        )
+        assert [p.done for p in progress] == list(range(1, questions + 1))
+        assert not screen.progress.display
+
+        await go(pilot, "3")
+        reports = app.screen
+        assert isinstance(reports, ReportsScreen)
+        await wait_for(pilot, lambda: reports.questions.row_count == questions, "report")
+        text = screen_text(reports)
+        assert "finished-validation" in text and "baseline" in text and "intervention" in text
+        reports.questions.move_cursor(row=1)
+        await pilot.pause()
+        second = reports.questions.get_row_at(1)[0]
+        assert second in str(reports.detail.render())
+
+
+async def test_author_screens_are_author_only(tmp_path: Path) -> None:
+    app = AuthorApp(DEFAULT_CAMPAIGN, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        text = screen_text(app.screen)
+        assert "Check" in text and "Runs" in text and "Reports" in text
+        assert "Dashboard" not in text
+
+
+def test_author_command_is_listed() -> None:
+    result = CliRunner().invoke(main, ["--help"])
+    assert "author" in result.output
+    result = CliRunner().invoke(main, ["author", "--help"])
+    assert result.exit_code == 0 and "--control" in result.output and "--runs" in result.output

@@ -1,0 +1,90 @@
+"""One money formatter, and the submission check the dashboard's form shares with `submit`."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.money import format_money
+from workbench.display import amount, money, short_number, signed_money
+from workbench.play.session import PlayerSession
+
+
+def test_money_reads_the_same_everywhere() -> None:
+    assert money("14000") == "$14,000.00"
+    assert money(Decimal("-300")) == "-$300.00" == format_money(-30000)
+    assert signed_money("1200") == "+$1,200.00"
+    assert signed_money("0") == "$0.00"
+    assert amount("1234", "UNITS") == "1,234 bags"
+    assert amount("-2", "EVENTS") == "-2 events"
+    assert amount("1", "EVENTS") == "1 event" and amount("1", "UNITS") == "1 bag"
+
+
+@given(st.integers(min_value=-(10**12), max_value=10**12))
+def test_money_round_trips_exactly(cents: int) -> None:
+    text = money(Decimal(cents) / 100)
+    assert text == format_money(cents)
+    back = Decimal(text.replace("$", "").replace(",", ""))
+    assert back == Decimal(cents) / 100
+
+
+def test_short_number_keeps_four_significant_digits() -> None:
+    assert short_number("0.1551046944444444444444444444") == "0.1551"
+    assert short_number("12345.678") == "12,346"
+    assert short_number("0") == "0" and short_number(0.5) == "0.5"
+
+
+def _check(session: PlayerSession, **data: object) -> tuple[str, ...]:
+    return session.check_assessment(data).errors
+
+
+def test_check_agrees_with_submit(tmp_path: Path) -> None:
+    """Whatever the check accepts, submit journals; whatever it refuses, submit refuses."""
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    cases = [
+        {"question": "q_bank_loan", "value": "-500", "conclusion": "-300.005"},
+        {"question": "q_bank_loan", "value": "-500", "conclusion": ""},
+        {"question": "q_bank_loan", "value": "", "conclusion": "-300.00"},
+        {"question": "q_bank_loan", "value": "abc", "conclusion": "-300.00"},
+        {"question": "q_pick_a_lever", "value": "10"},
+        {"question": "q_spring_campaign", "value": "1500"},
+        {"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"},
+    ]
+    for data in cases:
+        errors = _check(session, **data)
+        result = session.submit(data)
+        assert result.errors == errors, data
+        assert result.accepted == (not errors)
+
+
+def test_refusals_name_the_field_and_what_it_needs(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    [cent] = _check(session, question="q_bank_loan", value="1", conclusion="-300.005")
+    assert cent == "conclusion: must be exact to the cent"
+    [empty] = _check(session, question="q_bank_loan", value="1", conclusion="")
+    assert empty.startswith("conclusion: empty; give the financing_net_assets of bank_loan")
+    assert "not a" not in empty
+    left_out = session.check_assessment({"question": "q_bank_loan", "value": "1"})
+    assert not left_out.errors and "verdict is `missing`" in left_out.notes[0]
+    [blank] = _check(session, question="q_spring_campaign", value="  ")
+    assert blank.startswith("value: required")
+    [word] = _check(session, question="q_spring_campaign", value="abc")
+    assert word == "value: value 'abc' is not a decimal number"
+
+
+def test_demo_prints_losses_rounded_and_effects_as_money(tmp_path: Path) -> None:
+    import re
+
+    from click.testing import CliRunner
+
+    from workbench.cli import main
+
+    result = CliRunner().invoke(main, ["demo", "--out", str(tmp_path / "demo")])
+    assert result.exit_code == 0, result.output
+    losses = re.findall(r" loss ([\d.]+)", result.output)
+    assert losses and all(len(loss.replace(".", "").lstrip("0")) <= 4 for loss in losses)
+    assert re.search(r"effect -?\$[\d,]+\.\d\d loss", result.output)
+    assert re.search(r"mean score -?\d+\.\d{1,3};", result.output)

@@ -1,0 +1,64 @@
+"""Briefing, objective progress and the end-of-campaign summary, from a real run's ledger."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from workbench.play.objective import briefing
+from workbench.play.session import PlayerSession
+
+
+def test_briefing_states_the_objective_and_the_questions(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    brief = session.briefing()
+    assert briefing(session.view()).objectives is None
+    assert brief.horizon == 180 and brief.company == "Harbor Roasters"
+    assert brief.objectives is not None
+    [target] = brief.objectives
+    assert [g.text for g in target.goals] == [
+        "Net assets ≥ $105,000.00 on day 180",
+        "Missed payrolls ≤ 0 events on day 180",
+    ]
+    deadlines = [q.deadline_day for q in brief.questions]
+    assert deadlines == sorted(deadlines) and len(deadlines) == len(session.bundle.questions)
+    assert brief.start_date.isoformat() == "2027-03-01"
+    assert "\n" not in brief.description
+
+
+def test_progress_is_judged_on_today_until_the_end(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    [progress] = session.objective_progress()
+    assert progress.status == "behind" and not progress.final
+    net, missed = progress.goals
+    assert not net.holds and net.gap == Decimal("105000.00") - net.value
+    assert missed.holds and missed.gap == 0
+    session.advance(10)
+    [later] = session.objective_progress()
+    assert later.goals[0].value != net.value
+
+
+def test_final_verdict_agrees_with_the_factual_task(demo_run: Path, tmp_path: Path) -> None:
+    session = PlayerSession.resume(demo_run, read_only=True)
+    [progress] = session.objective_progress()
+    assert progress.final
+    [task] = session.task_results()
+    assert progress.status == ("met" if task.met else "not met")
+    assert [g.value for g in progress.goals] == [r.value for r in task.requirements]
+
+
+def test_summary_counts_submissions_and_says_what_happens_next(demo_run: Path) -> None:
+    session = PlayerSession.resume(demo_run, read_only=True)
+    summary = session.summary()
+    assert summary.finished and summary.day == summary.horizon == 180
+    assert summary.submissions_made == len(session.submissions) > 0
+    assert summary.answered == sum(q.counted_seq is not None for q in summary.questions)
+    text = " ".join(summary.next_steps)
+    assert "validate" in text and str(demo_run) in text
+
+
+def test_summary_before_the_end_says_the_run_is_not_finished(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    summary = session.summary()
+    assert not summary.finished and summary.submissions_made == 0 and summary.answered == 0
+    assert "not finished" in summary.next_steps[0]

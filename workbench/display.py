@@ -1,0 +1,80 @@
+"""Display text for amounts on screens and in summaries, over the core's one money formatter.
+
+Money is spelt by `ledger.money.format_money` everywhere (`$14,000.00`, `-$300.00`: the
+ASCII minus keeps a shown amount typeable back into a field); this module adds signed
+changes, counts with their unit noun, and short measured numbers. Pure functions.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal, InvalidOperation
+
+from ledger.money import format_money, to_minor
+
+UNIT_NOUNS = {"UNITS": ("bag", "bags"), "EVENTS": ("event", "events")}
+"""How a metric's non-money unit reads after a count (one, many)."""
+
+
+def _decimal(value: Decimal | str | int) -> Decimal:
+    if isinstance(value, Decimal):
+        return value
+    try:
+        return Decimal(str(value).strip())
+    except InvalidOperation:
+        raise ValueError(f"not a number: {value!r}") from None
+
+
+def money(dollars: Decimal | str | int) -> str:
+    """Exact dollars as the core spells money: `$14,000.00`, `-$300.00`."""
+    return format_money(to_minor(_decimal(dollars).quantize(Decimal("0.01"))))
+
+
+def money_of_cents(cents: int) -> str:
+    """Integer cents as money text (`1400000` → `$14,000.00`)."""
+    return format_money(cents)
+
+
+def signed_money(dollars: Decimal | str | int) -> str:
+    """A change in dollars with its sign: `+$1,200.00`, `-$300.00`, `$0.00`."""
+    amount = _decimal(dollars)
+    return f"+{money(amount)}" if amount > 0 else money(amount)
+
+
+def count(value: Decimal | str | int) -> str:
+    """A count with thousands separated (`-1,234`)."""
+    number = _decimal(value)
+    sign = "-" if number < 0 else ""
+    text = f"{abs(number):,f}" if number != number.to_integral_value() else f"{abs(number):,.0f}"
+    return f"{sign}{text}"
+
+
+def amount(value: Decimal | str | int, units: str) -> str:
+    """A metric value in its units: money for USD, `1,234 bags` for counts."""
+    if units == "USD":
+        return money(value)
+    number = _decimal(value)
+    one, many = UNIT_NOUNS.get(units, (units.lower(), units.lower()))
+    return f"{count(number)} {one if abs(number) == 1 else many}"
+
+
+def signed_amount(value: Decimal | str | int, units: str) -> str:
+    """A change of a metric with its sign (`+$12.00`, `−3 bags`, `0 events`)."""
+    number = _decimal(value)
+    text = amount(number, units)
+    return f"+{text}" if number > 0 else text
+
+
+def unit_label(units: str) -> str:
+    """A short unit label for a column (`$`, `bags`, `events`)."""
+    return "$" if units == "USD" else UNIT_NOUNS.get(units, ("", units.lower()))[1]
+
+
+def short_number(value: Decimal | str | float) -> str:
+    """A measured number (a loss, a score) to four significant digits, never in exponent form."""
+    number = _decimal(value) if not isinstance(value, float) else Decimal(repr(value))
+    if number == 0:
+        return "0"
+    exponent = number.adjusted()
+    places = max(0, 3 - exponent)
+    text = f"{round(number, places):,.{places}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

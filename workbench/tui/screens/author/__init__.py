@@ -1,0 +1,1 @@
+"""Author mode's screens: campaign check findings, validation of finished runs, reports."""

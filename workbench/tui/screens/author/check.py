@@ -1,0 +1,133 @@
+"""Campaign check findings: every question's branches run from the reference play."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Button, Input, Static
+
+from workbench.errors import WorkbenchError
+from workbench.tui.messages import CheckFinished, JobFailed, JobProgress
+from workbench.tui.screens.base import AuthorScreen
+from workbench.tui.widgets.author import FindingsTable, KeyedTable
+from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.progress import JobProgress as JobBar
+
+if TYPE_CHECKING:
+    from workbench.authoring.check import Finding
+
+
+class CheckScreen(AuthorScreen):
+    """Run `check` on a campaign in a worker (at once, and on `r`); browse its findings."""
+
+    DEFAULT_CSS = """
+    CheckScreen .form-row {
+        height: auto;
+    }
+    CheckScreen #check-summary, CheckScreen #finding-detail {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+    HOME = "FindingsTable"
+    BINDINGS = [Binding("r", "check", "Run check")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.findings: tuple[Finding, ...] = ()
+        self.ok: bool | None = None
+
+    def compose_body(self) -> ComposeResult:
+        """Campaign field, progress, verdict, findings table and the highlighted finding."""
+        self.campaign = FormInput(placeholder="campaign directory", id="check-campaign")
+        self.progress = JobBar()
+        self.summary = Static("Checking …", id="check-summary")
+        self.table = FindingsTable()
+        self.detail = Static(id="finding-detail")
+        with Horizontal(classes="form-row"):
+            yield self.campaign
+            yield Button("Check (r)", id="check-go", variant="primary")
+        yield self.progress
+        yield self.summary
+        yield self.table
+        yield self.detail
+
+    def on_mount(self) -> None:
+        """Check the app's campaign at once."""
+        self.campaign.value = str(self.author.campaign)
+        self.action_check()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """The check button."""
+        self.action_check()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the campaign field checks it."""
+        self.action_check()
+        self.table.focus()
+
+    def action_check(self) -> None:
+        """Start the check in a worker."""
+        text = self.campaign.value.strip()
+        if not text:
+            self.notify("Type a campaign directory.", severity="error")
+            return
+        self.summary.update(f"Checking {escape(text)} …")
+        self.progress.start()
+        self.check(Path(text))
+
+    @work(thread=True, exclusive=True, group="check")
+    def check(self, campaign: Path) -> None:
+        """Run the author checks off the UI thread; report with messages."""
+        from workbench.authoring.check import check_campaign
+
+        def progress(done: int, total: int, label: str) -> None:
+            self.post_message(JobProgress("check", done, total, label))
+
+        try:
+            report = check_campaign(campaign, self.author.control, progress=progress)
+        except WorkbenchError as exc:
+            self.post_message(JobFailed("check", exc.message))
+            return
+        self.post_message(CheckFinished(campaign, report))
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        """Move the bar and name the question being checked."""
+        self.progress.step(message.done, message.total)
+        self.summary.update(f"Checking … {message.done}/{message.total} {message.label}")
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        """Say why the check could not run."""
+        self.progress.finish()
+        self.summary.update(f"[b]Check failed:[/b] {escape(message.message)}")
+        self.notify(message.message, severity="error", timeout=8)
+
+    def on_check_finished(self, message: CheckFinished) -> None:
+        """Show the verdict and the findings."""
+        self.progress.finish()
+        report = message.report
+        self.findings, self.ok = report.findings, report.ok
+        verdict = "[green]OK[/green]" if report.ok else "[red]errors found[/red]"
+        counts = ", ".join(f"{report.count(s)} {s}" for s in ("error", "warning", "info"))
+        self.summary.update(f"Check of {escape(str(message.campaign))}: {verdict} · {counts}")
+        self.table.show(self.findings)
+        if self.findings:
+            self._detail(0)
+        self.notify(f"Check finished: {'OK' if report.ok else 'errors found'}")
+
+    def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
+        """Show the highlighted finding in full."""
+        self._detail(int(message.key))
+
+    def _detail(self, index: int) -> None:
+        f = self.findings[index]
+        self.detail.update(
+            f"[b]{escape(f.question)}[/b] · {escape(f.branch)} · {f.severity} · {f.kind}\n"
+            f"{escape(f.message)}\n[dim]{escape(f.where)}[/dim]"
+        )

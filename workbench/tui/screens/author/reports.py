@@ -1,0 +1,118 @@
+"""The report browser: validation reports, question by question with both branches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.widgets import Static
+
+from workbench.display import short_number
+from workbench.errors import WorkbenchError
+from workbench.tui.messages import JobFailed, RunsListed
+from workbench.tui.screens.base import AuthorScreen
+from workbench.tui.widgets.author import KeyedTable, ReportQuestions, ReportsTable, question_detail
+
+if TYPE_CHECKING:
+    from workbench.evaluation.report import CounterfactualReport
+
+
+class ReportsScreen(AuthorScreen):
+    """Reports under the runs folder; the highlighted one's questions and their detail."""
+
+    DEFAULT_CSS = """
+    ReportsScreen #report-summary, ReportsScreen #question-detail {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+    HOME = "ReportsTable"
+    BINDINGS = [Binding("r", "rescan", "Rescan")]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.report: CounterfactualReport | None = None
+
+    def compose_body(self) -> ComposeResult:
+        """Reports table, the chosen report's summary, its questions and one's detail."""
+        self.reports = ReportsTable()
+        self.summary = Static("Reading reports …", id="report-summary")
+        self.questions = ReportQuestions()
+        self.detail = Static(id="question-detail")
+        yield self.reports
+        yield self.summary
+        yield self.questions
+        yield self.detail
+
+    def refresh_view(self) -> None:
+        """Rescan whenever the screen shows (a validation may have added a report)."""
+        self.action_rescan()
+
+    def action_rescan(self) -> None:
+        """Read the report headlines in a worker."""
+        self.scan(self.author.runs_root)
+
+    @work(thread=True, exclusive=True, group="reports")
+    def scan(self, root: Path) -> None:
+        """List the reports off the UI thread."""
+        from workbench.authoring.runs import find_reports
+
+        self.post_message(RunsListed([], find_reports(root)))
+
+    def on_runs_listed(self, message: RunsListed) -> None:
+        """Fill the reports table; open the newest validation, or the first report."""
+        self.reports.show(message.reports)
+        if not message.reports:
+            self.summary.update(
+                f"No validation reports under {escape(str(self.author.runs_root))}: "
+                "validate a finished run on the Runs screen."
+            )
+            return
+        keys = [str(r.path) for r in message.reports]
+        wanted = str(self.author.last_report) if self.author.last_report else None
+        index = keys.index(wanted) if wanted in keys else 0
+        self.reports.move_cursor(row=index)
+        self._open(Path(keys[index]))
+
+    def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
+        """Follow the cursor in either table."""
+        if message.table is self.reports:
+            self._open(Path(message.key))
+        elif self.report is not None:
+            entry = next((e for e in self.report.questions if e.id == message.key), None)
+            if entry is not None:
+                self.detail.update(question_detail(entry))
+
+    def _open(self, path: Path) -> None:
+        from workbench.authoring.runs import read_report
+
+        try:
+            report = read_report(path)
+        except WorkbenchError as exc:
+            self.post_message(JobFailed("report", exc.message))
+            return
+        self.report = report
+        summary = report.summary
+        counts = (
+            f"scored {summary.scored}/{summary.questions}, mean score "
+            f"{short_number(summary.mean_score) if summary.mean_score else '-'}, conclusions "
+            f"met {summary.conclusions_met}/{summary.conclusions_required}"
+            if summary is not None
+            else "no summary (the evaluation stopped)"
+        )
+        objective = ", ".join(
+            f"{t.task} {'met' if t.met else 'not met'}" for t in report.business_objective
+        )
+        apart = f"\nbusiness objective (not scored): {escape(objective)}" if objective else ""
+        self.summary.update(f"[b]{escape(path.name)}[/b] · {counts}{apart}")
+        self.questions.show(report.questions)
+        if report.questions:
+            self.detail.update(question_detail(report.questions[0]))
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        """Say why a report could not be read."""
+        self.summary.update(f"[b]Cannot read the report:[/b] {escape(message.message)}")

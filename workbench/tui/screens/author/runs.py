@@ -1,0 +1,139 @@
+"""Validation of finished runs: the runs under a folder, how far each got, validate one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.markup import escape
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.widgets import Input, Static
+
+from workbench.errors import WorkbenchError
+from workbench.tui.messages import JobFailed, JobProgress, RunsListed, ValidationFinished
+from workbench.tui.screens.base import AuthorScreen
+from workbench.tui.widgets.author import KeyedTable, RunsTable
+from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.progress import JobProgress as JobBar
+
+
+class RunsScreen(AuthorScreen):
+    """Runs under a folder; `v` or enter validates a finished one (an unfinished one is refused)."""
+
+    DEFAULT_CSS = """
+    RunsScreen .form-row {
+        height: auto;
+    }
+    RunsScreen #runs-summary {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+    HOME = "RunsTable"
+    PARTS = (RunsTable,)
+    BINDINGS = [Binding("r", "rescan", "Rescan")]
+
+    def compose_body(self) -> ComposeResult:
+        """Folder field, runs table, progress and the last validation's summary."""
+        self.root = FormInput(placeholder="folder of run directories", id="runs-root")
+        self.table = RunsTable()
+        self.progress = JobBar()
+        self.summary = Static(
+            "v or enter on a finished run validates it into a new sibling folder.",
+            id="runs-summary",
+        )
+        with Horizontal(classes="form-row"):
+            yield Static("Runs under", classes="label")
+            yield self.root
+        yield self.table
+        yield self.progress
+        yield self.summary
+
+    def on_mount(self) -> None:
+        """List the app's runs folder."""
+        self.root.value = str(self.author.runs_root)
+        self.action_rescan()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the folder field lists it."""
+        self.action_rescan()
+        self.table.focus()
+
+    def action_rescan(self) -> None:
+        """Read every run's state in a worker (each journal is replayed)."""
+        self.scan(Path(self.root.value.strip() or "."))
+
+    @work(thread=True, exclusive=True, group="scan")
+    def scan(self, root: Path) -> None:
+        """List runs and their state off the UI thread."""
+        from workbench.authoring.runs import find_runs, run_status
+
+        runs = []
+        for path in find_runs(root):
+            try:
+                runs.append(run_status(path, self.author.control))
+            except WorkbenchError:
+                continue
+        self.post_message(RunsListed(runs, []))
+
+    def on_runs_listed(self, message: RunsListed) -> None:
+        """Fill the table."""
+        self.table.show(message.runs)
+        if not message.runs:
+            self.summary.update(f"No run directories under {escape(self.root.value)}.")
+
+    def on_keyed_table_chosen(self, message: KeyedTable.Chosen) -> None:
+        """Validate the chosen run (the worker refuses an unfinished one)."""
+        if self.progress.running:
+            self.notify("A validation is already running.", severity="warning")
+            return
+        self.summary.update(f"Validating {escape(message.key)} …")
+        self.progress.start()
+        self.validate(Path(message.key))
+
+    @work(thread=True, exclusive=True, group="validate")
+    def validate(self, run: Path) -> None:
+        """Run the offline evaluator off the UI thread, reporting progress per question."""
+        from workbench.authoring.runs import validate_finished
+
+        def progress(done: int, total: int, label: str) -> None:
+            self.post_message(JobProgress("validate", done, total, label))
+
+        try:
+            out, outcome = validate_finished(run, self.author.control, progress)
+        except WorkbenchError as exc:
+            self.post_message(JobFailed("validate", exc.message))
+            return
+        self.post_message(ValidationFinished(out, outcome))
+
+    def on_job_progress(self, message: JobProgress) -> None:
+        """Move the bar and name the question being evaluated."""
+        self.progress.step(message.done, message.total)
+        self.summary.update(f"Validating … {message.done}/{message.total} {message.label}")
+
+    def on_job_failed(self, message: JobFailed) -> None:
+        """Say why the run was not validated."""
+        self.progress.finish()
+        self.summary.update(f"[b]Not validated:[/b] {escape(message.message)}")
+        self.notify(message.message, severity="error", timeout=8)
+
+    def on_validation_finished(self, message: ValidationFinished) -> None:
+        """Summarise the report and offer the report browser."""
+        self.progress.finish()
+        outcome = message.outcome
+        summary = outcome.report.summary
+        counts = (
+            f"scored {summary.scored}/{summary.questions}, conclusions met "
+            f"{summary.conclusions_met}/{summary.conclusions_required}"
+            if summary is not None
+            else outcome.message
+        )
+        where = outcome.report_path or message.out
+        self.author.last_report = message.out
+        self.summary.update(
+            f"Validated: exit {outcome.exit_code} · {escape(counts)}\nreport: {escape(str(where))}"
+            " · ctrl+o 3 browses it"
+        )
+        self.notify(f"Validation finished: report in {message.out}")

@@ -1,0 +1,158 @@
+"""The action catalog table, its detail pane, and the preview shown before scheduling."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from workbench.display import money
+from workbench.tui.widgets.tables import Table
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from sim.scheduling import ScheduleOutcome
+    from workbench.play.models import ActionTerms
+    from workbench.play.traps import Trap
+
+
+def staffing_text(terms: ActionTerms) -> str:
+    """Staffing needs as "roaster×1 5d"."""
+    return ", ".join(f"{n.role}×{n.count} {n.days}d" for n in terms.staffing) or "-"
+
+
+MONEY_FIELDS = ("principal", "new_price", "per_day")
+
+
+def effect_text(effect: Mapping[str, Any]) -> str:
+    """One effect as "kind key=value ..." (money fields as money)."""
+    parts = []
+    for key, value in effect.items():
+        if key == "kind" or not value:
+            continue
+        parts.append(f"{key}={money(str(value)) if key in MONEY_FIELDS else value}")
+    return f"{effect['kind']} {' '.join(parts)}".strip()
+
+
+def detail_text(terms: ActionTerms) -> str:
+    """Every term of an action, as markup."""
+    pre = terms.prerequisites
+    needs = [
+        f"completed: {', '.join(pre.completed)}" if pre.completed else "",
+        f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
+        f"free cash after ≥ {money(pre.min_cash_after)}",
+        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
+    ]
+    effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
+    return (
+        f"[b]{escape(terms.title)}[/b]  ({terms.id})\n{escape(terms.description)}\n\n"
+        f"Upfront {money(terms.upfront_cost)} (capitalised {money(terms.capitalized)}), "
+        f"running {money(terms.running_cost_per_day)}/day for {terms.running_days} "
+        f"day(s), reserves {money(terms.reserved_cash)}\n"
+        f"Staffing: {staffing_text(terms)} · delay {terms.delay_days} day(s)\n"
+        f"Prerequisites: {'; '.join(n for n in needs if n)}\n"
+        f"Effects:\n{effects}\n"
+        f"Contract components: financing_net_assets {money(terms.financing_net_assets)}, "
+        f"irreversible_work {money(terms.irreversible_work)}"
+    )
+
+
+def preview_text(outcome: ScheduleOutcome, traps: tuple[Trap, ...]) -> str:
+    """What scheduling now would do, and which questions it would make unresolvable."""
+    if outcome.accepted:
+        waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
+        lines = [f"[green]Would be accepted: starts on day {outcome.start_day}{waits}.[/green]"]
+        lines += [f"[b yellow]Warning:[/b yellow] {escape(t.text)}." for t in traps]
+    else:
+        lines = [
+            f"[b red]Would be rejected:[/b red] {escape(outcome.reason or '')}",
+            "Scheduling anyway journals the rejection.",
+        ]
+    return "\n".join(lines)
+
+
+class ActionCatalog(Table):
+    """Every action with its costs, staffing, delay and effects; `s` or enter schedules."""
+
+    HELP_NAME = "the catalog"
+    COLUMNS = (" Action", " Upfront", " $/day", " Staffing", " Delay", " Effects")
+    """One space before each column: all six fit in 80 columns (cell padding is 0)."""
+    DEFAULT_CSS = """
+    ActionCatalog {
+        height: auto;
+        max-height: 100%;
+        scrollbar-size-vertical: 1;
+    }
+    """
+    BINDINGS = [Binding("s", "schedule", "Schedule")]
+
+    class ScheduleAsked(Message):
+        """The player asked to schedule the highlighted action."""
+
+        def __init__(self, action_id: str) -> None:
+            super().__init__()
+            self.action_id = action_id
+
+    class Highlighted(Message):
+        """The highlighted action changed."""
+
+        def __init__(self, action_id: str) -> None:
+            super().__init__()
+            self.action_id = action_id
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(zebra_stripes=True, cell_padding=0, **kwargs)
+
+    def fill(self, actions: Sequence[ActionTerms]) -> None:
+        """The catalog (it never changes during a run); one space between columns."""
+        for terms in actions:
+            cells = (
+                terms.id,
+                money(terms.upfront_cost),
+                money(terms.running_cost_per_day),
+                staffing_text(terms),
+                f"{terms.delay_days}d",
+                ", ".join(terms.effect_set),
+            )
+            self.add_row(*(f" {c}" for c in cells), key=terms.id)
+
+    @property
+    def selected(self) -> str | None:
+        """The highlighted action's id."""
+        if self.row_count == 0:
+            return None
+        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Tell the screen which action to describe."""
+        if event.row_key.value is not None:
+            self.post_message(self.Highlighted(str(event.row_key.value)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter asks to schedule."""
+        event.stop()
+        self.action_schedule()
+
+    def action_schedule(self) -> None:
+        """Ask to schedule the highlighted action (the screen confirms first)."""
+        if self.selected is not None:
+            self.post_message(self.ScheduleAsked(self.selected))
+
+
+class ActionDetail(Static):
+    """Today's preview (with question warnings) above every term of the action."""
+
+    DEFAULT_CSS = """
+    ActionDetail {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def show(self, day: int, preview: str, terms: ActionTerms) -> None:
+        """Paint the preview at `day` and the terms."""
+        self.update(f"[b]Day {day}[/b]: {preview}\n\n{detail_text(terms)}")

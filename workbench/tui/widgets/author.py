@@ -1,0 +1,188 @@
+"""Author mode's parts: findings, runs and reports tables, and a report question's detail."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import DataTable
+
+from workbench.tui.widgets.tables import Table
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.authoring.check import Finding
+    from workbench.authoring.runs import ReportEntry, RunStatus
+    from workbench.evaluation.report import BranchRecord, QuestionEntry
+
+
+class KeyedTable(Table):
+    """A row table whose highlighted and chosen rows are reported by key."""
+
+    class Highlighted(Message):
+        """The highlighted row changed."""
+
+        def __init__(self, table: KeyedTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+    class Chosen(Message):
+        """Enter (or the table's own key) chose a row."""
+
+        def __init__(self, table: KeyedTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(zebra_stripes=True, **kwargs)
+
+    @property
+    def selected(self) -> str | None:
+        """The highlighted row's key."""
+        if self.row_count == 0:
+            return None
+        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Report the highlighted row."""
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Highlighted(self, str(event.row_key.value)))
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Report the chosen row."""
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Chosen(self, str(event.row_key.value)))
+
+
+class FindingsTable(KeyedTable):
+    """The campaign check's findings: question, branch, level and message."""
+
+    COLUMNS = ("Question", "Branch", "Severity", "Message")
+
+    DEFAULT_CSS = """
+    FindingsTable {
+        height: 1fr;
+    }
+    """
+
+    def show(self, findings: Sequence[Finding]) -> None:
+        """One row per finding, keyed by its position."""
+        self.clear()
+        for index, f in enumerate(findings):
+            self.add_row(f.question, f.branch, f.severity, f.message, key=str(index))
+
+
+class RunsTable(KeyedTable):
+    """Run directories: campaign, agent, how far they got; `v` or enter validates one."""
+
+    COLUMNS = ("Run", "Campaign", "Agent", "State")
+
+    HELP_NAME = "the runs table"
+    DEFAULT_CSS = """
+    RunsTable {
+        height: auto;
+        max-height: 50%;
+    }
+    """
+    BINDINGS = [Binding("v", "validate", "Validate run")]
+
+    def show(self, runs: list[RunStatus]) -> None:
+        """One row per run, keyed by its path."""
+        self.clear()
+        for run in runs:
+            self.add_row(
+                run.path.name, run.campaign_id, run.agent_id, escape(run.state), key=str(run.path)
+            )
+
+    def action_validate(self) -> None:
+        """Ask to validate the highlighted run."""
+        if self.selected is not None:
+            self.post_message(self.Chosen(self, self.selected))
+
+
+class ReportsTable(KeyedTable):
+    """Validation output directories with their headline."""
+
+    COLUMNS = ("Report", "Run", "Scored", "Mean score")
+
+    DEFAULT_CSS = """
+    ReportsTable {
+        height: auto;
+        max-height: 10;
+    }
+    """
+
+    def show(self, reports: list[ReportEntry]) -> None:
+        """One row per report, keyed by its directory."""
+        self.clear()
+        for r in reports:
+            self.add_row(
+                r.path.name,
+                r.run,
+                f"{r.scored}/{r.questions}",
+                r.mean_score or "-",
+                key=str(r.path),
+            )
+
+
+class ReportQuestions(KeyedTable):
+    """A report's questions with both branch statuses and the score."""
+
+    COLUMNS = ("Question", "Status", "Baseline", "Intervention", "Score")
+
+    DEFAULT_CSS = """
+    ReportQuestions {
+        height: auto;
+        max-height: 12;
+    }
+    """
+
+    def show(self, entries: Sequence[QuestionEntry]) -> None:
+        """One row per question of the report."""
+        self.clear()
+        for entry in entries:
+            branches = (entry.branches.baseline, entry.branches.intervention)
+            self.add_row(
+                entry.id,
+                entry.status,
+                *(b.status if b is not None else "-" for b in branches),
+                entry.score if entry.score is not None else "-",
+                key=entry.id,
+            )
+
+
+def branch_text(name: str, record: BranchRecord | None) -> str:
+    """One branch record's status, outcome and reason."""
+    if record is None:
+        return f"{name}: not run"
+    reason = f" — {escape(record.reason)}" if record.reason else ""
+    return (
+        f"{name} [i]{escape(record.choice)}[/i]: {record.status}, outcome {record.outcome}{reason}"
+    )
+
+
+def question_detail(entry: QuestionEntry) -> str:
+    """A report entry: status, both branches, effect, prediction, score, conclusion verdict."""
+    reason = f" ({escape(entry.reason)})" if entry.reason else ""
+    prediction = entry.submission.value if entry.submission else "none"
+    lines = [
+        f"[b]{entry.id}[/b]: {entry.status}{reason}",
+        branch_text("baseline", entry.branches.baseline),
+        branch_text("intervention", entry.branches.intervention),
+        f"effect {entry.effect} · prediction {prediction} · loss {entry.loss} · "
+        f"score {entry.score}",
+    ]
+    if entry.conclusion is not None:
+        c = entry.conclusion
+        lines.append(
+            f"conclusion {c.verdict}: submitted {escape(str(c.submitted))}, "
+            f"expected {escape(str(c.expected))}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,39 @@
+"""The screen bar: every screen of the mode with its go-to key, the current one marked."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from workbench.tui.app import ScreenSpec
+
+
+class ScreenBar(Static):
+    """One line naming the screens (`ctrl+o` then the digit, or a click) and the current one."""
+
+    DEFAULT_CSS = """
+    ScreenBar {
+        height: 1;
+        width: 1fr;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, table: tuple[ScreenSpec, ...], current: str, **kwargs: object) -> None:
+        super().__init__(self.markup_for(table, current), **kwargs)  # type: ignore[arg-type]
+
+    @staticmethod
+    def markup_for(table: tuple[ScreenSpec, ...], current: str) -> str:
+        """The bar's text: clickable screen names, the current one in bold reverse."""
+        parts = []
+        for spec in table:
+            label = f"{spec.key} {spec.label}"
+            if spec.mode == current:
+                parts.append(f"[b reverse] {label} [/]")
+            else:
+                parts.append(f"[@click=app.view('{spec.mode}')] {label} [/]")
+        return "≡ " + "".join(parts) + "  [dim]ctrl+o go to · f1 help[/]"

@@ -1,0 +1,151 @@
+"""Charts over the campaign's days (textual-plotext): metrics with axes, a commitment timeline."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+
+from textual.app import RenderResult
+from textual_plotext import PlotextPlot
+
+from workbench.display import unit_label
+
+
+def compact(value: float, units: str) -> str:
+    """An axis label: `$20k`, `-$1.5k`, `1,200` (short enough for a narrow axis)."""
+    sign = "-" if value < 0 else ""
+    size = abs(value)
+    if size >= 1_000_000:
+        text = f"{size / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
+    elif size >= 1000:
+        text = f"{size / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    else:
+        text = f"{size:.1f}".rstrip("0").rstrip(".")
+    return f"{sign}${text}" if units == "USD" else f"{sign}{text}"
+
+
+def ticks(low: float, high: float, count: int = 4) -> list[float]:
+    """Round ticks (1, 2 or 5 × 10^k apart) from at or below `low` to at or above `high`.
+
+    The axis spans the first to the last tick, so every value stays inside it (plotext
+    drops points outside its limits).
+    """
+    span = high - low
+    if span <= 0:
+        return [low]
+    raw = span / max(count - 1, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw)
+    first = math.floor(low / step) * step
+    marks = [first - step if first > low else first]
+    while marks[-1] < high:
+        marks.append(marks[-1] + step)
+    return marks
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: its name and a value for each day from day 0."""
+
+    name: str
+    values: Sequence[Decimal]
+
+
+class TitledPlot(PlotextPlot):
+    """A plot whose title is cut to the width it gets (plotext drops a title that is too long)."""
+
+    title = ""
+
+    def render(self) -> RenderResult:
+        """Fit the title, then draw."""
+        self.plt.title(self.title[: max(self.size.width - 12, 8)])
+        return super().render()
+
+
+class MetricChart(TitledPlot):
+    """A metric (or two in the same units) by day, with a day axis, a unit axis and a target."""
+
+    DEFAULT_CSS = """
+    MetricChart {
+        height: 1fr;
+        min-height: 8;
+    }
+    """
+
+    def show(
+        self,
+        title: str,
+        units: str,
+        series: Sequence[Series],
+        horizon: int,
+        target: Decimal | None = None,
+    ) -> None:
+        """Draw the series over days 0..horizon, with the target as a horizontal line."""
+        plt = self.plt
+        plt.clear_figure()
+        self.title = f"{title} ({unit_label(units)})"
+        plt.xlabel("day")
+        values = [float(v) for s in series for v in s.values]
+        if target is not None:
+            values.append(float(target))
+        for line in series:
+            if not line.values:
+                continue
+            days = list(range(len(line.values)))
+            plt.plot(days, [float(v) for v in line.values], label=line.name, marker="braille")
+        if target is not None:
+            plt.hline(float(target), "green")
+        plt.xlim(0, horizon)
+        if values:
+            low, high = min(values + [0.0]), max(values)
+            high = high if high > low else low + 100
+            marks = ticks(low, high)
+            plt.ylim(marks[0], marks[-1])
+            plt.yticks(marks, [compact(m, units) for m in marks])
+        self.refresh()
+
+
+LABEL = 14
+"""The widest action name on the timeline's axis."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """An action on the timeline: scheduled, then its effects landing (or completed)."""
+
+    action: str
+    scheduled: int
+    lands: tuple[int, ...]
+    done: bool
+
+
+class CommitmentTimeline(TitledPlot):
+    """Commitments as bars from the day scheduled to the days their effects land; today marked."""
+
+    DEFAULT_CSS = """
+    CommitmentTimeline {
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
+    def show(self, spans: Sequence[Span], today: int, horizon: int) -> None:
+        """Draw one row per action and a vertical line at today."""
+        plt = self.plt
+        plt.clear_figure()
+        self.title = "Commitments (◆ effects land, | today)" if spans else "No commitments yet"
+        plt.xlabel("day")
+        for row, span in enumerate(spans, start=1):
+            end = max(span.lands) if span.lands else span.scheduled
+            colour = "gray" if span.done else "cyan"
+            plt.plot([span.scheduled, max(end, span.scheduled + 1)], [row, row], color=colour)
+            if span.lands:
+                plt.scatter(list(span.lands), [row] * len(span.lands), marker="◆", color="orange")
+        plt.vline(today, "red")
+        plt.xlim(0, horizon)
+        plt.ylim(0.5, max(len(spans), 1) + 0.5)
+        width = max(6, min(LABEL, self.size.width // 5))
+        plt.yticks(list(range(1, len(spans) + 1)), [s.action[:width] for s in spans])
+        self.refresh()
