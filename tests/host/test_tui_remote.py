@@ -6,10 +6,16 @@ file's re-verification) stays with the host; the app says so instead of guessing
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from ledger.journal import Journal
 from tests.tui.conftest import SIZE, go, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.play.remote import RemoteSession
 from workbench.tui.app import PlayerApp
+from workbench.tui.screens.confirm import ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.questions import QuestionsScreen
 
@@ -42,3 +48,31 @@ async def test_the_app_plays_a_hosted_run(live: Live) -> None:
         await pilot.press("v")
         await notified(pilot, "verified by the host")
     app.close_session()
+
+
+async def test_hosted_commands_land_in_the_hosts_journal_and_every_screen_opens(
+    live: Live, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    session = RemoteSession.connect(live.url, ALPHA, live.hosted.tokens[ALPHA])
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
+        assert app.sub_title == live.runtime.bundle.campaign.title
+        await pilot.press("n")
+        await wait_for(pilot, lambda: session.day == 1, "day 1")
+        await go(pilot, "2")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
+        assert "Would be accepted" in screen_text(app.screen)
+        await pilot.press("y")
+        await notified(pilot, "Scheduled hire_roaster")
+        assert "hire_roaster" in [c.action for c in session.view().commitments]
+        for spec in app.screen_table:
+            await go(pilot, spec.key)
+            assert app.current_mode == spec.mode
+        assert app.export_ledger("csv") == tmp_path / "ledger.csv"
+    assert (tmp_path / "ledger.csv").read_text() == session.ledger().export("csv")
+    app.close_session()
+    journal = Journal.open(live.hosted.runs / session.run_id / "journal.jsonl")
+    assert [e.kind for e in journal.entries[1:]] == ["advance", "schedule"]
