@@ -54,7 +54,7 @@ snapshot: $(STAMP)
 chromium: $(CHROMIUM)
 
 $(CHROMIUM):
-	apt-get update && apt-get install -y chromium
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -63,7 +63,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: lint $(CHROMIUM)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
 fuzz: $(STAMP)
