@@ -718,3 +718,28 @@ def test_the_branch_verifier_rechecks_the_order(bundle: Any) -> None:
     assert "lexicographic order" in (schedule_problem(run, terms) or "")
     run.schedule = run.schedule[1:]
     assert "lexicographic order" in (schedule_problem(run, terms) or "")
+
+
+def test_a_damaged_sibling_run_neither_blocks_nor_hides(
+    private: Private, private_run: Path, tmp_path: Path
+) -> None:
+    runs = private_run.parent
+    sibling = runs / "b9"
+    shutil.copytree(private_run, sibling)
+    registration = json.loads((sibling / "run.json").read_text())
+    (sibling / "run.json").write_text(json.dumps({**registration, "salt": "x" * 16}))
+    out = tmp_path / "by-agent"
+    found = cli(
+        "validate", "counterfactual", runs, "--control", private.control_path,
+        "--agent", "agent-7", "--out", out,
+    )  # fmt: skip
+    assert found.exit_code == 1, found.output  # validated: unsubmitted questions exit 1
+    assert "q_bank_loan: scored" in found.output and (out / "report.json").is_file()
+    shutil.rmtree(private_run)
+    missing = cli(
+        "validate", "counterfactual", runs, "--control", private.control_path,
+        "--agent", "agent-7", "--out", tmp_path / "none",
+    )  # fmt: skip
+    assert missing.exit_code == 3
+    message = one_line_error(missing)
+    assert "no readable run for agent 'agent-7'" in message and "holds a salt" in message

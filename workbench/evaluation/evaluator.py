@@ -364,17 +364,33 @@ def evaluate_pair(task: PairTask) -> PairResult:
 def _find_private_run(
     runs_dir: Path, agent: str, control: ControlFile
 ) -> tuple[Path, Registration]:
-    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json."""
+    """The one run of `agent` for the control file's campaign under `runs_dir`, and its run.json.
+
+    A sibling whose run.json cannot be read (another agent's damaged run) does not block
+    this agent's run; it is named only when no readable run of the agent is found.
+    """
     if RunPaths(runs_dir).exists():
         return runs_dir, read_registration(RunPaths(runs_dir))
     matches = []
+    unreadable: list[IntegrityError | UserError] = []
     with reraised(UserError, OSError, where=str(runs_dir)):
         children = sorted(p for p in runs_dir.iterdir() if p.is_dir())
     for child in children:
         if RunPaths(child).exists():
-            reg = read_registration(RunPaths(child))
+            try:
+                reg = read_registration(RunPaths(child))
+            except (IntegrityError, UserError) as exc:
+                unreadable.append(exc)
+                continue
             if reg.agent_id == agent and reg.campaign_id == control.campaign_id:
                 matches.append((child, reg))
+    if not matches and unreadable:
+        first = unreadable[0]
+        raise type(first)(
+            f"no readable run for agent {clip(agent)} under {runs_dir}; "
+            f"{len(unreadable)} run(s) could not be read, first: {first.message}",
+            subject=first.subject,
+        )
     if not matches:
         raise UserError(
             f"no run for agent {clip(agent)} of campaign {control.campaign_id} under {runs_dir}",
