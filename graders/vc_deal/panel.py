@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from graders.vc_deal.answer_form import follows_answer_form
 from graders.vc_deal.batch import BatchReport, Progress, grade_file
 from graders.vc_deal.extract import Completion, Source, completion_text, extract_answer
 from graders.vc_deal.generator import (
@@ -25,7 +26,8 @@ class TextGrade:
     """One graded text: what was extracted, from where (spans into `text`), and the verdicts.
 
     `gold` is the gold answer at cents; `source` says whether the number followed a cue,
-    was the fallback last number, or there was none.
+    was the fallback last number, or there was none. `answer_form` is the prompt's own
+    form, which the study's (looser) format verdict does not require.
     """
 
     text: str
@@ -40,6 +42,8 @@ class TextGrade:
     loose_correct: float
     format_valid_number: float
     reward: float
+    answer_form: bool
+    """The text ends as the prompt asks ("The answer is X"): shown to people, never scored."""
 
 
 class VCPanel:
@@ -84,6 +88,7 @@ class VCPanel:
             verdicts.loose_correct,
             verdicts.format_valid_number,
             verdicts.reward(loose),
+            follows_answer_form(completion_text(text)),
         )
 
     def grade_batch(

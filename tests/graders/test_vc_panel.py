@@ -15,6 +15,7 @@ from graders.vc_deal import (
     parse_inputs,
     parse_line,
 )
+from graders.vc_deal.answer_form import follows_answer_form
 from graders.vc_deal.batch import MAX_INPUT_BYTES, read_bounded_input
 from workbench.inputs import LIMITS
 
@@ -202,3 +203,24 @@ def test_an_infinite_extraction_is_format_valid_and_null_in_json(tmp_path: Path)
         1.0,
     )
     assert result.to_row()["extracted"] is None
+
+
+@pytest.mark.parametrize(
+    ("text", "follows"),
+    [
+        ("The investor ends up with roughly 9 percent.", False),
+        ("Post-money is 62M.\nThe answer is about 19.35%.", False),
+        ("The answer is 19.35", True),
+        ("12/62 = 0.1935.\nThe answer is 19.35%.", True),
+        ("the answer is 9.09 %", True),
+        ("The answer is 19.3", False),
+        ("The answer is 19.35. Hope that helps!", False),
+    ],
+)
+def test_the_prompts_form_is_shown_apart_from_the_studys_format_verdict(
+    text: str, follows: bool
+) -> None:
+    grade = VCPanel().grade_text(text, "9.09")
+    assert grade.answer_form is follows
+    assert follows_answer_form(text) is follows
+    assert (grade.format_valid_number, grade.extracted is not None) == (1.0, True)

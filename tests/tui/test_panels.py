@@ -108,3 +108,15 @@ async def test_causal_bad_answer_is_not_accepted(app: PlayerApp) -> None:
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: "not accepted" in screen_text(screen), "refusal")
         assert "revealed after scoring" not in screen_text(screen)
+
+
+def test_vc_verdicts_say_when_a_text_skips_the_prompts_form() -> None:
+    from graders.vc_deal import VCPanel
+    from workbench.tui.screens.vc import verdict_text
+
+    loose = verdict_text(
+        VCPanel().grade_text("The investor ends up with roughly 9 percent.", "9.09")
+    )
+    assert "format ✓" in loose and 'Does not end with "The answer is X"' in loose
+    exact = verdict_text(VCPanel().grade_text("So: The answer is 9.09%.", "9.09"))
+    assert 'Ends with "The answer is X"' in exact

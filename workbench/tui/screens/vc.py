@@ -42,7 +42,13 @@ def verdict_text(grade: TextGrade) -> str:
         f"Extracted {found} via {grade.source}{cue}; gold {grade.gold:g}\n"
         f"strict {'✓' if grade.strict_correct else '✗'}  "
         f"loose {'✓' if grade.loose_correct else '✗'}  "
-        f"format {'✓' if grade.format_valid_number else '✗'}  reward {grade.reward:g}"
+        f"format {'✓' if grade.format_valid_number else '✗'}  reward {grade.reward:g}\n"
+        + (
+            'Ends with "The answer is X" as the prompt asks.'
+            if grade.answer_form
+            else 'Does not end with "The answer is X" as the prompt asks '
+            "(the study's format verdict does not require it; not scored)."
+        )
     )
 
 
