@@ -11,8 +11,9 @@ from decimal import Decimal, InvalidOperation
 
 from ledger.money import format_money, to_minor
 
-UNIT_NOUNS = {"UNITS": ("bag", "bags"), "EVENTS": ("event", "events")}
-"""How a metric's non-money unit reads after a count (one, many)."""
+UNIT_NOUNS = {"UNITS": ("unit", "units"), "EVENTS": ("event", "events")}
+"""How a metric's non-money unit reads after a count (one, many): campaign-neutral words,
+since a campaign names its product only in its titles (bags of coffee, loaves, cones)."""
 
 
 def _decimal(value: Decimal | str | int) -> Decimal:
@@ -49,7 +50,7 @@ def count(value: Decimal | str | int) -> str:
 
 
 def amount(value: Decimal | str | int, units: str) -> str:
-    """A metric value in its units: money for USD, `1,234 bags` for counts."""
+    """A metric value in its units: money for USD, `1,234 units` for counts."""
     if units == "USD":
         return money(value)
     number = _decimal(value)
@@ -58,14 +59,14 @@ def amount(value: Decimal | str | int, units: str) -> str:
 
 
 def signed_amount(value: Decimal | str | int, units: str) -> str:
-    """A change of a metric with its sign (`+$12.00`, `−3 bags`, `0 events`)."""
+    """A change of a metric with its sign (`+$12.00`, `−3 units`, `0 events`)."""
     number = _decimal(value)
     text = amount(number, units)
     return f"+{text}" if number > 0 else text
 
 
 def unit_label(units: str) -> str:
-    """A short unit label for a column (`$`, `bags`, `events`)."""
+    """A short unit label for a column (`$`, `units`, `events`)."""
     return "$" if units == "USD" else UNIT_NOUNS.get(units, ("", units.lower()))[1]
 
 

@@ -18,9 +18,9 @@ def test_money_reads_the_same_everywhere() -> None:
     assert money(Decimal("-300")) == "-$300.00" == format_money(-30000)
     assert signed_money("1200") == "+$1,200.00"
     assert signed_money("0") == "$0.00"
-    assert amount("1234", "UNITS") == "1,234 bags"
+    assert amount("1234", "UNITS") == "1,234 units"
     assert amount("-2", "EVENTS") == "-2 events"
-    assert amount("1", "EVENTS") == "1 event" and amount("1", "UNITS") == "1 bag"
+    assert amount("1", "EVENTS") == "1 event" and amount("1", "UNITS") == "1 unit"
 
 
 @given(st.integers(min_value=-(10**12), max_value=10**12))

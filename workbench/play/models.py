@@ -122,7 +122,7 @@ class CampaignInfo(ViewModel):
 
 
 class InventoryUnits(ViewModel):
-    """Beans raw and in transit, bags finished."""
+    """Raw units in stock and in transit, finished units on the shelf."""
 
     raw: int
     in_transit: int

@@ -25,7 +25,23 @@ if TYPE_CHECKING:
     from workbench.play.models import PublicView
 
 MONEY_CHART = ("net_assets", "cash")
-"""The first chart: net assets (with the objective's target) and cash."""
+"""The first chart's preferred metrics: net assets (with the objective's target) and cash."""
+
+
+def money_chart_metrics(view: PublicView) -> tuple[str, ...]:
+    """The campaign's metrics for the first chart: net assets and cash when it has them,
+    else its first two money metrics (a campaign chooses its own metric ids)."""
+    ids = [row.id for row in view.metrics]
+    preferred = tuple(m for m in MONEY_CHART if m in ids)
+    if preferred:
+        return preferred
+    return tuple(row.id for row in view.metrics if row.units == "USD")[:2]
+
+
+def default_metric(view: PublicView, beside: tuple[str, ...]) -> str | None:
+    """The metric the second chart shows until one is picked: the first not charted beside."""
+    rest = [row.id for row in view.metrics if row.id not in beside]
+    return rest[0] if rest else None
 
 
 class DashboardScreen(PlayerScreen):
@@ -105,20 +121,21 @@ class DashboardScreen(PlayerScreen):
         self.operations.show(view.state)
         self.alerts.show(view.alerts, view.state.missed_payrolls)
         series = self.session.metric_series()
+        money = money_chart_metrics(view)
         target = next(
             (
                 g.goal.threshold
                 for p in progress
                 for g in p.goals
-                if g.goal.metric == MONEY_CHART[0] and g.goal.bound == "at_least"
+                if money and g.goal.metric == money[0] and g.goal.bound == "at_least"
             ),
             None,
         )
         titles = _titles(view)
         self.money_chart.show(
-            ", ".join(titles[m] for m in MONEY_CHART) + (" vs objective" if target else ""),
+            ", ".join(titles[m] for m in money) + (" vs objective" if target else ""),
             "USD",
-            [Series(titles[m], series[m]) for m in MONEY_CHART],
+            [Series(titles[m], series[m]) for m in money if m in series],
             view.horizon,
             target,
         )
@@ -126,14 +143,16 @@ class DashboardScreen(PlayerScreen):
         self.timeline.show(_spans(view), view.day, view.horizon)
 
     def _metric_chart(self, view: PublicView, series: dict[str, list[Decimal]]) -> None:
-        picked = self.metrics.picked or "cumulative_revenue"
-        if picked in MONEY_CHART:
-            picked = "cumulative_revenue"
-        titles = _titles(view)
-        units = next(row.units for row in view.metrics if row.id == picked)
-        self.metric_chart.show(
-            titles[picked], units, [Series(titles[picked], series[picked])], view.horizon
-        )
+        money = money_chart_metrics(view)
+        picked = self.metrics.picked
+        if picked is None or picked in money:
+            picked = default_metric(view, money)
+        row = next((r for r in view.metrics if r.id == picked), None)
+        if row is None or row.id not in series:
+            self.metric_chart.show("No other metric", "", [], view.horizon)
+            return
+        title = _titles(view)[row.id]
+        self.metric_chart.show(title, row.units, [Series(title, series[row.id])], view.horizon)
 
     def on_metrics_table_picked(self, message: MetricsTable.Picked) -> None:
         """Chart the highlighted metric."""

@@ -132,14 +132,14 @@ class OperationsPanel(Static):
         else:
             ops = (
                 f"Utilisation {last.utilisation:.0%} ({last.produced:,}/"
-                f"{last.capacity:,} bags)\nDemand {last.demand:,} · sold "
+                f"{last.capacity:,} units)\nDemand {last.demand:,} · sold "
                 f"{last.sold:,} · lost {last.lost_sales:,}"
             )
         stock = state.inventory_units
         self.update(
             f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {money(state.price)} · "
-            f"supplier {state.supplier}\nBeans {stock.raw:,} · in transit "
-            f"{stock.in_transit:,} · bags {stock.finished:,}"
+            f"supplier {state.supplier}\nStock: raw {stock.raw:,} · in transit "
+            f"{stock.in_transit:,} · finished {stock.finished:,}"
         )
 
 
