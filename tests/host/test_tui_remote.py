@@ -15,7 +15,8 @@ from tests.tui.conftest import SIZE, go, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.play.remote import RemoteSession
 from workbench.tui.app import PlayerApp
-from workbench.tui.screens.confirm import ConfirmSchedule
+from workbench.tui.screens.briefing import SummaryScreen
+from workbench.tui.screens.confirm import ConfirmFinish, ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.questions import QuestionsScreen
 
@@ -47,6 +48,14 @@ async def test_the_app_plays_a_hosted_run(live: Live) -> None:
         await go(pilot, "4")
         await pilot.press("v")
         await notified(pilot, "verified by the host")
+        await go(pilot, "1")
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "finish asked")
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        summary = screen_text(app.screen)
+        assert "hosted run is finished and sealed by its host" in summary
+        assert "--results" not in summary and "the hosted run --out" not in summary
     app.close_session()
 
 

@@ -211,16 +211,29 @@ class CampaignSummary:
         return sum(q.answered for q in self.questions)
 
 
-def next_steps(run_dir: str, finished: bool, answered: int, questions: int) -> tuple[str, ...]:
-    """What happens after play: the author validates the finished run offline."""
+def next_steps(
+    run_dir: str | None, finished: bool, answered: int, questions: int
+) -> tuple[str, ...]:
+    """What happens after play: the author (or a host's operator) validates the finished run.
+
+    `run_dir` is None for a hosted run, whose directory only its host knows.
+    """
     if not finished:
         return ("The run is not finished: advance to the last day before it can be validated.",)
-    steps = [
-        f"The run in {run_dir} is finished and sealed: it accepts no more commands.",
-        "The campaign author validates it offline (`workbench author`, or `workbench validate "
-        f"counterfactual --results {run_dir} --out OUT`): both branches of each question are "
-        "replayed from your journal and each counted submission is scored.",
-    ]
+    if run_dir is None:
+        steps = [
+            "This hosted run is finished and sealed by its host: it accepts no more commands.",
+            "The host's operator validates it offline (`workbench validate counterfactual` "
+            "with the campaign's control file and your agent id): both branches of each "
+            "question are replayed from your journal and each counted submission is scored.",
+        ]
+    else:
+        steps = [
+            f"The run in {run_dir} is finished and sealed: it accepts no more commands.",
+            "The campaign author validates it offline (`workbench author`, or `workbench "
+            f"validate counterfactual --results {run_dir} --out OUT`): both branches of each "
+            "question are replayed from your journal and each counted submission is scored.",
+        ]
     unanswered = questions - answered
     if unanswered:
         steps.append(
@@ -232,7 +245,7 @@ def next_steps(run_dir: str, finished: bool, answered: int, questions: int) -> t
 
 
 def campaign_summary(
-    view: PublicView, objectives: tuple[ObjectiveProgress, ...], run_label: str
+    view: PublicView, objectives: tuple[ObjectiveProgress, ...], run_dir: str | None
 ) -> CampaignSummary:
     """The end-of-campaign summary from the public view (a preview before the end).
 
@@ -261,5 +274,5 @@ def campaign_summary(
         objectives=objectives,
         submissions_made=len(view.submissions),
         questions=tuple(outcomes),
-        next_steps=next_steps(run_label, view.finished, answered, len(outcomes)),
+        next_steps=next_steps(run_dir, view.finished, answered, len(outcomes)),
     )

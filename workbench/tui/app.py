@@ -348,7 +348,7 @@ class PlayerApp(WorkbenchShell):
         if local is not None:
             summary = local.summary()
         else:
-            summary = campaign_summary(self.session.view(), (), "the hosted run")
+            summary = campaign_summary(self.session.view(), (), None)
         self.push_screen(SummaryScreen(summary))
 
     # -- the only places the run changes -------------------------------------------
