@@ -15,6 +15,7 @@ from tests.tui.conftest import SIZE, go, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.play.remote import RemoteSession
 from workbench.tui.app import PlayerApp
+from workbench.tui.screens.actions import ActionsScreen
 from workbench.tui.screens.briefing import SummaryScreen
 from workbench.tui.screens.confirm import ConfirmFinish, ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
@@ -85,3 +86,28 @@ async def test_hosted_commands_land_in_the_hosts_journal_and_every_screen_opens(
     app.close_session()
     journal = Journal.open(live.hosted.runs / session.run_id / "journal.jsonl")
     assert [e.kind for e in journal.entries[1:]] == ["advance", "schedule"]
+
+
+async def test_a_hosted_run_warns_of_question_traps_as_a_local_one_does(live: Live) -> None:
+    session = RemoteSession.connect(live.url, ALPHA, live.hosted.tokens[ALPHA])
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
+        await go(pilot, "2")
+        actions = app.screen
+        assert isinstance(actions, ActionsScreen)
+        row = [a.id for a in session.view().actions].index("spring_campaign")
+        actions.catalog.move_cursor(row=row)
+        await wait_for(pilot, lambda: "becomes unresolvable" in screen_text(actions), "trap")
+        await pilot.press("s")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
+        assert "q_spring_campaign becomes unresolvable" in screen_text(app.screen)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: "spring_campaign" in session.view().scheduled, "scheduled")
+        await go(pilot, "3")
+        questions = app.screen
+        assert isinstance(questions, QuestionsScreen)
+        row = [q.id for q in session.view().questions].index("q_spring_campaign")
+        questions.table.move_cursor(row=row)
+        await wait_for(pilot, lambda: "cannot run" in screen_text(questions), "sprung trap")
+    app.close_session()

@@ -9,6 +9,7 @@ import pytest
 from sim.campaign_load import CampaignBundle
 from workbench.evaluation.evaluator import run_evaluation
 from workbench.evaluation.report import CounterfactualReport
+from workbench.play.models import PublicView
 from workbench.play.session import PlayerSession
 from workbench.play.traps import question_cautions, sprung_traps, traps_if_scheduled
 
@@ -56,36 +57,53 @@ def test_every_warning_is_a_rejected_branch_and_nothing_else(
         assert _blocked_arms(report) == {(t.question_id, t.arm) for t in predicted}, action_id
 
 
-def test_no_trap_on_or_after_the_branch_day(bundle: CampaignBundle) -> None:
-    q = bundle.questions["q_spring_campaign"]
-    assert traps_if_scheduled(bundle, q.intervene_on_day - 1, "spring_campaign")
-    later = traps_if_scheduled(bundle, q.intervene_on_day, "spring_campaign")
+@pytest.fixture
+def view(tmp_path: Path) -> PublicView:
+    """The public view of a new default run on day 0."""
+    session = PlayerSession.create(tmp_path / "view", autoseal=False)
+    return session.view()
+
+
+def test_no_trap_on_or_after_the_branch_day(view: PublicView) -> None:
+    q = view.question("q_spring_campaign")
+    assert q is not None
+    assert traps_if_scheduled(view, "spring_campaign", q.intervene_on_day - 1)
+    later = traps_if_scheduled(view, "spring_campaign", q.intervene_on_day)
     assert q.id not in {t.question_id for t in later}
 
 
-def test_exclusions_are_traps_for_a_pick(bundle: CampaignBundle) -> None:
-    traps = traps_if_scheduled(bundle, 0, "lower_price")
+def test_exclusions_are_traps_for_a_pick(view: PublicView) -> None:
+    traps = traps_if_scheduled(view, "lower_price")
     assert [(t.question_id, t.blocked, t.pick) for t in traps] == [
         ("q_pick_a_lever", "raise_price", True)
     ]
     assert "cannot be scheduled once lower_price is" in traps[0].text
 
 
-def test_sprung_traps_use_the_day_each_action_was_scheduled(bundle: CampaignBundle) -> None:
-    assert sprung_traps(bundle, {"spring_campaign": 35}) == traps_if_scheduled(
-        bundle, 35, "spring_campaign"
-    )
-    assert {t.question_id for t in sprung_traps(bundle, {"spring_campaign": 35})} == {
+def test_sprung_traps_use_the_day_each_action_was_scheduled(view: PublicView) -> None:
+    later = view.model_copy(update={"scheduled": {"spring_campaign": 35}})
+    assert sprung_traps(later) == traps_if_scheduled(view, "spring_campaign", 35)
+    assert {t.question_id for t in sprung_traps(later)} == {
         "q_sales_desk_priority",
         "q_pick_a_lever",
     }
 
 
+def test_the_view_records_each_scheduled_action_with_its_day(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    session.advance(3)
+    assert session.schedule("hire_sales_rep").accepted
+    assert not session.schedule("hire_sales_rep").accepted
+    assert session.view().scheduled == {"hire_sales_rep": 3}
+
+
 @pytest.mark.parametrize("question_id", ["q_spring_campaign", "q_pick_a_lever", "q_bank_loan"])
-def test_every_question_names_its_cautions(bundle: CampaignBundle, question_id: str) -> None:
-    question = bundle.questions[question_id]
-    assert question_cautions(bundle, question, question.intervene_on_day) == ()
-    cautions = question_cautions(bundle, question, 0)
+def test_every_question_names_its_cautions(view: PublicView, question_id: str) -> None:
+    question = view.question(question_id)
+    assert question is not None
+    on_the_day = view.model_copy(update={"day": question.intervene_on_day})
+    assert question_cautions(on_the_day, question) == ()
+    cautions = question_cautions(view, question)
     arm_actions = question.intervention.select_from or question.intervention.actions
     assert len(cautions) == len(arm_actions)
     for line, action_id in zip(cautions, arm_actions, strict=True):

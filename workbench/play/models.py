@@ -236,6 +236,9 @@ class PublicView(ViewModel):
     metrics: tuple[MetricRow, ...]
     commitments: tuple[CommitmentRow, ...]
     completed: dict[str, int]
+    scheduled: dict[str, int] = Field(
+        description="Every action scheduled in this run, with the day of that decision.",
+    )
     alerts: tuple[AlertRow, ...]
     actions: tuple[ActionTerms, ...]
     questions: tuple[QuestionView, ...]

@@ -260,6 +260,7 @@ def build(
         metrics=tuple(_metric_rows(bundle, engine.book, day)),
         commitments=tuple(_commitments(bundle, engine)),
         completed=dict(sorted(state.completed.items())),
+        scheduled=dict(sorted(state.scheduled.items())),
         alerts=tuple(
             AlertRow(day=a.day, kind=a.kind, message=a.message) for a in state.alerts[-50:]
         ),

@@ -581,11 +581,11 @@ class PlayerSession:
 
     def traps_if_scheduled(self, action_id: str) -> tuple[Trap, ...]:
         """Questions that scheduling `action_id` now would make unresolvable."""
-        return traps_if_scheduled(self.bundle, self.day, action_id)
+        return traps_if_scheduled(self.view(), action_id)
 
     def sprung_traps(self) -> tuple[Trap, ...]:
         """Questions already made unresolvable by actions scheduled before their day."""
-        return sprung_traps(self.bundle, self._engine.state.scheduled)
+        return sprung_traps(self.view())
 
     def task_results(self) -> list[TaskResult]:
         """Each factual business objective, evaluated from the ledger so far."""

@@ -6,16 +6,18 @@ and some exclude others (`prerequisites.not_scheduled`), so scheduling before da
 an action that one of the question's choices must schedule at D gets that choice
 rejected in its branch: the question cannot be scored. This module names those
 actions so the player is warned before it happens, not after.
+
+Everything here reads the player's public view (question contracts, the action
+catalog's exclusions, the actions scheduled so far), so a hosted run warns exactly as a
+local one does: the rule is public, and no campaign file or seed is needed.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from sim.campaign_load import CampaignBundle
-from sim.campaign_model import Question
+from workbench.play.models import PublicView, QuestionContract
 
 Arm = Literal["baseline", "intervention"]
 ARMS: tuple[Arm, ...] = ("baseline", "intervention")
@@ -58,49 +60,55 @@ class Trap:
         )
 
 
-def _arm_actions(question: Question, arm: Arm) -> tuple[tuple[str, bool], ...]:
+def _arm_actions(question: QuestionContract, arm: Arm) -> tuple[tuple[str, bool], ...]:
     """(action, is a participant pick) for every action a choice may schedule."""
-    choice = question.baseline if arm == "baseline" else question.intervention
-    if choice.participant_selected:
-        return tuple((a, True) for a in choice.select_from)
-    return tuple((a, False) for a in choice.actions)
+    if arm == "baseline":
+        return tuple((a, False) for a in question.baseline.actions)
+    if question.intervention.select_from:
+        return tuple((a, True) for a in question.intervention.select_from)
+    return tuple((a, False) for a in question.intervention.actions)
 
 
-def blockers(bundle: CampaignBundle, action_id: str) -> tuple[str, ...]:
+def blockers(view: PublicView, action_id: str) -> tuple[str, ...]:
     """Actions whose earlier scheduling gets `action_id` rejected: itself and its exclusions."""
-    action = bundle.actions[action_id]
-    return (action_id, *action.prerequisites.not_scheduled)
+    terms = view.action(action_id)
+    return (action_id, *(terms.prerequisites.not_scheduled if terms else ()))
 
 
-def traps_if_scheduled(bundle: CampaignBundle, day: int, action_id: str) -> tuple[Trap, ...]:
-    """The questions that scheduling `action_id` at the decisions of `day` would break."""
+def traps_if_scheduled(
+    view: PublicView, action_id: str, day: int | None = None
+) -> tuple[Trap, ...]:
+    """The questions that scheduling `action_id` at the decisions of `day` (today when
+    omitted) would break."""
+    when = view.day if day is None else day
     found = []
-    for q in bundle.questions.values():
-        if day >= q.intervene_on_day:
+    for q in view.questions:
+        if when >= q.intervene_on_day:
             continue
         for arm in ARMS:
             for blocked, pick in _arm_actions(q, arm):
-                if action_id in blockers(bundle, blocked):
+                if action_id in blockers(view, blocked):
                     found.append(Trap(q.id, arm, blocked, action_id, q.intervene_on_day, pick))
     return tuple(found)
 
 
-def sprung_traps(bundle: CampaignBundle, scheduled: Mapping[str, int]) -> tuple[Trap, ...]:
-    """Traps already sprung: actions scheduled (on the given days) before a question's day."""
+def sprung_traps(view: PublicView) -> tuple[Trap, ...]:
+    """Traps already sprung: actions scheduled (on the days the view records) before a
+    question's day."""
     found: list[Trap] = []
-    for action_id, day in sorted(scheduled.items(), key=lambda item: (item[1], item[0])):
-        found.extend(traps_if_scheduled(bundle, day, action_id))
+    for action_id, day in sorted(view.scheduled.items(), key=lambda item: (item[1], item[0])):
+        found.extend(traps_if_scheduled(view, action_id, day))
     return tuple(found)
 
 
-def question_cautions(bundle: CampaignBundle, question: Question, day: int) -> tuple[str, ...]:
+def question_cautions(view: PublicView, question: QuestionContract) -> tuple[str, ...]:
     """Which actions not to schedule before the question's day, and why (none from that day)."""
-    if day >= question.intervene_on_day:
+    if view.day >= question.intervene_on_day:
         return ()
     lines = []
     for arm in ARMS:
         for blocked, pick in _arm_actions(question, arm):
-            names = ", ".join(blockers(bundle, blocked))
+            names = ", ".join(blockers(view, blocked))
             subject = f"the pick {blocked}" if pick else f"the {arm} ({blocked})"
             lines.append(
                 f"Scheduling {names} before day {question.intervene_on_day} makes "

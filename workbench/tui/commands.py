@@ -63,12 +63,12 @@ def author_commands(app: AuthorApp) -> Iterator[Command]:
 
 
 def _schedule(app: PlayerApp, action_id: str) -> None:
+    from workbench.play.traps import traps_if_scheduled
     from workbench.tui.screens.confirm import ConfirmSchedule
     from workbench.tui.widgets.actions import preview_text
 
     outcome = app.session.preview(action_id)
-    local = app.local
-    traps = local.traps_if_scheduled(action_id) if local and outcome.accepted else ()
+    traps = traps_if_scheduled(app.session.view(), action_id) if outcome.accepted else ()
     app.push_screen(ConfirmSchedule(action_id, preview_text(outcome, traps)))
 
 

@@ -56,9 +56,10 @@ class ActionsScreen(PlayerScreen):
 
     def preview(self, action_id: str) -> str:
         """The preview of scheduling `action_id` now, with its question warnings."""
+        from workbench.play.traps import traps_if_scheduled
+
         outcome = self.session.preview(action_id)
-        local = self.local
-        traps = local.traps_if_scheduled(action_id) if local and outcome.accepted else ()
+        traps = traps_if_scheduled(self.session.view(), action_id) if outcome.accepted else ()
         return preview_text(outcome, traps)
 
     def refresh_view(self) -> None:

@@ -9,7 +9,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
-from workbench.play.traps import question_cautions
+from workbench.play.traps import question_cautions, sprung_traps
 from workbench.runs.assessment import assessment_from_form, conclusion_needed
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.questions import (
@@ -21,7 +21,6 @@ from workbench.tui.widgets.questions import (
 
 if TYPE_CHECKING:
     from workbench.play.models import QuestionView
-    from workbench.play.traps import Trap
 
 
 class QuestionsScreen(PlayerScreen):
@@ -81,13 +80,9 @@ class QuestionsScreen(PlayerScreen):
         q = self.current()
         if q is None:
             return
-        local = self.local
-        sprung: tuple[Trap, ...] = ()
-        cautions: tuple[str, ...] = ()
-        if local is not None:
-            sprung = tuple(t for t in local.sprung_traps() if t.question_id == q.id)
-            question = local.bundle.questions[q.id]
-            cautions = () if sprung else question_cautions(local.bundle, question, local.day)
+        view = self.session.view()
+        sprung = tuple(t for t in sprung_traps(view) if t.question_id == q.id)
+        cautions = () if sprung else question_cautions(view, q)
         needs = conclusion_needed(q.conclusion) if q.conclusion is not None else None
         self.contract.update(contract_text(q, cautions, sprung, needs))
         self.form.load(q, needs)
