@@ -1,19 +1,22 @@
 """The player's app on a hosted run: the same screens over `RemoteSession` and a real host.
 
-What needs the campaign (objective progress, traps, the as-you-type check, the journal
-file's re-verification) stays with the host; the app says so instead of guessing.
+The briefing, the objective's progress and the question traps read the public view, so
+they show as on a local run; what needs the campaign files (the as-you-type check, the
+journal file's re-verification) stays with the host, and the app says so.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import httpx2
 import pytest
 
 from ledger.journal import Journal
 from tests.tui.conftest import SIZE, go, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.play.remote import RemoteSession
+from workbench.play.wire import API_PREFIX, Briefing
 from workbench.tui.app import PlayerApp
 from workbench.tui.screens.actions import ActionsScreen
 from workbench.tui.screens.briefing import SummaryScreen
@@ -32,11 +35,11 @@ async def test_the_app_plays_a_hosted_run(live: Live) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: app.ready, "connected")
         await wait_for(pilot, lambda: "How to play" in screen_text(app.screen), "briefing")
-        assert "host of this run keeps the business objective" in screen_text(app.screen)
+        assert "Net assets ≥ $105,000.00 on day 180" in screen_text(app.screen)
         assert app.local is None
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
-        assert "host keeps the business objective" in screen_text(app.screen)
+        assert "✗ Net assets ≥ $105,000.00 on day 180: now" in screen_text(app.screen)
         await pilot.press("w")
         await wait_for(pilot, lambda: "Day 7" in screen_text(app.screen), "day 7")
         await go(pilot, "3")
@@ -111,3 +114,15 @@ async def test_a_hosted_run_warns_of_question_traps_as_a_local_one_does(live: Li
         questions.table.move_cursor(row=row)
         await wait_for(pilot, lambda: "cannot run" in screen_text(questions), "sprung trap")
     app.close_session()
+
+
+def test_the_briefing_an_agent_reads_states_every_goal(live: Live) -> None:
+    headers = {"Authorization": f"Bearer {live.hosted.tokens[ALPHA]}"}
+    reply = httpx2.get(f"{live.url}{API_PREFIX}/briefing", headers=headers, timeout=30)
+    assert reply.status_code == 200
+    briefing = Briefing.model_validate_json(reply.content)
+    [task] = briefing.tasks
+    assert [(g.metric, g.bound, g.threshold, g.day) for g in task.goals] == [
+        ("net_assets", "at_least", "105000.00", 180),
+        ("missed_payrolls", "at_most", "0", 180),
+    ]

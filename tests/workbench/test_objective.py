@@ -5,14 +5,16 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from workbench.play.objective import briefing
+import pytest
+
+from workbench.play.objective import briefing, progress_in
 from workbench.play.session import PlayerSession
 
 
 def test_briefing_states_the_objective_and_the_questions(tmp_path: Path) -> None:
     session = PlayerSession.create(tmp_path / "run", autoseal=False)
     brief = session.briefing()
-    assert briefing(session.view()).objectives is None
+    assert briefing(session.view()) == brief  # the view alone carries the objectives
     assert brief.horizon == 180 and brief.company == "Harbor Roasters"
     assert brief.objectives is not None
     [target] = brief.objectives
@@ -62,3 +64,20 @@ def test_summary_before_the_end_says_the_run_is_not_finished(tmp_path: Path) -> 
     summary = session.summary()
     assert not summary.finished and summary.submissions_made == 0 and summary.answered == 0
     assert "not finished" in summary.next_steps[0]
+
+
+@pytest.mark.parametrize("campaign", ["default", "gelato"])
+def test_the_view_judges_the_objective_as_the_ledger_does(tmp_path: Path, campaign: str) -> None:
+    """Every day of a played run, and at its end: a hosted run's reading is the local one."""
+    session = PlayerSession.create(tmp_path / "run", campaign, autoseal=False)
+    plan = {3: "hire_sales_rep", 20: "bank_loan", 40: "raise_price", 60: "spring_campaign"}
+    while not session.finished:
+        action = plan.get(session.day)
+        if action in session.bundle.actions:
+            session.schedule(action)
+        assert progress_in(session.view(), session.metric_series()) == (
+            session.objective_progress()
+        ), session.day
+        session.advance(min(7, session.horizon - session.day))
+    final = progress_in(session.view(), session.metric_series())
+    assert final == session.objective_progress() and all(p.final for p in final)

@@ -41,6 +41,7 @@ from workbench.errors import IntegrityError, UserError
 from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
 from workbench.host.recovery import STAGING, Recovery, fsync_dir, recover, run_dirs
 from workbench.play.models import CampaignInfo, PublicView
+from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
 from workbench.play.session import PlayerSession
 from workbench.play.wire import (
@@ -68,7 +69,6 @@ from workbench.play.wire import (
     StartRequest,
     SubmitReply,
     SubmitRequest,
-    TaskBrief,
 )
 from workbench.runs.assessment import eligible, missing_conclusion
 from workbench.runs.bundle import load_bundle
@@ -156,7 +156,7 @@ def briefing_of(bundle: CampaignBundle) -> Briefing:
         ),
         start_date=bundle.campaign.start_date.isoformat(),
         horizon=bundle.horizon,
-        tasks=tuple(TaskBrief(id=t.id, title=t.title) for t in bundle.tasks),
+        tasks=objective_terms(bundle),
         questions=tuple(bundle.questions),
         rules=(
             "Start an episode to get a run of your own; you reach only your own runs.",

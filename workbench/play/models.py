@@ -8,7 +8,7 @@ dollar string ("1234.56"), as everywhere in JSON.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_serializer
 
@@ -223,6 +223,25 @@ class SubmissionRow(ViewModel):
     counts: bool
 
 
+class GoalTerms(ViewModel):
+    """One requirement of a business objective: a bound on a metric at a day's close."""
+
+    metric: str
+    metric_title: str
+    units: str
+    bound: Literal["at_least", "at_most"]
+    threshold: str
+    day: int
+
+
+class ObjectiveTerms(ViewModel):
+    """A factual business objective as the player reads it (reported apart, never scored)."""
+
+    task_id: str
+    title: str
+    goals: tuple[GoalTerms, ...]
+
+
 class PublicView(ViewModel):
     """The player's whole public view of a run at its current day (`workbench snapshot`)."""
 
@@ -242,6 +261,7 @@ class PublicView(ViewModel):
     alerts: tuple[AlertRow, ...]
     actions: tuple[ActionTerms, ...]
     questions: tuple[QuestionView, ...]
+    objectives: tuple[ObjectiveTerms, ...]
     submissions: tuple[SubmissionRow, ...]
 
     def action(self, action_id: str) -> ActionTerms | None:

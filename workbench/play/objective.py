@@ -2,8 +2,10 @@
 
 The briefing (campaign, company, objective, questions), the objective's progress at
 today's close and the end-of-campaign summary are decided here, from the public view
-and (for the objective) the campaign and the run's own ledger, so every reader shows
-the same verdicts. None of it reads a branch or an evaluator result.
+(which carries the objectives' terms) and the run's metric series, so a local and a
+hosted run show the same verdicts. The session also judges the objective from its own
+ledger (`objective_progress`); a test holds the two readings equal. None of it reads a
+branch or an evaluator result.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Requirement, Task
 from sim.metrics import evaluate_task, metric_value, to_display
 from workbench.display import amount
-from workbench.play.models import PublicView
+from workbench.play.models import GoalTerms, ObjectiveTerms, PublicView
 
 Status = Literal["on track", "behind", "met", "not met"]
 
@@ -74,8 +76,7 @@ class Briefing:
     description: str
     start_date: dt.date
     horizon: int
-    objectives: tuple[Objective, ...] | None
-    """None when not known here (a hosted run's view does not carry them)."""
+    objectives: tuple[Objective, ...]
     questions: tuple[QuestionBrief, ...]
 
 
@@ -99,12 +100,8 @@ def objective(bundle: CampaignBundle, task: Task) -> Objective:
     return Objective(task.id, task.title, tuple(_goal(bundle, r) for r in task.requirements))
 
 
-def briefing(view: PublicView, objectives: tuple[Objective, ...] | None = None) -> Briefing:
-    """The briefing from the public view: campaign, horizon, questions by deadline.
-
-    The business objectives come from the campaign (`objectives_of`) where it is at hand;
-    a hosted run's view does not carry them.
-    """
+def briefing(view: PublicView) -> Briefing:
+    """The briefing from the public view: campaign, horizon, objectives, questions by deadline."""
     start = dt.date.fromisoformat(view.date) - dt.timedelta(days=view.day)
     return Briefing(
         title=view.campaign.title,
@@ -112,7 +109,7 @@ def briefing(view: PublicView, objectives: tuple[Objective, ...] | None = None) 
         description=" ".join(view.campaign.description.split()),
         start_date=start,
         horizon=view.horizon,
-        objectives=objectives,
+        objectives=objectives_in(view),
         questions=tuple(
             QuestionBrief(q.id, q.title, q.deadline_day)
             for q in sorted(view.questions, key=lambda q: (q.deadline_day, q.id))
@@ -123,6 +120,43 @@ def briefing(view: PublicView, objectives: tuple[Objective, ...] | None = None) 
 def objectives_of(bundle: CampaignBundle) -> tuple[Objective, ...]:
     """Every business objective of a campaign, with typed goals."""
     return tuple(objective(bundle, t) for t in bundle.tasks)
+
+
+def objective_terms(bundle: CampaignBundle) -> tuple[ObjectiveTerms, ...]:
+    """The objectives as the public view carries them (thresholds as exact text)."""
+    return tuple(
+        ObjectiveTerms(
+            task_id=o.task_id,
+            title=o.title,
+            goals=tuple(
+                GoalTerms(
+                    metric=g.metric,
+                    metric_title=g.metric_title,
+                    units=g.units,
+                    bound=g.bound,
+                    threshold=str(g.threshold),
+                    day=g.day,
+                )
+                for g in o.goals
+            ),
+        )
+        for o in objectives_of(bundle)
+    )
+
+
+def objectives_in(view: PublicView) -> tuple[Objective, ...]:
+    """The objectives a view carries, with typed goals."""
+    return tuple(
+        Objective(
+            o.task_id,
+            o.title,
+            tuple(
+                Goal(g.metric, g.metric_title, g.units, g.bound, Decimal(g.threshold), g.day)
+                for g in o.goals
+            ),
+        )
+        for o in view.objectives
+    )
 
 
 @dataclass(frozen=True)
@@ -173,6 +207,31 @@ def objective_progress(
         else:
             status = "on track" if all(g.holds for g in goals) else "behind"
         progress.append(ObjectiveProgress(target, tuple(goals), status, finished))
+    return tuple(progress)
+
+
+def progress_in(
+    view: PublicView, series: dict[str, list[Decimal]]
+) -> tuple[ObjectiveProgress, ...]:
+    """Every objective read from the public view and the run's metric series (display units).
+
+    The same verdicts as `objective_progress` on the run's ledger: a goal is judged on its
+    metric at the latest close before its day (final once the run finished).
+    """
+    progress = []
+    for target in objectives_in(view):
+        goals = []
+        for goal in target.goals:
+            values = series.get(goal.metric) or [Decimal(0)]
+            value = values[min(view.day, goal.day, len(values) - 1)]
+            goals.append(GoalProgress(goal, value, goal.satisfied_by(value)))
+        holds = all(g.holds for g in goals)
+        status: Status
+        if view.finished:
+            status = "met" if holds else "not met"
+        else:
+            status = "on track" if holds else "behind"
+        progress.append(ObjectiveProgress(target, tuple(goals), status, view.finished))
     return tuple(progress)
 
 

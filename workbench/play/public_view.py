@@ -41,6 +41,7 @@ from workbench.play.models import (
     StaffingTerms,
     SubmissionRow,
 )
+from workbench.play.objective import objective_terms
 from workbench.runs.assessment import SubmissionRecord, eligible, latest_eligible
 
 if TYPE_CHECKING:
@@ -266,6 +267,7 @@ def build(
         ),
         actions=tuple(action_terms(a) for a in bundle.actions.values()),
         questions=tuple(question_view(bundle, q, day) for q in bundle.questions.values()),
+        objectives=objective_terms(bundle),
         submissions=tuple(submission_rows(bundle, submissions)),
     )
 

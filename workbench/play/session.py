@@ -38,7 +38,6 @@ from workbench.play.objective import (
     briefing,
     campaign_summary,
     objective_progress,
-    objectives_of,
 )
 from workbench.play.traps import Trap, sprung_traps, traps_if_scheduled
 from workbench.runs.assessment import (
@@ -569,7 +568,7 @@ class PlayerSession:
 
     def briefing(self) -> Briefing:
         """The campaign's briefing: situation, objective, questions and their deadlines."""
-        return briefing(self.view(), objectives_of(self.bundle))
+        return briefing(self.view())
 
     def objective_progress(self) -> tuple[ObjectiveProgress, ...]:
         """Each business objective at the latest close (final once the run finished)."""

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from workbench.play.models import ActionTerms, CampaignInfo, QuestionContract
+from workbench.play.models import ActionTerms, CampaignInfo, ObjectiveTerms, QuestionContract
 from workbench.runs.commands import CounterfactualAssessment
 
 API_PREFIX: Final = "/v1"
@@ -213,20 +213,14 @@ class LedgerExport(WireModel):
     text: str
 
 
-class TaskBrief(WireModel):
-    """A business objective, as the player reads it."""
-
-    id: str
-    title: str
-
-
 class Briefing(WireModel):
     """What an agent reads before playing: the campaign, its objectives, the rules of play."""
 
     campaign: CampaignInfo
     start_date: str
     horizon: int
-    tasks: tuple[TaskBrief, ...]
+    tasks: tuple[ObjectiveTerms, ...]
+    """The business objectives with every goal (reported apart from scores, never scored)."""
     questions: tuple[str, ...]
     """Ids of the counterfactual questions (their contracts are a resource of their own)."""
     rules: tuple[str, ...]

@@ -336,20 +336,17 @@ class PlayerApp(WorkbenchShell):
         from workbench.play.objective import briefing
         from workbench.tui.screens.briefing import BriefingScreen
 
-        local = self.local
-        brief = local.briefing() if local is not None else briefing(self.session.view())
-        self.push_screen(BriefingScreen(brief))
+        self.push_screen(BriefingScreen(briefing(self.session.view())))
 
     def show_summary(self) -> None:
         """The end-of-campaign summary (a preview while the run is still in play)."""
-        from workbench.play.objective import campaign_summary
+        from workbench.play.objective import campaign_summary, progress_in
         from workbench.tui.screens.briefing import SummaryScreen
 
-        local = self.local
-        if local is not None:
-            summary = local.summary()
-        else:
-            summary = campaign_summary(self.session.view(), (), None)
+        view = self.session.view()
+        progress = progress_in(view, self.session.metric_series())
+        run_dir = self.session.run_dir
+        summary = campaign_summary(view, progress, None if run_dir is None else str(run_dir))
         self.push_screen(SummaryScreen(summary))
 
     # -- the only places the run changes -------------------------------------------

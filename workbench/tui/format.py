@@ -23,9 +23,7 @@ def briefing_text(brief: Briefing) -> str:
         escape(brief.description),
         "",
     ]
-    if brief.objectives is None:
-        lines.append("[b]Objective:[/b] the host of this run keeps the business objective")
-    for target in brief.objectives or ():
+    for target in brief.objectives:
         lines.append(f"[b]Objective:[/b] {escape(target.title)}")
         lines += [f"  • {goal.text}" for goal in target.goals]
     if brief.questions:

@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input
 
+from workbench.play.objective import progress_in
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.charts import CommitmentTimeline, MetricChart, Series, Span
 from workbench.tui.widgets.dashboard import (
@@ -113,14 +114,13 @@ class DashboardScreen(PlayerScreen):
     def refresh_view(self) -> None:
         """Repaint everything from the session's public view."""
         view = self.session.view()
-        local = self.local
-        progress = local.objective_progress() if local is not None else ()
+        series = self.session.metric_series()
+        progress = progress_in(view, series)
         self.status.show(view)
-        self.objective.show(progress, hosted=local is None)
+        self.objective.show(progress)
         self.metrics.show(view.metrics)
         self.operations.show(view.state)
         self.alerts.show(view.alerts, view.state.missed_payrolls)
-        series = self.session.metric_series()
         money = money_chart_metrics(view)
         target = next(
             (

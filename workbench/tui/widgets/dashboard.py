@@ -56,11 +56,8 @@ class ObjectivePanel(Static):
     }
     """
 
-    def show(self, progress: tuple[ObjectiveProgress, ...], hosted: bool = False) -> None:
-        """Paint the objectives' progress (a hosted run's objective stays with its host)."""
-        if hosted:
-            self.update("Objective: the host keeps the business objective of a hosted run.")
-            return
+    def show(self, progress: tuple[ObjectiveProgress, ...]) -> None:
+        """Paint the objectives' progress."""
         self.update("\n".join(objective_lines(progress)) or "No business objective.")
 
 
