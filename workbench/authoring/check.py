@@ -43,6 +43,7 @@ from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
+from workbench.display import amount, signed_amount
 from workbench.errors import UserError
 from workbench.evaluation.branches import (
     BranchRun,
@@ -299,11 +300,11 @@ def _question_findings(
         f"outcome at day {q.outcome_day}",
     )
     base = per_seed[0][next(iter(per_seed[0]))].base
-    _branch_findings(found, base, expect_rejected=False)
+    _branch_findings(found, base, units, expect_rejected=False)
     for label, pair in per_seed[0].items():
         inter = pair.inter
         expect_rejected = q.expect_intervention == "rejected"
-        _branch_findings(found, inter, expect_rejected)
+        _branch_findings(found, inter, units, expect_rejected)
         effect = pair.effect()
         if effect is not None:
             _difference_findings(found, q, pair, effect, units)
@@ -318,7 +319,7 @@ def _question_findings(
         _scale_findings(found, q, [s for s in spreads if s.question == q.id])
 
 
-def _branch_findings(found: _Findings, run: BranchRun, expect_rejected: bool) -> None:
+def _branch_findings(found: _Findings, run: BranchRun, units: str, expect_rejected: bool) -> None:
     for step in run.schedule:
         if step["accepted"]:
             found.add(
@@ -342,7 +343,8 @@ def _branch_findings(found: _Findings, run: BranchRun, expect_rejected: bool) ->
             '(expect_intervention = "rejected"), but it executes',
         )
     elif run.status == "ok":
-        found.add("branch", "info", run.name, f"outcome {run.outcome}")
+        outcome = "-" if run.outcome is None else amount(run.outcome, units)
+        found.add("branch", "info", run.name, f"outcome {outcome}")
 
 
 def _difference_findings(
@@ -376,7 +378,7 @@ def _difference_findings(
         "effect",
         "info",
         name,
-        f"effect on this seed {effect:+} {units} = {ratio:.2f} x scale {q.scale}",
+        f"effect on this seed {signed_amount(effect, units)} = {ratio:.2f} x scale {q.scale}",
     )
 
 
@@ -425,12 +427,15 @@ def _spread_findings(
             f"the branches do not both execute on {failed} of {len(others)} other seeds, "
             f"e.g. {reasons[0] if reasons else 'unknown'}{more}",
         )
-    if spread.mean is None or spread.stdev is None:
+    if None in (spread.mean, spread.stdev, spread.low, spread.high):
         return
-    mean, stdev = Decimal(spread.mean), Decimal(spread.stdev)
+    mean, stdev = Decimal(spread.mean or 0), Decimal(spread.stdev or 0)
+    low, high = Decimal(spread.low or 0), Decimal(spread.high or 0)
     text = (
-        f"effect over {spread.executed + (effect is not None)} seeds: mean {mean:+}, "
-        f"standard deviation {stdev}, range {spread.low} to {spread.high} {spread.units}"
+        f"effect over {spread.executed + (effect is not None)} seeds: mean "
+        f"{signed_amount(mean, spread.units)}, standard deviation "
+        f"{amount(stdev, spread.units)}, range {signed_amount(low, spread.units)} to "
+        f"{signed_amount(high, spread.units)}"
     )
     if stdev > abs(mean):
         found.add(
@@ -468,7 +473,7 @@ def _scale_findings(found: _Findings, q: Question, spreads: list[EffectSpread]) 
     loss = (typical / Decimal(q.scale)) ** 2
     picks = " (root mean square over the picks)" if len(spreads) > 1 else ""
     text = (
-        f"a typical error{picks} of {typical} {spreads[0].units} costs a loss of "
+        f"a typical error{picks} of {amount(typical, spreads[0].units)} costs a loss of "
         f"{loss:.3g} at scale {q.scale}"
     )
     low, high = SCALE_BAND
