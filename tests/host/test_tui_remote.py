@@ -1,8 +1,8 @@
 """The player's app on a hosted run: the same screens over `RemoteSession` and a real host.
 
-The briefing, the objective's progress and the question traps read the public view, so
-they show as on a local run; what needs the campaign files (the as-you-type check, the
-journal file's re-verification) stays with the host, and the app says so.
+The briefing, the objective's progress, the question traps and the as-you-type check
+read the public view, so they show as on a local run; only the journal file's
+re-verification stays with the host, and the app says so.
 """
 
 from __future__ import annotations
@@ -46,7 +46,11 @@ async def test_the_app_plays_a_hosted_run(live: Live) -> None:
         screen = app.screen
         assert isinstance(screen, QuestionsScreen)
         screen.form.value.value = "1500"
-        await wait_for(pilot, lambda: "host checks it" in screen_text(screen), "no local check")
+        await wait_for(pilot, lambda: "ready" in screen_text(screen), "checked as you type")
+        screen.form.value.value = "1e1000000"
+        await wait_for(pilot, lambda: "value is larger than" in screen_text(screen), "refused")
+        screen.form.value.value = "1500"
+        await wait_for(pilot, lambda: "ready" in screen_text(screen), "ready again")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "submitted to the host")
         await go(pilot, "4")

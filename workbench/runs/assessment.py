@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 from pydantic import ValidationError
 
@@ -20,6 +20,69 @@ from workbench.messages import clip, problems
 from workbench.runs.commands import CounterfactualAssessment, bounded_decimal
 
 CENT: Final = Decimal("0.01")
+
+
+class ChoiceRules(Protocol):
+    """What the rules read of a question's intervention: fixed actions or a pick."""
+
+    @property
+    def actions(self) -> tuple[str, ...]: ...
+
+    @property
+    def select_from(self) -> tuple[str, ...]: ...
+
+
+class QuestionRules(Protocol):
+    """What the submission rules read of a question: a campaign's or its public contract."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def conclusion(self) -> Conclusion | None: ...
+
+    @property
+    def intervention(self) -> ChoiceRules: ...
+
+
+class AssessmentRules(Protocol):
+    """The questions and declared effects a submission is checked against.
+
+    The campaign (`CampaignRules`) and the player's public view (`workbench.play`'s
+    `ViewRules`) give the same answers: every rule a submission meets is public.
+    """
+
+    @property
+    def question_ids(self) -> tuple[str, ...]: ...
+
+    def question(self, question_id: str) -> QuestionRules | None: ...
+
+    def effect_names(self, action_id: str) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class CampaignRules:
+    """The submission rules of a loaded campaign."""
+
+    bundle: CampaignBundle
+
+    @property
+    def question_ids(self) -> tuple[str, ...]:
+        """Every question id, in campaign order."""
+        return tuple(self.bundle.questions)
+
+    def question(self, question_id: str) -> Question | None:
+        """One question, or None when unknown."""
+        return self.bundle.questions.get(question_id)
+
+    def effect_names(self, action_id: str) -> tuple[str, ...]:
+        """The effects an action declares."""
+        action = self.bundle.actions.get(action_id)
+        return action.effect_names if action is not None else ()
+
+
+def _rules(source: CampaignBundle | AssessmentRules) -> AssessmentRules:
+    return CampaignRules(source) if isinstance(source, CampaignBundle) else source
 
 
 @dataclass(frozen=True)
@@ -43,17 +106,20 @@ def intervention_actions(question: Question, choice: str | None) -> tuple[str, .
     return question.intervention.actions
 
 
-def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssessment) -> list[str]:
+def validate_assessment(
+    source: CampaignBundle | AssessmentRules, assessment: CounterfactualAssessment
+) -> list[str]:
     """Contract errors of a submission (empty when valid); names the field at fault."""
-    question = bundle.questions.get(assessment.question)
+    rules = _rules(source)
+    question = rules.question(assessment.question)
     if question is None:
         return [
             f"question: unknown question {clip(assessment.question)} "
-            f"(known: {', '.join(sorted(bundle.questions))})"
+            f"(known: {', '.join(sorted(rules.question_ids))})"
         ]
     errors: list[str] = []
     selectable = question.intervention.select_from
-    if question.intervention.participant_selected:
+    if selectable:
         if assessment.choice is None:
             errors.append(f"choice: required, one of {', '.join(selectable)}")
         elif assessment.choice not in selectable:
@@ -66,17 +132,19 @@ def validate_assessment(bundle: CampaignBundle, assessment: CounterfactualAssess
         if assessment.conclusion is not None:
             errors.append("conclusion: this question takes no conclusion")
     elif assessment.conclusion is not None:
-        errors.extend(_conclusion_errors(bundle, question, assessment.conclusion))
+        errors.extend(_conclusion_errors(rules, question, assessment.conclusion))
     return errors
 
 
-def missing_conclusion(bundle: CampaignBundle, assessment: CounterfactualAssessment) -> str | None:
+def missing_conclusion(
+    source: CampaignBundle | AssessmentRules, assessment: CounterfactualAssessment
+) -> str | None:
     """A note when a question requires a conclusion the submission leaves out.
 
     The forecast alone is accepted and scored; the conclusion's verdict will be `missing`
     and `validate` exits 1.
     """
-    question = bundle.questions.get(assessment.question)
+    question = _rules(source).question(assessment.question)
     required = question.conclusion if question is not None else None
     if required is None or assessment.conclusion is not None:
         return None
@@ -93,7 +161,7 @@ def conclusion_needed(required: Conclusion) -> str:
     return f"the declared effects of {required.action} that show, comma separated (or none)"
 
 
-def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -> list[str]:
+def _conclusion_errors(rules: AssessmentRules, question: QuestionRules, value: Any) -> list[str]:
     required = question.conclusion
     assert required is not None
     if isinstance(value, str) and not value.strip():
@@ -108,7 +176,7 @@ def _conclusion_errors(bundle: CampaignBundle, question: Question, value: Any) -
         if amount != amount.quantize(CENT):
             return ["conclusion: must be exact to the cent"]
         return []
-    declared = bundle.actions[required.action].effect_names
+    declared = rules.effect_names(required.action)
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         return ["conclusion: a list of effect names"]
     unknown = [v for v in value if v not in declared]
@@ -161,9 +229,10 @@ class ParsedAssessment:
 
 
 def parse_assessment(
-    bundle: CampaignBundle, data: Mapping[str, Any] | CounterfactualAssessment
+    source: CampaignBundle | AssessmentRules, data: Mapping[str, Any] | CounterfactualAssessment
 ) -> ParsedAssessment:
     """Schema and contract errors of a submission, one line each (none when it is valid)."""
+    rules = _rules(source)
     if isinstance(data, CounterfactualAssessment):
         parsed = data
     else:
@@ -173,7 +242,7 @@ def parse_assessment(
                 None, ("value: required: the predicted intervention − baseline, a number",)
             )
         conclusion = data.get("conclusion")
-        question = bundle.questions.get(str(data.get("question")))
+        question = rules.question(str(data.get("question")))
         if isinstance(conclusion, str) and not conclusion.strip() and question is not None:
             if question.conclusion is None:
                 return ParsedAssessment(None, ("conclusion: this question takes no conclusion",))
@@ -189,10 +258,10 @@ def parse_assessment(
             parsed = CounterfactualAssessment.model_validate(dict(data))
         except ValidationError as exc:
             return ParsedAssessment(None, tuple(problems(exc, "assessment")))
-    errors = validate_assessment(bundle, parsed)
+    errors = validate_assessment(rules, parsed)
     if errors:
         return ParsedAssessment(None, tuple(errors))
-    note = missing_conclusion(bundle, parsed)
+    note = missing_conclusion(rules, parsed)
     return ParsedAssessment(parsed, (), () if note is None else (note,))
 
 

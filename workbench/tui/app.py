@@ -268,9 +268,8 @@ class PlayerApp(WorkbenchShell):
     def local(self) -> PlayerSession | None:
         """The session when it plays a run here (it has the campaign), else None.
 
-        A local run adds what needs the campaign: the objective's progress, the
-        as-you-type check and the journal file's verification (question traps need only
-        the public view, so every run has them).
+        A local run adds the journal file's re-verification; everything else the
+        screens show reads the public view, so every run has it.
         """
         from workbench.play.session import PlayerSession
 

@@ -10,7 +10,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from workbench.play.traps import question_cautions, sprung_traps
-from workbench.runs.assessment import assessment_from_form, conclusion_needed
+from workbench.play.view_rules import ViewRules
+from workbench.runs.assessment import assessment_from_form, conclusion_needed, parse_assessment
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.questions import (
     AssessmentForm,
@@ -117,11 +118,7 @@ class QuestionsScreen(PlayerScreen):
         data = self.assessment()
         if data is None:
             return
-        local = self.local
-        if local is None:
-            self.form.show_check((), "the host checks it when you submit")
-            return
-        checked = local.check_assessment(data)
+        checked = parse_assessment(ViewRules(self.session.view()), data)
         q = self.current()
         notes = list(checked.notes)
         if q is not None and not q.open:
