@@ -45,6 +45,7 @@ from workbench.evaluation.evaluator import PairTask, evaluate_pair, run_evaluati
 from workbench.play.session import PlayerSession
 from workbench.runs.assessment import SubmissionRecord, validate_assessment
 from workbench.runs.commands import CounterfactualAssessment
+from workbench.runs.registration import ControlFile
 
 from .conftest import Private
 
@@ -198,6 +199,10 @@ def test_control_new_writes_an_owner_only_file_and_never_overwrites(private: Pri
         assert token not in private.control_path.read_text()
         assert control.token_agent(token) == agent
     assert control.token_agent(private.tokens["agent-7"] + "x") is None
+    assert control.token_agent("") is None
+    shared = {**document, "tokens": {a: document["tokens"]["agent-7"] for a in document["tokens"]}}
+    with pytest.raises(ValidationError, match="two agents share a bearer token"):
+        ControlFile.model_validate(shared)
     before = private.control_path.read_bytes()
     again = cli("control", "new", private.campaign, "--agent", "a", "--out", private.control_path)
     assert again.exit_code == 2 and "never overwritten" in one_line_error(again)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ledger.canonical import dumps
 from ledger.seal import keyed_commitment, seed_commitment
@@ -80,6 +80,7 @@ class ControlFile(BaseModel):
     tokens: dict[AgentId, TokenVerifier] = Field(
         description="Per agent, the SHA-256 of its bearer token (the token itself is never kept)."
     )
+    _agent_of_verifier: dict[str, str] = PrivateAttr(default_factory=dict)
 
     @field_validator("seed", mode="before")
     @classmethod
@@ -96,6 +97,13 @@ class ControlFile(BaseModel):
     def _unique(cls, value: tuple[str, ...]) -> tuple[str, ...]:
         if len(set(value)) != len(value):
             raise ValueError("an agent is listed twice")
+        return value
+
+    @field_validator("tokens")
+    @classmethod
+    def _distinct_tokens(cls, value: dict[str, str]) -> dict[str, str]:
+        if len(set(value.values())) != len(value):
+            raise ValueError("two agents share a bearer token")
         return value
 
     @field_validator("tokens")
@@ -120,14 +128,22 @@ class ControlFile(BaseModel):
         """The HMAC-SHA256 key that signs every seal of this campaign's runs."""
         return _derive(self.salt, b"seal-signature")
 
+    def model_post_init(self, context: Any, /) -> None:
+        """Index the agents by token verifier, so a request's token is found in O(1)."""
+        self._agent_of_verifier.update({v: a for a, v in self.tokens.items()})
+
     def token_agent(self, token: str) -> str | None:
-        """The agent a presented bearer token belongs to, or None (constant-time compare)."""
-        presented = token_verifier(token).encode()
-        found = None
-        for agent, verifier in self.tokens.items():
-            if hmac.compare_digest(presented, verifier.encode()):
-                found = agent
-        return found
+        """The agent a presented bearer token belongs to, or None.
+
+        Looked up by the token's SHA-256 (whose value a caller cannot steer, so the lookup's
+        timing tells nothing), then compared in constant time; a scan of every agent would
+        cost a host with 10,000 agents 10,000 comparisons per request.
+        """
+        presented = token_verifier(token)
+        agent = self._agent_of_verifier.get(presented)
+        if agent is None or not hmac.compare_digest(presented, self.tokens[agent]):
+            return None
+        return agent
 
 
 @dataclass(frozen=True)
