@@ -1,45 +1,25 @@
-"""Confirm scheduling an action, showing the preview, a rejection reason or warnings first."""
+"""Confirmations: scheduling an action (its preview, rejection or warnings first) and
+finishing the run for good. One modal shape, `y` confirms, escape or `n` cancels."""
 
 from __future__ import annotations
 
+from typing import Any, ClassVar, Literal
+
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-CONFIRM_CSS = """
-    {name} {{
-        align: center middle;
-    }}
-    {name} > Vertical {{
-        width: 76;
-        max-width: 100%;
-        height: auto;
-        border: thick $primary;
-        background: $surface;
-        padding: 1 2;
-    }}
-    {name} #confirm-preview {{
-        margin: 1 0;
-    }}
-    {name} Horizontal {{
-        height: auto;
-    }}
-    {name} Button {{
-        margin-right: 2;
-    }}
-    """
 
-
-class ConfirmSchedule(ModalScreen[bool]):
-    """Ask before scheduling; `y` schedules through the app, escape cancels."""
+class Confirm(ModalScreen[bool]):
+    """A question, what saying yes does, and two buttons; subclasses say what yes does."""
 
     DEFAULT_CSS = """
-    ConfirmSchedule {
+    Confirm {
         align: center middle;
     }
-    ConfirmSchedule > Vertical {
+    Confirm > Vertical {
         width: 76;
         max-width: 100%;
         height: auto;
@@ -47,86 +27,89 @@ class ConfirmSchedule(ModalScreen[bool]):
         background: $surface;
         padding: 1 2;
     }
-    ConfirmSchedule #confirm-preview {
+    Confirm #confirm-preview {
         margin: 1 0;
     }
-    ConfirmSchedule Horizontal {
+    Confirm Horizontal {
         height: auto;
     }
-    ConfirmSchedule Button {
+    Confirm Button {
         margin-right: 2;
     }
     """
-    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "confirm", "Schedule")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,n", "cancel", "Cancel")]
+    """Cancel here; each confirmation adds `y` under its own verb (Textual merges them)."""
+    VERB: ClassVar[str] = "Confirm"
+    VARIANT: ClassVar[Literal["primary", "warning"]] = "primary"
+
+    def __init__(self, question: str, detail: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.question = question
+        self.detail = detail
+
+    def compose(self) -> ComposeResult:
+        """The question, the detail and two buttons."""
+        with Vertical():
+            yield Static(f"[b]{self.question}[/b]")
+            yield Static(self.detail, id="confirm-preview")
+            with Horizontal():
+                yield Button(f"{self.VERB} (y)", id="confirm-yes", variant=self.VARIANT)
+                yield Button("Cancel (esc)", id="confirm-no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """Yes confirms, no cancels."""
+        if event.button.id == "confirm-yes":
+            self.action_confirm()
+        else:
+            self.action_cancel()
+
+    def action_confirm(self) -> None:
+        """Close, then do what yes means."""
+        self.dismiss(True)
+        self.confirmed()
+
+    def confirmed(self) -> None:
+        """What yes does (through the app, the only place the run changes)."""
+        raise NotImplementedError
+
+    def action_cancel(self) -> None:
+        """Close without doing anything."""
+        self.dismiss(False)
+
+
+class ConfirmSchedule(Confirm):
+    """Ask before scheduling; `y` schedules through the app, escape cancels."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "confirm", "Schedule")]
+    VERB = "Schedule"
 
     def __init__(self, action_id: str, preview: str) -> None:
-        super().__init__()
+        super().__init__(f"Schedule {action_id} at today's decisions?", preview)
         self.action_id = action_id
         self.preview = preview
 
-    def compose(self) -> ComposeResult:
-        """The question, the preview and two buttons."""
-        with Vertical():
-            yield Static(f"[b]Schedule {self.action_id} at today's decisions?[/b]")
-            yield Static(self.preview, id="confirm-preview")
-            with Horizontal():
-                yield Button("Schedule (y)", id="confirm-yes", variant="primary")
-                yield Button("Cancel (esc)", id="confirm-no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Yes schedules, no cancels."""
-        if event.button.id == "confirm-yes":
-            self.action_confirm()
-        else:
-            self.action_cancel()
-
-    def action_confirm(self) -> None:
-        """Schedule through the app, then close."""
-        self.dismiss(True)
+    def confirmed(self) -> None:
+        """Schedule through the app."""
         self.app.schedule(self.action_id)  # type: ignore[attr-defined]
 
-    def action_cancel(self) -> None:
-        """Close without scheduling."""
-        self.dismiss(False)
 
-
-class ConfirmFinish(ModalScreen[bool]):
+class ConfirmFinish(Confirm):
     """Ask before ending the run for good; `y` finishes it through the app."""
 
-    DEFAULT_CSS = CONFIRM_CSS.format(name="ConfirmFinish")
-    BINDINGS = [Binding("escape,n", "cancel", "Cancel"), Binding("y", "confirm", "Finish")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "confirm", "Finish")]
+    VERB = "Finish"
+    VARIANT = "warning"
 
     def __init__(self, day: int, horizon: int) -> None:
-        super().__init__()
+        super().__init__(
+            "Finish the run now?",
+            f"Days {day + 1} to {horizon} run with no further decisions and the run then "
+            "accepts no command: no more scheduling, no more submissions. Only a finished "
+            "run can be validated.",
+        )
         self.day = day
         self.horizon = horizon
 
-    def compose(self) -> ComposeResult:
-        """What finishing does, and two buttons."""
-        with Vertical():
-            yield Static("[b]Finish the run now?[/b]")
-            yield Static(
-                f"Days {self.day + 1} to {self.horizon} run with no further decisions and the "
-                "run then accepts no command: no more scheduling, no more submissions. "
-                "Only a finished run can be validated.",
-                id="confirm-preview",
-            )
-            with Horizontal():
-                yield Button("Finish (y)", id="confirm-yes", variant="warning")
-                yield Button("Cancel (esc)", id="confirm-no")
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        """Yes finishes, no cancels."""
-        if event.button.id == "confirm-yes":
-            self.action_confirm()
-        else:
-            self.action_cancel()
-
-    def action_confirm(self) -> None:
-        """Finish through the app, then close."""
-        self.dismiss(True)
+    def confirmed(self) -> None:
+        """Finish through the app."""
         self.app.finish_run()  # type: ignore[attr-defined]
-
-    def action_cancel(self) -> None:
-        """Close without finishing."""
-        self.dismiss(False)
