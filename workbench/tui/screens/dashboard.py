@@ -144,7 +144,7 @@ class DashboardScreen(PlayerScreen):
 
     def _metric_chart(self, view: PublicView, series: dict[str, list[Decimal]]) -> None:
         money = money_chart_metrics(view)
-        picked = self.metrics.picked
+        picked = self.metrics.selected
         if picked is None or picked in money:
             picked = default_metric(view, money)
         row = next((r for r in view.metrics if r.id == picked), None)

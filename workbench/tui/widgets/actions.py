@@ -120,13 +120,6 @@ class ActionCatalog(Table):
             )
             self.add_row(*(f" {c}" for c in cells), key=terms.id)
 
-    @property
-    def selected(self) -> str | None:
-        """The highlighted action's id."""
-        if self.row_count == 0:
-            return None
-        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the screen which action to describe."""
         if event.row_key.value is not None:

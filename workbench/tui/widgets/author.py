@@ -41,13 +41,6 @@ class KeyedTable(Table):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(zebra_stripes=True, **kwargs)
 
-    @property
-    def selected(self) -> str | None:
-        """The highlighted row's key."""
-        if self.row_count == 0:
-            return None
-        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Report the highlighted row."""
         event.stop()

@@ -97,13 +97,6 @@ class MetricsTable(Table):
             else:
                 self.add_row(*cells, key=row.id)
 
-    @property
-    def picked(self) -> str | None:
-        """The highlighted metric's id."""
-        if self.row_count == 0:
-            return None
-        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the screen which metric to chart."""
         if event.row_key.value is not None:

@@ -80,13 +80,6 @@ class QuestionTable(Table):
             else:
                 self.add_row(*cells, countdown(q), key=q.id)
 
-    @property
-    def selected(self) -> str | None:
-        """The highlighted question's id."""
-        if self.row_count == 0:
-            return None
-        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
-
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         """Tell the screen which question to show."""
         if event.row_key.value is not None:

@@ -21,3 +21,10 @@ class Table(DataTable[str]):
         super().__init__(**kwargs)
         if self.COLUMNS:
             self.add_columns(*self.COLUMNS)
+
+    @property
+    def selected(self) -> str | None:
+        """The key of the highlighted row (None while the table is empty)."""
+        if self.row_count == 0:
+            return None
+        return str(self.coordinate_to_cell_key(self.cursor_coordinate).row_key.value)
