@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import random
 import re
 import shutil
@@ -39,6 +40,7 @@ import httpx2
 from campaigns import DEFAULT_CAMPAIGN
 from ledger.journal import Journal
 from workbench.evaluation.evaluator import run_evaluation
+from workbench.evaluation.pool import PR_SET_PDEATHSIG
 from workbench.exit_codes import INTEGRITY
 from workbench.play.session import PlayerSession
 from workbench.runs.bundle import load_bundle
@@ -73,6 +75,13 @@ def private_campaign(root: Path) -> Path:
     return campaign
 
 
+def stop_with_this_process() -> None:
+    """In the host's child process: SIGTERM it when this benchmark dies (Linux), so a
+    killed or timed-out benchmark leaves no host behind."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+
+
 def start_host(
     campaign: Path, control: Path, runs: Path, log: Path
 ) -> tuple[subprocess.Popen[bytes], str]:
@@ -82,7 +91,9 @@ def start_host(
         "--control", str(control), "--runs", str(runs), "--host", "127.0.0.1", "--port", "0",
     ]  # fmt: skip
     with open(log, "wb") as handle:
-        process = subprocess.Popen(command, stdout=handle, stderr=handle)
+        process = subprocess.Popen(
+            command, stdout=handle, stderr=handle, preexec_fn=stop_with_this_process
+        )
     deadline = time.monotonic() + START_TIMEOUT_SECONDS
     while time.monotonic() < deadline:
         found = re.findall(r"at (http://127\.0\.0\.1:\d+) ", log.read_text())
