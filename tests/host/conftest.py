@@ -51,13 +51,14 @@ class Hosted:
         return runtime
 
 
-def make_hosted(root: Path) -> Hosted:
-    """A private copy of the default campaign with agents ALPHA and BRAVO, under `root`."""
+def make_hosted(root: Path, pinned: bool = True) -> Hosted:
+    """A private copy of the default campaign with agents ALPHA and BRAVO, under `root`
+    (on the pinned test world unless `pinned` is False: then a seed of its own)."""
     campaign = root / "campaign"
     shutil.copytree(DEFAULT_CAMPAIGN, campaign)
     make_private(campaign)
     control = root / "control.json"
-    tokens = control_new(campaign, control, ALPHA, BRAVO)
+    tokens = control_new(campaign, control, ALPHA, BRAVO, pinned=pinned)
     return Hosted(campaign, control, tokens, root / "runs")
 
 

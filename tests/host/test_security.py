@@ -354,7 +354,7 @@ def test_one_host_per_runs_directory(hosted: Hosted) -> None:
 
 def test_a_runs_directory_keeps_its_control_file(hosted: Hosted, tmp_path: Path) -> None:
     hosted.runtime().close()
-    other = make_hosted(tmp_path / "other")
+    other = make_hosted(tmp_path / "other", pinned=False)
     with pytest.raises(UserError, match="another control file"):
         HostRuntime(hosted.campaign, other.control, hosted.runs).open()
 

@@ -14,9 +14,9 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import selectors
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -43,11 +43,10 @@ def _die_with_pytest() -> None:
         ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+def _address(log: Path, label: str) -> str | None:
+    """The `tcp://` address a dask process logged after `label` (None until it has)."""
+    found = re.search(rf"{label}:\s+(tcp://127\.0\.0\.1:\d+)", log.read_text())
+    return found.group(1) if found else None
 
 
 def _wait(predicate: object, seconds: float, what: str) -> None:
@@ -89,8 +88,6 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
 @contextlib.contextmanager
 def _started(folder: Path) -> Iterator[Cluster]:
     """`dask scheduler` and two single-threaded `dask worker` processes on loopback."""
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
     log = folder / "scheduler.log"
     scheduler = _spawn(
         [
@@ -99,7 +96,7 @@ def _started(folder: Path) -> Iterator[Cluster]:
             "--host",
             "127.0.0.1",
             "--port",
-            str(port),
+            "0",
             "--dashboard-address",
             "127.0.0.1:0",
             "--idle-timeout",
@@ -108,20 +105,20 @@ def _started(folder: Path) -> Iterator[Cluster]:
         log,
     )
     workers: dict[str, subprocess.Popen[bytes]] = {}
-    running = Cluster(address, scheduler, workers, log)
+    running = Cluster("", scheduler, workers, log)
     try:
-        _wait(lambda: "Scheduler at" in log.read_text(), START_SECONDS, "the scheduler")
+        _wait(lambda: _address(log, "Scheduler at") is not None, START_SECONDS, "the scheduler")
+        running.address = _address(log, "Scheduler at") or ""
+        spawned = []
         for name in ("w1", "w2"):
-            worker_port = _free_port()
-            workers[f"tcp://127.0.0.1:{worker_port}"] = _spawn(
+            worker_log = folder / f"{name}.log"
+            process = _spawn(
                 [
                     DASK,
                     "worker",
-                    address,
+                    running.address,
                     "--host",
                     "127.0.0.1",
-                    "--worker-port",
-                    str(worker_port),
                     "--nthreads",
                     "1",
                     "--no-nanny",
@@ -131,8 +128,16 @@ def _started(folder: Path) -> Iterator[Cluster]:
                     "--death-timeout",
                     "60",
                 ],
-                folder / f"{name}.log",
+                worker_log,
             )
+            spawned.append((worker_log, process))
+        for worker_log, process in spawned:
+            _wait(
+                lambda log=worker_log: _address(log, "Start worker at") is not None,
+                START_SECONDS,
+                f"worker {worker_log.stem}",
+            )
+            workers[_address(worker_log, "Start worker at") or ""] = process
         _wait(lambda: log.read_text().count("Register worker") >= 2, START_SECONDS, "two workers")
         yield running
     finally:

@@ -406,7 +406,7 @@ def test_a_wrong_control_file_is_named_not_a_ledger_difference(
     other = tmp_path / "other.json"
     from .conftest import control_new
 
-    control_new(private.campaign, other, "agent-7")
+    control_new(private.campaign, other, "agent-7", pinned=False)
     result = cli("verify", private_run, "--control", other, "--agent", "agent-7")
     assert result.exit_code == 2
     message = one_line_error(result)
