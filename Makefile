@@ -63,7 +63,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: lint $(CHROMIUM)
-	$(BIN)/python -m pytest -n auto
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
 fuzz: $(STAMP)
