@@ -3,6 +3,7 @@ finishing the run for good. One modal shape, `y` confirms, escape or `n` cancels
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 from textual.app import ComposeResult
@@ -13,7 +14,7 @@ from textual.widgets import Button, Static
 
 
 class Confirm(ModalScreen[bool]):
-    """A question, what saying yes does, and two buttons; subclasses say what yes does."""
+    """A question, what saying yes does, and two buttons; `on_yes` runs after a yes."""
 
     DEFAULT_CSS = """
     Confirm {
@@ -42,10 +43,13 @@ class Confirm(ModalScreen[bool]):
     VERB: ClassVar[str] = "Confirm"
     VARIANT: ClassVar[Literal["primary", "warning"]] = "primary"
 
-    def __init__(self, question: str, detail: str, **kwargs: Any) -> None:
+    def __init__(
+        self, question: str, detail: str, on_yes: Callable[[], object], **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.question = question
         self.detail = detail
+        self.on_yes = on_yes
 
     def compose(self) -> ComposeResult:
         """The question, the detail and two buttons."""
@@ -64,13 +68,9 @@ class Confirm(ModalScreen[bool]):
             self.action_cancel()
 
     def action_confirm(self) -> None:
-        """Close, then do what yes means."""
+        """Close, then do what yes means (through the app, the only place the run changes)."""
         self.dismiss(True)
-        self.confirmed()
-
-    def confirmed(self) -> None:
-        """What yes does (through the app, the only place the run changes)."""
-        raise NotImplementedError
+        self.on_yes()
 
     def action_cancel(self) -> None:
         """Close without doing anything."""
@@ -84,13 +84,13 @@ class ConfirmSchedule(Confirm):
     VERB = "Schedule"
 
     def __init__(self, action_id: str, preview: str) -> None:
-        super().__init__(f"Schedule {action_id} at today's decisions?", preview)
+        super().__init__(
+            f"Schedule {action_id} at today's decisions?",
+            preview,
+            lambda: self.app.schedule(action_id),  # type: ignore[attr-defined]
+        )
         self.action_id = action_id
         self.preview = preview
-
-    def confirmed(self) -> None:
-        """Schedule through the app."""
-        self.app.schedule(self.action_id)  # type: ignore[attr-defined]
 
 
 class ConfirmFinish(Confirm):
@@ -106,10 +106,7 @@ class ConfirmFinish(Confirm):
             f"Days {day + 1} to {horizon} run with no further decisions and the run then "
             "accepts no command: no more scheduling, no more submissions. Only a finished "
             "run can be validated.",
+            lambda: self.app.finish_run(),  # type: ignore[attr-defined]
         )
         self.day = day
         self.horizon = horizon
-
-    def confirmed(self) -> None:
-        """Finish through the app."""
-        self.app.finish_run()  # type: ignore[attr-defined]
