@@ -5,6 +5,7 @@ Every problem is reported with the file, the field path and what is wrong, all a
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import tomllib
@@ -164,6 +165,57 @@ def _validate(model: type[BaseModel], data: dict | None, name: str, problems: li
     return None
 
 
+@dataclass(frozen=True)
+class _Parsed:
+    """The models of a campaign's four files, or every problem found in them."""
+
+    campaign: Campaign | None
+    catalog: ActionCatalog | None
+    metrics: MetricsFile | None
+    questions: QuestionsFile | None
+    problems: tuple[Problem, ...]
+    cross_problems: tuple[Problem, ...]
+
+
+@functools.lru_cache(maxsize=8)
+def _parse(raw: tuple[bytes | None, ...]) -> _Parsed:
+    """Parse, validate and cross-check the files' bytes (in `DIGESTED_FILES` order).
+
+    A pure function of the bytes over frozen models, so a process that loads the same
+    campaign again (batch validation, the host, the author screens) parses it once; the
+    files are still read and digested on every load.
+    """
+    problems: list[Problem] = []
+    data = dict(zip(DIGESTED_FILES, raw, strict=True))
+    campaign = _validate(
+        Campaign, _parse_toml(data[CAMPAIGN_FILE], CAMPAIGN_FILE, problems), CAMPAIGN_FILE, problems
+    )
+    catalog = _validate(
+        ActionCatalog,
+        _parse_toml(data[ACTIONS_FILE], ACTIONS_FILE, problems),
+        ACTIONS_FILE,
+        problems,
+    )
+    metrics = _validate(
+        MetricsFile, _parse_toml(data[METRICS_FILE], METRICS_FILE, problems), METRICS_FILE, problems
+    )
+    questions_data = (
+        _parse_toml(data[QUESTIONS_FILE], QUESTIONS_FILE, problems)
+        if data[QUESTIONS_FILE] is not None
+        else {}
+    )
+    questions = _validate(QuestionsFile, questions_data, QUESTIONS_FILE, problems)
+    cross: list[Problem] = []
+    if (
+        campaign is not None
+        and catalog is not None
+        and metrics is not None
+        and questions is not None
+    ):
+        cross = cross_check(campaign, catalog, metrics, questions)
+    return _Parsed(campaign, catalog, metrics, questions, tuple(problems), tuple(cross))
+
+
 def load_campaign(folder: str | Path) -> CampaignBundle:
     """Load and validate a campaign folder, or raise `CampaignError` listing every problem."""
     folder = Path(folder)
@@ -173,29 +225,18 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
     raw = {
         name: _read_bytes(folder, name, problems, name != QUESTIONS_FILE) for name in DIGESTED_FILES
     }
-    campaign = _validate(
-        Campaign, _parse_toml(raw[CAMPAIGN_FILE], CAMPAIGN_FILE, problems), CAMPAIGN_FILE, problems
+    parsed = _parse(tuple(raw.values()))
+    problems.extend(parsed.problems)
+    campaign, catalog, metrics, questions = (
+        parsed.campaign,
+        parsed.catalog,
+        parsed.metrics,
+        parsed.questions,
     )
-    catalog = _validate(
-        ActionCatalog,
-        _parse_toml(raw[ACTIONS_FILE], ACTIONS_FILE, problems),
-        ACTIONS_FILE,
-        problems,
-    )
-    metrics = _validate(
-        MetricsFile, _parse_toml(raw[METRICS_FILE], METRICS_FILE, problems), METRICS_FILE, problems
-    )
-    questions_data = (
-        _parse_toml(raw[QUESTIONS_FILE], QUESTIONS_FILE, problems)
-        if raw[QUESTIONS_FILE] is not None
-        else {}
-    )
-    questions = _validate(QuestionsFile, questions_data, QUESTIONS_FILE, problems)
     if problems or campaign is None or catalog is None or metrics is None or questions is None:
         raise CampaignError(problems or [Problem(str(folder), "", "could not be read")], folder)
-    problems.extend(cross_check(campaign, catalog, metrics, questions))
-    if problems:
-        raise CampaignError(problems, folder)
+    if parsed.cross_problems:
+        raise CampaignError(list(parsed.cross_problems), folder)
     file_digests = {
         name: hashlib.sha256(digested_bytes(data)).hexdigest()
         for name, data in raw.items()

@@ -24,6 +24,7 @@ LIMITS: Final[dict[str, int]] = {
     "grader input": 256 * MIB,
     "registration": 64 * KIB,
     "seal": 1 * MIB,
+    "seals": 64 * MIB,
     "journal": 256 * MIB,
     "report": 64 * MIB,
     "checksums": 16 * MIB,

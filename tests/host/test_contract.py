@@ -217,8 +217,9 @@ def branch_needles(live: Live, run_dir: Path, out: Path) -> set[str]:
         if effect is not None and effect.encode() not in public:
             needles.add(effect)
     for seal_file in (out / "seals").glob("*.gz"):
-        seal = json.loads(gzip.decompress(seal_file.read_bytes()))
-        needles |= {seal["journal_head"], seal["ledger_digest"], seal["signature"]}
+        for line in gzip.decompress(seal_file.read_bytes()).splitlines():
+            seal = json.loads(line)
+            needles |= {seal["journal_head"], seal["ledger_digest"], seal["signature"]}
     assert needles, "the evaluation produced no branch to search for"
     return needles
 

@@ -16,10 +16,12 @@ import hmac
 import json
 import multiprocessing
 import os
+import resource
 import shutil
 import signal
 import stat
 import subprocess
+import sys
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -575,27 +577,42 @@ def test_an_out_of_bounds_value_forged_into_a_journal_is_an_integrity_failure(
     assert "seq 1 (submit_assessment)" in message and "value is larger than" in message
 
 
-def test_one_failed_question_does_not_lose_the_others(demo_run: Path, tmp_path: Path) -> None:
-    """A branch seal that cannot be written fails its question; the report is still written."""
+def _limit_file_size(limit: int) -> Callable[[], None]:
+    """A child-process hook: files may not grow beyond `limit` bytes (writes fail EFBIG)."""
+
+    def limit_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return limit_size
+
+
+def test_a_seals_file_that_cannot_be_written_stops_with_one_line_and_no_report(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """Writing seals fails part way (the file may not grow): no report, nothing else lost.
+
+    A real failing write: the child's files may grow to 1,500 bytes, less than the
+    demo's seals file, so an append in the middle of the evaluation fails.
+    """
     out = tmp_path / "o"
-
-    def progress(done: int, total: int, question: str) -> None:
-        if done == 1:
-            blocked = out / "seals" / "q_sales_desk_priority.baseline.seal.json.gz"
-            blocked.mkdir()
-            (blocked / "in-the-way").write_text("x")
-
-    outcome = run_evaluation(demo_run, out, progress=progress)
-    assert outcome.report_path == out / "report.json" and outcome.report_path.exists()
-    statuses = {q.id: q.status for q in outcome.report.questions}
-    assert statuses.pop("q_sales_desk_priority") == "failed"
-    assert set(statuses.values()) == {"scored"}
-    failed = next(q for q in outcome.report.questions if q.status == "failed")
-    assert failed.reason and "writing its branch seal failed" in failed.reason
-    assert failed.score is None and outcome.exit_code == 1
-    assert outcome.report.summary is not None and outcome.report.summary.failed == 1
-    sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out, capture_output=True)
-    assert sums.returncode == 0, sums.stdout
+    before = {p.name: p.read_bytes() for p in demo_run.iterdir() if p.is_file()}
+    result = subprocess.run(
+        [sys.executable, "-m", "workbench", "validate", "counterfactual"]
+        + ["--results", str(demo_run), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        preexec_fn=_limit_file_size(1500),
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "Traceback" not in result.stderr
+    (error,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
+    assert "seals file" in error and "cannot write (File too large)" in error
+    assert not (out / "report.json").exists() and not (out / "SHA256SUMS").exists()
+    assert {p.name: p.read_bytes() for p in demo_run.iterdir() if p.is_file()} == before
+    retry = cli("validate", "counterfactual", "--results", demo_run, "--out", tmp_path / "o2")
+    assert retry.exit_code == 0, retry.output
 
 
 def test_a_worker_killed_halfway_loses_no_other_question(demo_run: Path, tmp_path: Path) -> None:
@@ -646,10 +663,10 @@ def test_branch_seals_carry_the_commitment_and_a_signature(
     )
     assert result.exit_code == 0, result.output
     commitment = json.loads((private_run / "run.json").read_text())["seed_commitment"]
-    seals = sorted((out / "seals").glob("*.gz"))
-    assert len(seals) == 2
-    for path in seals:
-        seal = json.loads(gzip.decompress(path.read_bytes()))
+    (path,) = (out / "seals").iterdir()
+    seals = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
+    assert [seal["identities"]["branch"] for seal in seals] == ["baseline", "intervention"]
+    for seal in seals:
         assert seal["seed_commitment"] == commitment != ""
         assert seal_signature_ok(seal, private.control.seal_key())
 

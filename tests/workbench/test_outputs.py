@@ -100,7 +100,7 @@ def test_checksums_cover_only_the_seals_this_evaluation_wrote(
     demo_run: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    stray = out / "seals" / "q_other.baseline.seal.json.gz"
+    stray = out / "seals" / "q_other.seals.jsonl.gz"
 
     def intruder(done: int, total: int, item: str) -> None:
         if done == 1:
@@ -108,9 +108,9 @@ def test_checksums_cover_only_the_seals_this_evaluation_wrote(
 
     run_evaluation(demo_run, out, progress=intruder)
     sums = (out / "SHA256SUMS").read_text()
-    assert "q_other" not in sums and sums.count("\n") == 12
+    assert "q_other" not in sums and sums.count("\n") == 1
     check = _cli("verify-report", str(out))
-    assert check.exit_code == 3 and "q_other.baseline.seal.json.gz: not listed" in check.output
+    assert check.exit_code == 3 and "q_other.seals.jsonl.gz: not listed" in check.output
     stray.unlink()
     assert _cli("verify-report", str(out)).exit_code == 0
     assert subprocess.run(["sha256sum", "-c", "SHA256SUMS"], cwd=out, check=False).returncode == 0

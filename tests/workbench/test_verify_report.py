@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import hashlib
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -11,6 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ledger.canonical import dumps
+from ledger.seal import seal_digest
 from workbench.cli import main
 
 
@@ -78,31 +81,103 @@ def test_an_edited_checksum_file_is_caught(out: Path) -> None:
     _mismatch(_cli("verify-report", str(out)), "differs from the one report.json names")
 
 
-def test_two_swapped_seals_are_caught(out: Path) -> None:
-    seals = sorted((out / "seals").iterdir())
-    a, b = seals[0].read_bytes(), seals[1].read_bytes()
-    seals[0].write_bytes(b)
-    seals[1].write_bytes(a)
-    _mismatch(_cli("verify-report", str(out)), "content differs from its SHA256SUMS line")
+def _rewrite_seals(out: Path, edit: Callable[[list[bytes]], list[bytes]]) -> None:
+    """Edit the seal lines of the seals file and re-hash it everywhere (a forger's edit).
 
-
-def test_a_seal_rewritten_with_its_checksums_is_caught(out: Path) -> None:
+    SHA256SUMS, every branch record's `seal_sha256` and the report's hash of SHA256SUMS
+    are made consistent again, so only the seals themselves can give the edit away.
+    """
     report = _report(out)
-    branch = report["questions"][0]["branches"]["baseline"]
-    path = out / branch["seal_file"]
-    seal = orjson.loads(gzip.decompress(path.read_bytes()))
-    seal["ledger_digest"] = "0" * 64
-    data = gzip.compress(dumps(seal) + b"\n", mtime=0)
+    path = out / "seals" / "branches.jsonl.gz"
+    old = hashlib.sha256(path.read_bytes()).hexdigest()
+    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    data = gzip.compress(b"".join(edit(lines)), mtime=0)
     path.write_bytes(data)
-    import hashlib
-
-    digest = hashlib.sha256(data).hexdigest()
-    sums = (out / "SHA256SUMS").read_text().replace(branch["seal_sha256"], digest)
+    new = hashlib.sha256(data).hexdigest()
+    sums = (out / "SHA256SUMS").read_text().replace(old, new)
     (out / "SHA256SUMS").write_text(sums)
-    branch["seal_sha256"] = digest
+    for question in report["questions"]:
+        for branch in question["branches"].values():
+            branch["seal_sha256"] = new
     report["artifacts"]["SHA256SUMS"] = hashlib.sha256(sums.encode()).hexdigest()
     _write_report(out, report)
-    _mismatch(_cli("verify-report", str(out)), "seal_digest differs")
+
+
+def _edited(line: bytes, **fields: object) -> bytes:
+    return dumps({**orjson.loads(line), **fields}) + b"\n"
+
+
+def test_the_seals_file_holds_every_branch_seal_in_question_order(out: Path) -> None:
+    report = _report(out)
+    assert [p.name for p in (out / "seals").iterdir()] == ["branches.jsonl.gz"]
+    data = (out / "seals" / "branches.jsonl.gz").read_bytes()
+    assert (out / "SHA256SUMS").read_text() == (
+        f"{hashlib.sha256(data).hexdigest()}  seals/branches.jsonl.gz\n"
+    )
+    lines = gzip.decompress(data).splitlines(keepends=True)
+    assert all(dumps(orjson.loads(line)) + b"\n" == line for line in lines)
+    records = [
+        q["branches"][name] for q in report["questions"] for name in ("baseline", "intervention")
+    ]
+    assert [seal_digest(orjson.loads(line)) for line in lines] == [
+        r["seal_digest"] for r in records
+    ]
+    assert {r["seal_file"] for r in records} == {"seals/branches.jsonl.gz"}
+
+
+def _other_episode(line: bytes) -> bytes:
+    seal = orjson.loads(line)
+    return _edited(line, identities={**seal["identities"], "episode_id": "0" * 64})
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (lambda ls: [_edited(ls[0], ledger_digest="0" * 64), *ls[1:]], "seal_digest differs"),
+        (lambda ls: ls[1:], "holds no seal of this branch's episode"),
+        (lambda ls: [ls[0], *ls], "a second seal of one branch"),
+        (lambda ls: [ls[0].replace(b"{", b"{ ", 1), *ls[1:]], "does not hold a canonical seal"),
+        (lambda ls: [*ls, b"not json\n"], "does not hold JSON"),
+        (lambda ls: ls[::-1], "OK"),
+        (lambda ls: [*ls, _other_episode(ls[0])], "that no branch record names"),
+        (lambda ls: [_edited(ls[0], campaign_digest="0" * 64), *ls[1:]], "another campaign"),
+    ],
+    ids=[
+        "edited",
+        "dropped",
+        "doubled",
+        "not-canonical",
+        "not-json",
+        "reordered",
+        "extra",
+        "other",
+    ],
+)
+def test_a_seals_file_rewritten_with_its_checksums_is_caught(
+    out: Path, edit: Callable[[list[bytes]], list[bytes]], says: str
+) -> None:
+    _rewrite_seals(out, edit)
+    result = _cli("verify-report", str(out))
+    if says == "OK":
+        assert result.exit_code == 0, result.output
+    else:
+        _mismatch(result, says)
+
+
+def test_a_seal_named_by_two_records_is_caught(out: Path) -> None:
+    report = _report(out)
+    first, second = report["questions"][0], report["questions"][1]
+    second["branches"]["baseline"] = dict(first["branches"]["baseline"])
+    _write_report(out, report)
+    _mismatch(_cli("verify-report", str(out)), "names a seal another record names")
+
+
+@pytest.mark.parametrize("cut", [10, -10])
+def test_a_torn_seals_file_is_caught(out: Path, cut: int) -> None:
+    path = out / "seals" / "branches.jsonl.gz"
+    data = path.read_bytes()
+    path.write_bytes(data[:cut])
+    _mismatch(_cli("verify-report", str(out)), "content differs from its SHA256SUMS line")
 
 
 def test_an_extra_or_missing_file_is_caught(out: Path) -> None:

@@ -6,7 +6,7 @@
 2. For each question, one pair at a time: take the branch point captured after the close
    of the intervene day, run baseline and intervention offline, re-check each branch's
    schedule against the registered terms, keep both statuses, and write the pair's
-   compressed (and, for a private run, signed) seals before the next pair.
+   (for a private run, signed) seals to the evaluation's one seals file before the next.
 3. Score the latest eligible submission; judge a required conclusion apart from the
    forecast. A question whose evaluation fails is `failed` with its reason; the others
    are still scored and the report is still written.
@@ -23,7 +23,6 @@ from __future__ import annotations
 import hashlib
 import platform
 import sys
-import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -75,6 +74,7 @@ from workbench.evaluation.report import (
     Verdict,
     VerificationInfo,
 )
+from workbench.evaluation.seal_stream import SealStream
 from workbench.messages import clip
 from workbench.outputs import check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
@@ -93,6 +93,7 @@ from workbench.runs.verify import Verification, verify_loaded
 __all__ = [
     "REPORT_SCHEMA",
     "SEALS_DIR",
+    "SEALS_FILE",
     "EvaluationOutcome",
     "PairTask",
     "PreparedRun",
@@ -107,6 +108,8 @@ __all__ = [
 
 SEALS_DIR = "seals"
 """The output subdirectory of branch seals; creating it claims the output directory."""
+SEALS_FILE = f"{SEALS_DIR}/branches.jsonl.gz"
+"""Every branch seal of one evaluation, one canonical line each (seal_stream.py)."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -404,26 +407,6 @@ def _find_private_run(
     return matches[0]
 
 
-def _gzip_small(data: bytes) -> bytes:
-    """Gzip a small document (a seal): a 4 KiB window costs a third of `gzip.compress`."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + 12, 4)
-    return packer.compress(data) + packer.flush()
-
-
-def _write_gz(path: Path, data: bytes) -> str:
-    """Write a compressed seal into the new output directory and return its SHA-256.
-
-    No temp file and no fsync per seal: a killed or crashed evaluation leaves no
-    report.json (written last, durably), and SHA256SUMS and the report carry every
-    seal's hash, so a torn or lost seal is detected, and the evaluation is deterministic
-    to redo.
-    """
-    compressed = _gzip_small(data)
-    with open(path, "xb") as handle:
-        handle.write(compressed)
-    return hashlib.sha256(compressed).hexdigest()
-
-
 def _resolve_run(
     results: Path, control: ControlFile | None, agent: str | None
 ) -> tuple[Path, Registration]:
@@ -571,22 +554,21 @@ def write_evaluation(
     seal_key: bytes | None,
     progress: Progress | None = None,
 ) -> EvaluationOutcome:
-    """Write each pair's seals as it comes, then SHA256SUMS, then report.json last.
+    """Append each pair's seals as it comes, then write SHA256SUMS, then report.json last.
 
     `out/seals` must exist (claimed by the caller).
     """
     entries: list[QuestionEntry] = []
-    for result in results:
-        entries.append(_store_seals(result, out, seal_key))
-        if progress is not None:
-            progress(len(entries), total, result.entry.id)
-    seal_files = sorted(
-        (record.seal_file, record.seal_sha256)
-        for e in entries
-        for record in (e.branches.baseline, e.branches.intervention)
-        if record is not None and record.seal_file and record.seal_sha256
-    )
-    sums_text = "".join(f"{digest}  {name}\n" for name, digest in seal_files).encode()
+    with SealStream(out / SEALS_FILE) as stream:
+        for result in results:
+            entries.append(_store_seals(result, stream, seal_key))
+            if progress is not None:
+                progress(len(entries), total, result.entry.id)
+        sha256 = stream.finish()
+    sums_text = b""
+    if sha256 is not None:
+        entries = [_with_seals_hash(entry, sha256) for entry in entries]
+        sums_text = f"{sha256}  {SEALS_FILE}\n".encode()
     atomic_write(out / "SHA256SUMS", sums_text)
     report = head.model_copy(
         update={
@@ -661,39 +643,45 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
 
-def _store_seals(result: PairResult, out: Path, seal_key: bytes | None) -> QuestionEntry:
-    """Write a pair's seals (signed for a private run); a write failure fails the question."""
+def _store_seals(result: PairResult, stream: SealStream, seal_key: bytes | None) -> QuestionEntry:
+    """Append a pair's seals (signed for a private run) to the seals file; name them.
+
+    Each branch record names the seals file and its own seal's digest; the file's
+    SHA-256 is known only when it is finished (`_with_seals_hash`).
+    """
     entry = result.entry
     records: dict[str, BranchRecord | None] = {
         "baseline": entry.branches.baseline,
         "intervention": entry.branches.intervention,
     }
-    try:
-        for name, record in records.items():
-            seal = result.seals.get(name)
-            if record is None or seal is None:
-                continue
-            if seal_key is not None:
-                seal = sign_seal(seal, seal_key)
-            rel = f"{SEALS_DIR}/{entry.id}.{name}.seal.json.gz"
-            records[name] = record.model_copy(
-                update={
-                    "seal_file": rel,
-                    "seal_sha256": _write_gz(out / rel, seal_bytes(seal)),
-                    "seal_digest": seal_digest(seal),
-                }
-            )
-    except (OSError, UserError) as exc:
-        why = exc.message if isinstance(exc, UserError) else exc.strerror or str(exc)
-        return entry.model_copy(
-            update={
-                "branches": Branches(**records),
-                "loss": None,
-                "score": None,
-                "status": "failed",
-                "reason": f"writing its branch seal failed: {why}",
-            }
+    seals = {
+        name: seal if seal_key is None else sign_seal(seal, seal_key)
+        for name in records
+        if records[name] is not None and (seal := result.seals.get(name)) is not None
+    }
+    if not seals:
+        return entry
+    stream.append(b"".join(seal_bytes(seal) for seal in seals.values()))
+    for name, seal in seals.items():
+        record = records[name]
+        assert record is not None
+        records[name] = record.model_copy(
+            update={"seal_file": SEALS_FILE, "seal_digest": seal_digest(seal)}
         )
+    return entry.model_copy(update={"branches": Branches(**records)})
+
+
+def _with_seals_hash(entry: QuestionEntry, sha256: str) -> QuestionEntry:
+    """The entry with the finished seals file's SHA-256 on each record that names it."""
+    records = {
+        name: record
+        if record is None or record.seal_file is None
+        else record.model_copy(update={"seal_sha256": sha256})
+        for name, record in (
+            ("baseline", entry.branches.baseline),
+            ("intervention", entry.branches.intervention),
+        )
+    }
     return entry.model_copy(update={"branches": Branches(**records)})
 
 

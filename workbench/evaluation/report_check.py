@@ -2,9 +2,10 @@
 
 An output directory is consistent when report.json is canonical and names the SHA-256 of
 SHA256SUMS; SHA256SUMS lists exactly the files under seals/ with their true hashes; every
-branch record of the report points at its own seal (hash, seal digest, episode, branch,
-campaign); its effects, losses, scores and summary follow from its own numbers; and, when
-the results directory is given, evaluating that run again gives the same report.
+branch record of the report points at its own seal in its question's file (hash, seal
+digest, episode, branch, campaign) and every seal has its record; its effects, losses,
+scores and summary follow from its own numbers; and, when the results directory is
+given, evaluating that run again gives the same report.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import hashlib
 import io
 import re
 import tempfile
+import zlib
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -28,7 +30,7 @@ from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
 from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport, QuestionEntry
-from workbench.inputs import LIMITS, read_bounded
+from workbench.inputs import LIMITS, MIB, read_bounded
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
 
@@ -149,41 +151,63 @@ def _check_sums(out: Path, report: CounterfactualReport, check: ReportCheck) -> 
         content = _read(path, "seal", check)
         if content is not None and hashlib.sha256(content).hexdigest() != listed[name]:
             check.problems.append(f"{path}: content differs from its {SUMS_FILE} line")
-    check.seals = len(listed)
     return listed
 
 
-def _open_seal(path: Path, check: ReportCheck) -> dict[str, Any] | None:
-    """The seal inside a gzip file, read with a bound on its expanded size."""
-    compressed = _read(path, "seal", check)
+Identity = tuple[str, str]
+"""A seal's (branch, episode id): the key a branch record finds its seal by."""
+
+
+def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, dict[str, Any]] | None:
+    """The seals in a gzip seals file by identity, read with a bound on its expanded size.
+
+    Each line must be a canonical seal naming a branch and episode no other line names.
+    """
+    compressed = _read(path, "seals", check)
     if compressed is None:
         return None
-    limit = LIMITS["seal"]
+    limit = LIMITS["seals"]
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(compressed)) as stream:
             data = stream.read(limit + 1)
-    except (OSError, EOFError):
-        check.problems.append(f"{path}: not a gzip file")
+    except (OSError, EOFError, zlib.error):
+        check.problems.append(f"{path}: not a whole gzip file")
         return None
     if len(data) > limit:
-        check.problems.append(f"{path}: expands beyond the seal limit")
+        check.problems.append(f"{path}: expands beyond the limit of {limit // MIB} MiB")
         return None
-    try:
-        seal = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        check.problems.append(f"{path}: does not hold JSON")
-        return None
-    if not isinstance(seal, dict) or seal_bytes(seal) != data:
-        check.problems.append(f"{path}: does not hold a canonical seal")
-        return None
-    return seal
+    seals: dict[Identity, dict[str, Any]] = {}
+    for number, line in enumerate(data.splitlines(keepends=True), start=1):
+        try:
+            seal = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            check.problems.append(f"{path}:{number}: does not hold JSON")
+            return None
+        if not isinstance(seal, dict) or seal_bytes(seal) != line:
+            check.problems.append(f"{path}:{number}: does not hold a canonical seal")
+            return None
+        identities = seal.get("identities")
+        if not isinstance(identities, dict):
+            check.problems.append(f"{path}:{number}: a seal without identities")
+            return None
+        key = (str(identities.get("branch")), str(identities.get("episode_id")))
+        if key in seals:
+            check.problems.append(f"{path}:{number}: a second seal of one branch")
+            return None
+        seals[key] = seal
+    return seals
 
 
 def _check_branches(
     out: Path, report: CounterfactualReport, listed: dict[str, str], check: ReportCheck
 ) -> None:
-    """Each branch record against its seal file; every listed file belongs to one record."""
-    referenced: set[str] = set()
+    """Each branch record against its own seal; every seal belongs to exactly one record.
+
+    A record finds its seal in the file it names by branch and episode id; a seal that
+    no record names, or a listed file no record names, is a problem.
+    """
+    opened: dict[str, dict[Identity, dict[str, Any]] | None] = {}
+    named: dict[str, set[Identity]] = {}
     for question in report.questions:
         branches = question.branches
         for name, branch in (
@@ -193,34 +217,41 @@ def _check_branches(
             if branch is None:
                 continue
             where = f"report.json: {clip(question.id)} {clip(name)}"
-            if branch.seal_file is None:
+            file = branch.seal_file
+            if file is None:
                 if branch.status == "ok":
                     check.problems.append(f"{where}: an ok branch without a seal file")
                 continue
-            if branch.seal_file in referenced:
-                check.problems.append(f"{where}: seal file {branch.seal_file} is used twice")
-            referenced.add(branch.seal_file)
-            if listed.get(branch.seal_file) != branch.seal_sha256:
-                check.problems.append(
-                    f"{where}: seal_sha256 differs from {SUMS_FILE} for {branch.seal_file}"
-                )
-            path = out / branch.seal_file
-            if branch.seal_file not in listed or not path.is_file():
+            key = (name, branch.episode_id)
+            if key in named.setdefault(file, set()):
+                check.problems.append(f"{where}: names a seal another record names")
+            named[file].add(key)
+            if listed.get(file) != branch.seal_sha256:
+                check.problems.append(f"{where}: seal_sha256 differs from {SUMS_FILE} for {file}")
+            path = out / file
+            if file not in listed or not path.is_file():
                 continue
-            seal = _open_seal(path, check)
+            if file not in opened:
+                opened[file] = _open_seals(path, check)
+            seals = opened[file]
+            if seals is None:
+                continue
+            seal = seals.get(key)
             if seal is None:
+                check.problems.append(f"{where}: {file} holds no seal of this branch's episode")
                 continue
-            identities = seal.get("identities")
             if seal_digest(seal) != branch.seal_digest:
-                check.problems.append(f"{where}: seal_digest differs from {branch.seal_file}")
-            if not isinstance(identities, dict) or identities != {
-                "episode_id": branch.episode_id,
-                "branch": name,
-            }:
-                check.problems.append(f"{where}: {branch.seal_file} is another branch's seal")
+                check.problems.append(f"{where}: seal_digest differs from {file}")
             if seal.get("campaign_digest") != report.registration.campaign_digest:
-                check.problems.append(f"{where}: {branch.seal_file} is for another campaign")
-    for name in sorted(set(listed) - referenced):
+                check.problems.append(f"{where}: {file} is for another campaign")
+    check.seals = sum(len(seals) for seals in opened.values() if seals)
+    for file, seals in opened.items():
+        for branch_name, episode in sorted(set(seals or {}) - named[file]):
+            check.problems.append(
+                f"{out / file}: holds a seal of {clip(branch_name)} {clip(episode)} "
+                "that no branch record names"
+            )
+    for name in sorted(set(listed) - set(named)):
         check.problems.append(f"{out / name}: no branch record of report.json names it")
 
 
