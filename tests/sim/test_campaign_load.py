@@ -96,3 +96,19 @@ def test_schema_command_prints_json_schema() -> None:
     result = CliRunner().invoke(main, ["schema", "campaign"])
     assert result.exit_code == 0
     assert '"horizon_days"' in result.output
+
+
+def test_a_reload_sees_every_edit_and_every_problem_again(campaign_copy: Path) -> None:
+    """Parsing is cached by the files' bytes: an edit is seen, a broken file always refused."""
+    first = load_campaign(campaign_copy)
+    assert load_campaign(campaign_copy) == first
+    _edit(campaign_copy / "campaign.toml", "horizon_days = 180", "horizon_days = 170")
+    edited = load_campaign(campaign_copy)
+    assert edited.horizon == 170 and edited.digest != first.digest
+    _edit(campaign_copy / "campaign.toml", "horizon_days = 170", 'horizon_days = "x"')
+    for _ in range(2):
+        with pytest.raises(CampaignError) as refused:
+            load_campaign(campaign_copy)
+        assert any(p.file == "campaign.toml" for p in refused.value.problems)
+    _edit(campaign_copy / "campaign.toml", 'horizon_days = "x"', "horizon_days = 180")
+    assert load_campaign(campaign_copy).digest == first.digest
