@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ctypes
+import os
 import random
 import re
 import shutil
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
+import orjson
 
 from campaigns import DEFAULT_CAMPAIGN
 from ledger.journal import Journal
@@ -110,23 +112,59 @@ def start_host(
     raise SystemExit(f"the host did not start: {log.read_text()[-1000:]}")
 
 
+class Connection:
+    """One agent's keep-alive HTTP/1.1 connection: a plain client that costs the host's
+    machine little CPU (an httpx client took as much CPU per request as the host itself,
+    so on two cores the load generator measured its own queueing)."""
+
+    def __init__(self, url: str, token: str) -> None:
+        host, _, port = url.removeprefix("http://").partition(":")
+        self.host, self.port = host, int(port)
+        self.auth = f"Authorization: Bearer {token}\r\nHost: {host}\r\n"
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def __aenter__(self) -> Connection:
+        self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    async def request(self, method: str, path: str, body: Any = None) -> tuple[int, bytes]:
+        """Send one request and read its whole reply: (status, body)."""
+        assert self.reader is not None and self.writer is not None
+        data = b"" if body is None else orjson.dumps(body)
+        kind = "Content-Type: application/json\r\n" if body is not None else ""
+        head = f"{method} {path} HTTP/1.1\r\n{self.auth}{kind}Content-Length: {len(data)}\r\n\r\n"
+        self.writer.write(head.encode() + data)
+        status = int((await self.reader.readline()).split()[1])
+        length = 0
+        while (line := await self.reader.readline()) not in (b"\r\n", b""):
+            name, _, value = line.partition(b":")
+            if name.lower() == b"content-length":
+                length = int(value)
+        return status, await self.reader.readexactly(length)
+
+
 async def play(url: str, log: AgentLog, token: str, seed: int, think: float) -> None:
     """Play the whole campaign with random legal commands, recording every reply."""
     rng = random.Random(seed)
-    headers = {"Authorization": f"Bearer {token}"}
-    async with httpx2.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
-        catalog = (await client.get("/v1/actions")).json()["actions"]
-        contracts = (await client.get("/v1/questions")).json()["questions"]
+    async with Connection(url, token) as client:
+        catalog = orjson.loads((await client.request("GET", "/v1/actions"))[1])["actions"]
+        contracts = orjson.loads((await client.request("GET", "/v1/questions"))[1])["questions"]
         actions = [a["id"] for a in catalog]
 
         async def send(kind: str, path: str, body: dict[str, Any]) -> dict[str, Any] | None:
             started = time.perf_counter()
-            response = await client.post(path, json=body)
+            status, reply = await client.request("POST", path, body)
             log.latencies[kind].append(time.perf_counter() - started)
-            if response.status_code not in (200, 201):
-                log.errors.append(f"{kind} {response.status_code}: {response.text[:200]}")
+            if status not in (200, 201):
+                log.errors.append(f"{kind} {status}: {reply[:200]!r}")
                 return None
-            return response.json()
+            parsed: dict[str, Any] = orjson.loads(reply)
+            return parsed
 
         reply = await send("start", "/v1/runs", {"command_id": f"{log.agent}-start"})
         if reply is None:
@@ -188,6 +226,15 @@ async def load(
     return time.perf_counter() - started
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-quantile in milliseconds."""
     ordered = sorted(values)
@@ -245,7 +292,11 @@ def main() -> int:
         process, url = start_host(campaign, control_path, runs, root / "host.log")
         logs = [AgentLog(agent) for agent in agents]
         try:
+            host_cpu = cpu_seconds(process.pid)
+            client_cpu = time.process_time()
             wall = asyncio.run(load(url, logs, tokens, args.seed, args.think_ms / 1000))
+            client_cpu = time.process_time() - client_cpu
+            host_cpu = cpu_seconds(process.pid) - host_cpu
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
@@ -259,6 +310,11 @@ def main() -> int:
             f"  {acked} commands acknowledged in {wall:.1f} s: {acked / wall:.0f} commands/s; "
             f"latency p50 {percentile(latencies, 0.50):.1f} ms, p99 "
             f"{percentile(latencies, 0.99):.1f} ms, max {1000 * max(latencies):.1f} ms"
+        )
+        print(
+            f"  CPU during the load: host {host_cpu:.1f} s "
+            f"({1000 * host_cpu / acked:.2f} ms a command), load generator {client_cpu:.1f} s, "
+            f"in {wall:.1f} s of wall time on {os.cpu_count()} cores"
         )
         by_kind: dict[str, list[float]] = defaultdict(list)
         for log in logs:

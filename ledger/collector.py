@@ -6,6 +6,9 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+FULL_COLLECTION_EVERY = 100
+"""A serving process's full collections: one per this many middle-generation ones."""
+
 
 @contextmanager
 def collector_paused() -> Iterator[None]:
@@ -43,3 +46,18 @@ def history_frozen() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+
+
+def settle_for_serving() -> None:
+    """Collect once, hide every object alive now from the collector, and rarely rescan.
+
+    For a long-running server after start-up. Its imports, configuration and caches live
+    as long as the process, yet each full collection rescanned them: 60-90 ms for the
+    host's 107,000 objects, a stall every request in flight felt. Frozen, they are
+    skipped; full collections of what remains (the open sessions) come after 100
+    younger ones instead of 10, as young collections find the per-request cycles.
+    """
+    gc.collect()
+    gc.freeze()
+    young, middle, _ = gc.get_threshold()
+    gc.set_threshold(young, middle, FULL_COLLECTION_EVERY)

@@ -398,3 +398,35 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back() -> None:
         with client, accepted:
             assert listener.proto == socket.IPPROTO_TCP
             assert accepted.proto == socket.IPPROTO_TCP
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"{API_PREFIX}/runs/{{run}}/",
+        f"{API_PREFIX}/runs//snapshot",
+        f"{API_PREFIX}/runs/{{run}}/snapshot/",
+        f"{API_PREFIX}/runs/{{run}}/ledger/",
+        f"{API_PREFIX}/runs/{{run}}/nothing",
+        f"{API_PREFIX}/briefing/",
+        f"{API_PREFIX}/",
+        f"{API_PREFIX}",
+        "/v2/briefing",
+    ],
+)
+def test_paths_beside_the_api_routes_are_not_found(
+    shared_live: Live, alpha_run: str, path: str
+) -> None:
+    """The API's own router matches whole paths only; anything beside them is a 404."""
+    with shared_live.client(ALPHA) as client:
+        for method in ("GET", "POST"):
+            response = client.request(method, path.replace("{run}", alpha_run), json={})
+            one_error(response, 404, "not_found")
+
+
+def test_the_bearer_scheme_is_case_insensitive(shared_live: Live) -> None:
+    token = shared_live.hosted.tokens[ALPHA]
+    for scheme in ("Bearer", "bearer", "BEARER"):
+        headers = {"Authorization": f"{scheme} {token}"}
+        with httpx2.Client(base_url=shared_live.url, headers=headers, timeout=60) as client:
+            assert client.get(f"{API_PREFIX}/runs").status_code == 200

@@ -30,11 +30,10 @@ from typing import Any, Final, TypeVar
 
 import anyio.to_thread
 import orjson
-from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from pydantic import BaseModel, ValidationError
-from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from workbench.host.errors import BadRequest, HostError, Invalid, TooLarge, Unauthorized
 from workbench.host.mcp_server import build_mcp, http_identity
@@ -126,14 +125,16 @@ def query_int(request: Request, name: str, default: int) -> int:
     return int(text)
 
 
-def agent_of(request: Request) -> str:
-    """The caller's agent id, verified by the bearer middleware, or Unauthorized."""
-    user = request.scope.get("user")
-    if isinstance(user, AuthenticatedUser):
-        return user.access_token.client_id
-    if "authorization" not in request.headers:
+def bearer_agent(scope: Scope, runtime: HostRuntime) -> str:
+    """The agent a request's bearer token names, or Unauthorized (the SDK's rules)."""
+    header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
+    if header is None:
         raise Unauthorized("missing bearer token: send Authorization: Bearer TOKEN")
-    raise Unauthorized("unknown bearer token")
+    text = header.decode("latin-1")
+    agent = runtime.agent_of(text[7:]) if text[:7].lower() == "bearer " else None
+    if agent is None:
+        raise Unauthorized("unknown bearer token")
+    return agent
 
 
 class Api:
@@ -235,25 +236,68 @@ def _run(request: Request) -> str:
     return str(request.path_params["run_id"])
 
 
-def dispatch(handlers: Mapping[str, Handler]) -> Callable[[Request], Awaitable[Response]]:
-    """One endpoint for a path: authenticate, pick the method's handler, map errors."""
+async def answer(
+    handlers: Mapping[str, Handler], request: Request, agent: Callable[[], str]
+) -> Response:
+    """One API request: pick the method's handler, authenticate, map errors to replies."""
+    try:
+        handler = handlers.get(request.method)
+        if handler is None:
+            allowed = ", ".join(sorted(handlers))
+            return error_response(
+                405, "method_not_allowed", f"{request.method} is not allowed here ({allowed})"
+            )
+        return await handler(request, agent())
+    except HostError as exc:
+        return error_response(exc.status, exc.code, exc.message)
+    except Exception:
+        log.exception("internal error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal", "internal error: the host logged it")
 
-    async def endpoint(request: Request) -> Response:
-        try:
-            handler = handlers.get(request.method)
-            if handler is None:
-                allowed = ", ".join(sorted(handlers))
-                return error_response(
-                    405, "method_not_allowed", f"{request.method} is not allowed here ({allowed})"
-                )
-            return await handler(request, agent_of(request))
-        except HostError as exc:
-            return error_response(exc.status, exc.code, exc.message)
-        except Exception:
-            log.exception("internal error on %s %s", request.method, request.url.path)
-            return error_response(500, "internal", "internal error: the host logged it")
 
-    return endpoint
+class ApiFront:
+    """The ASGI front: JSON API requests go straight to their handler, the rest to MCP.
+
+    A JSON request is matched by a dict lookup and authenticated here, not through the
+    MCP app's middleware and router (which cost as much CPU as the command itself);
+    MCP, /health and every unknown path are the MCP app's, as are lifespan events.
+    """
+
+    def __init__(self, api: Api, fallback: ASGIApp) -> None:
+        self.runtime = api.runtime
+        self.fallback = fallback
+        routes = api.routes()
+        run = f"{API_PREFIX}/runs/{{run_id}}"
+        self.fixed = {path: h for path, h in routes.items() if not path.startswith(run)}
+        self.per_run = {
+            path[len(run) + 1 :]: h for path, h in routes.items() if path.startswith(run)
+        }
+        self.runs_prefix = f"{API_PREFIX}/runs/"
+
+    def match(self, path: str) -> tuple[Mapping[str, Handler], str | None] | None:
+        """The handlers of a JSON API path and its run id, or None (not an API route)."""
+        fixed = self.fixed.get(path)
+        if fixed is not None:
+            return fixed, None
+        if not path.startswith(self.runs_prefix):
+            return None
+        run_id, slash, tail = path[len(self.runs_prefix) :].partition("/")
+        handlers = self.per_run.get(tail)
+        if not run_id or handlers is None or (slash and not tail):
+            return None
+        return handlers, run_id
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = self.match(scope["path"]) if scope["type"] == "http" else None
+        if found is None:
+            await self.fallback(scope, receive, send)
+            return
+        handlers, run_id = found
+        if run_id is not None:
+            scope["path_params"] = {"run_id": run_id}
+        request = Request(scope, receive)
+        response = await answer(handlers, request, partial(bearer_agent, scope, self.runtime))
+        await response(scope, receive, send)
 
 
 async def health(request: Request) -> Response:
@@ -266,16 +310,14 @@ async def not_found(request: Request) -> Response:
     return error_response(404, "not_found", f"no route {request.url.path[:120]}")
 
 
-def build_app(runtime: HostRuntime, base_url: str, host: str = "127.0.0.1") -> Starlette:
+def build_app(runtime: HostRuntime, base_url: str, host: str = "127.0.0.1") -> ApiFront:
     """The host's ASGI app: the JSON API and MCP over streamable HTTP, one bearer check."""
     mcp = build_mcp(runtime, http_identity, base_url=base_url)
-    api = Api(runtime)
     mcp.custom_route("/health", methods=["GET"])(health)
-    for path, handlers in api.routes().items():
-        mcp.custom_route(path, methods=METHODS)(dispatch(handlers))
     mcp.custom_route("/{path:path}", methods=METHODS)(not_found)
-    return mcp.streamable_http_app(
+    app = mcp.streamable_http_app(
         streamable_http_path=MCP_PATH,
         max_request_body_size=MAX_MCP_BODY_BYTES,
         host=host,
     )
+    return ApiFront(Api(runtime), app)

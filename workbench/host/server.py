@@ -12,6 +12,7 @@ from typing import Final
 import anyio
 import uvicorn
 
+from ledger.collector import settle_for_serving
 from workbench.host.api import build_app
 from workbench.host.errors import Unauthorized
 from workbench.host.mcp_server import build_mcp
@@ -59,6 +60,7 @@ def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvic
         timeout_graceful_shutdown=10,
         limit_concurrency=MAX_CONNECTIONS,
         h11_max_incomplete_event_size=16 * 1024,
+        proxy_headers=False,
     )
     return uvicorn.Server(config)
 
@@ -74,6 +76,7 @@ def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str]
     previous = {sig: signal.signal(sig, _stopped) for sig in STOP_SIGNALS}
     try:
         ready(base_url(host, sock))
+        settle_for_serving()
         server.run(sockets=[sock])
     finally:
         for sig, handler in previous.items():
