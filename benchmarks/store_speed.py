@@ -35,7 +35,7 @@ def timed(fn: Callable[[], object]) -> float:
 
 def main() -> None:
     bundle = load_campaign(DEFAULT_CAMPAIGN).replace_horizon(HORIZON)
-    seed = bundle.campaign.development_seed
+    seed = bundle.campaign.development_seed or 0
 
     def simulate() -> Engine:
         engine = Engine(bundle, seed)
