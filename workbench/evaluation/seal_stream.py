@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import zlib
 from pathlib import Path
 from types import TracebackType
@@ -34,12 +35,17 @@ class SealStream:
         self._write(chunk)
 
     def finish(self) -> str | None:
-        """End the gzip stream and close the file; its SHA-256, or None when nothing was sealed."""
+        """End the gzip stream, make it durable and close it; its SHA-256 (None: no seal).
+
+        One fsync for every seal of the report, before SHA256SUMS and report.json (each
+        written durably) name it: a report that survives a power loss has its seals.
+        """
         if self._handle is None:
             return None
         self._write(self._packer.flush(zlib.Z_FINISH))
         handle, self._handle = self._handle, None
         try:
+            os.fsync(handle.fileno())
             handle.close()
         except OSError as exc:
             raise self._error(exc) from None
