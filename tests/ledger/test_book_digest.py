@@ -93,7 +93,8 @@ def test_any_changed_transaction_changes_the_digest(
     day, index = data.draw(st.sampled_from(where))
     change = data.draw(st.sampled_from(["amount", "swap", "narration", "tag", "day"]))
     legs = days[day][index]
-    if (change == "swap" and legs[0] == legs[1]) or (change == "day" and day == len(days) - 1):
+    unchanged = change == "swap" and _tamper(legs, change) == list(legs)
+    if unchanged or (change == "day" and day == len(days) - 1):
         return
     book = Book(CHART)
     moved: list[tuple[Postings, str, dict[str, str]]] = []
