@@ -7,7 +7,8 @@ times the pure simulation the evaluation cannot avoid in the same process: repla
 factual run to its branch points (snapshots) and running both branches of every question
 from its snapshot to the outcome day. Each round times the two back to back, so both see
 the same machine. Prints the best time of each, the median of the rounds' ratios
-(target ≤ 1.5×) and, for the largest size, the evaluator with two workers.
+(target ≤ 1.5×; small sizes run more rounds) and, for the largest size, the evaluator
+with two workers.
 
 As in batch validation, a process parses a campaign's files once per content (the
 evaluator still reads and digests them every time): the rounds run warm, and the cost of
@@ -34,6 +35,9 @@ from workbench.play.session import PlayerSession
 
 SIZES = (6, 60, 600)
 REPEATS = 5
+ROUNDS_QUESTIONS = 300
+"""Small sizes run more rounds (300 questions' worth, at least REPEATS): a 6-question round
+lasts 45 ms, so five of them gave a median ratio that moved by ±0.05 from run to run."""
 CHOICES = [
     "spring_campaign",
     "raise_price",
@@ -118,7 +122,8 @@ def measure(root: Path, questions: int) -> None:
             pure_simulation(bundle, bundle.campaign.development_seed or 0)
 
     evaluate()  # warm the per-seed draw cache and imports
-    rounds = [(timed(simulate), timed(evaluate)) for _ in range(REPEATS)]
+    count = max(REPEATS, ROUNDS_QUESTIONS // questions)
+    rounds = [(timed(simulate), timed(evaluate)) for _ in range(count)]
     simulation = min(sim for sim, _ in rounds)
     evaluator = min(evaluation for _, evaluation in rounds)
     ratio = statistics.median(evaluation / sim for sim, evaluation in rounds)
