@@ -36,6 +36,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
+from ledger.file_modes import replacing_mode
 
 SCHEMA = "cfwb.store/2"
 
@@ -213,8 +214,7 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] 
     os.close(fd)
     temp = Path(name)
     try:
-        # mkstemp creates 0600; keep a rebuilt store as readable as the one it replaces.
-        temp.chmod(target.stat().st_mode & 0o777 if target.exists() else 0o644)
+        temp.chmod(replacing_mode(target))
         conn = sqlite3.connect(temp, isolation_level=None)
         try:
             # The temp file is discarded on any failure, so SQLite's own journal is not needed.

@@ -18,6 +18,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from ledger.file_modes import replacing_mode
 from workbench.errors import UserError
 
 RUN_MARKER = "run.json"
@@ -61,6 +62,7 @@ def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path
         raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), replacing_mode(target))
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

@@ -21,6 +21,7 @@ from graders.causal_gym.staging import DATA_FILE, README_FILE
 from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
+from ledger.file_modes import replacing_mode
 from workbench.cli.options import executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
@@ -94,13 +95,6 @@ def _task(key_option: str | None, split: str, family: str, task_id: int) -> Host
         raise UserError(str(exc)) from None
 
 
-def _file_mode() -> int:
-    """The mode a new file would get (0o666 less the umask); mkstemp alone gives 0o600."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 def _write_text(path: Path, text: str, what: str) -> None:
     """Write a whole file atomically; never replace anything that is not a regular file."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -112,7 +106,7 @@ def _write_text(path: Path, text: str, what: str) -> None:
     except OSError as exc:
         raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
     try:
-        os.fchmod(handle, _file_mode())
+        os.fchmod(handle, replacing_mode(path))
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temp, path)
@@ -131,7 +125,7 @@ def _write_folder(out: Path, files: dict[str, str]) -> None:
         raise UserError(f"--out {out} already holds other files: {', '.join(strangers)}")
     for name, text in files.items():
         handle, temp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
-        os.fchmod(handle, _file_mode())
+        os.fchmod(handle, replacing_mode(out / name))
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
             stream.write(text)
         os.replace(temp, out / name)

@@ -1,0 +1,34 @@
+"""The permission bits of the files the workbench writes: those a new file would get.
+
+Writers that go through a temporary file (mkstemp creates it 0o600) would otherwise
+leave reports, seals and stores readable by their owner alone, unlike the files written
+beside them. The umask is read once, at import: reading it means setting it, which is
+not safe once threads (the host's) may be creating files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
+def new_file_mode() -> int:
+    """The mode `open(path, "w")` gives a new file here: 0o666 less the umask."""
+    return 0o666 & ~_UMASK
+
+
+def replacing_mode(target: Path) -> int:
+    """The mode for a file about to replace `target`: its own, or a new file's."""
+    try:
+        return os.stat(target).st_mode & 0o777
+    except OSError:
+        return new_file_mode()

@@ -1,0 +1,77 @@
+"""Every file the workbench writes gets the mode a new file gets (the umask), not mkstemp's
+0o600, and a rewritten file keeps its own; only the control file, which holds the seed,
+is the owner's alone."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from ledger.file_modes import new_file_mode
+from workbench.cli import main
+from workbench.play.session import PlayerSession
+
+
+def _files(root: Path) -> Iterator[Path]:
+    return (p for p in sorted(root.rglob("*")) if p.is_file())
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@pytest.fixture
+def umask_027() -> Iterator[None]:
+    """A stricter umask than the usual 0o022, so that the rule, not luck, is tested."""
+    import ledger.file_modes as modes
+
+    old = os.umask(0o027)
+    saved = modes._UMASK
+    modes._UMASK = 0o027
+    try:
+        yield
+    finally:
+        os.umask(old)
+        modes._UMASK = saved
+
+
+def test_a_run_an_evaluation_and_a_batch_are_written_with_the_umask(
+    demo_run: Path, tmp_path: Path, umask_027: None
+) -> None:
+    runner = CliRunner()
+    run = tmp_path / "runs" / "played"
+    shutil.copytree(demo_run, run)
+    for path in _files(run):
+        path.chmod(0o644)
+    assert runner.invoke(main, ["run", "--out", str(tmp_path / "runs" / "fresh")]).exit_code == 0
+    out = tmp_path / "out"
+    result = runner.invoke(
+        main, ["validate", "counterfactual", "--results", str(run), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    batch = tmp_path / "batch"
+    result = runner.invoke(
+        main,
+        ["validate", "counterfactual", str(tmp_path / "runs"), "--all-agents", "--out", str(batch)],
+    )
+    assert result.exit_code in (0, 1), result.output
+    expected = new_file_mode()
+    assert expected == 0o640
+    written = [*_files(tmp_path / "runs" / "fresh"), *_files(out), *_files(batch)]
+    assert len(written) >= 8
+    assert {p.name: _mode(p) for p in written} == {p.name: expected for p in written}
+
+
+def test_a_rewritten_file_keeps_its_mode(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run")
+    seal = tmp_path / "run" / "seal.json"
+    before = seal.read_bytes()
+    seal.chmod(0o604)
+    session.advance(2)
+    assert seal.read_bytes() != before and _mode(seal) == 0o604
