@@ -204,3 +204,28 @@ def test_a_directory_without_a_report_is_a_usage_error(tmp_path: Path) -> None:
     result = _cli("verify-report", str(tmp_path))
     assert result.exit_code == 2
     assert result.output == f"Error: {tmp_path} is not an evaluation output (no report.json)\n"
+
+
+def test_an_output_in_the_earlier_layout_still_verifies(out: Path) -> None:
+    """Outputs written before the seals file (one gzip file per branch seal) stay checkable."""
+    report = _report(out)
+    stream = out / "seals" / "branches.jsonl.gz"
+    seals = [orjson.loads(line) for line in gzip.decompress(stream.read_bytes()).splitlines()]
+    stream.unlink()
+    by_identity = {(s["identities"]["branch"], s["identities"]["episode_id"]): s for s in seals}
+    sums = []
+    for question in report["questions"]:
+        for name, branch in question["branches"].items():
+            seal = by_identity[(name, branch["episode_id"])]
+            file = f"seals/{question['id']}.{name}.seal.json.gz"
+            data = gzip.compress(dumps(seal) + b"\n", mtime=0)
+            (out / file).write_bytes(data)
+            branch["seal_file"] = file
+            branch["seal_sha256"] = hashlib.sha256(data).hexdigest()
+            sums.append(f"{branch['seal_sha256']}  {file}\n")
+    text = "".join(sorted(sums, key=lambda line: line.split()[1]))
+    (out / "SHA256SUMS").write_text(text)
+    report["artifacts"]["SHA256SUMS"] = hashlib.sha256(text.encode()).hexdigest()
+    _write_report(out, report)
+    result = _cli("verify-report", str(out))
+    assert result.exit_code == 0 and "12 seal(s)" in result.output, result.output
