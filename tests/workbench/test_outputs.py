@@ -58,19 +58,26 @@ def test_a_finished_output_is_never_reused(demo_run: Path, tmp_path: Path) -> No
     assert (out / "report.json").read_bytes() == report
 
 
-@pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "inside results"])
-def test_a_bad_validate_out_is_one_line(kind: str, demo_run: Path, tmp_path: Path) -> None:
+def _bad_destination(kind: str, tmp_path: Path, name: str, *, otherwise: Path) -> Path:
+    """An output path that cannot be written: a dangling link, a file, a path under a
+    file, or `otherwise` (a kind of the test's own)."""
     if kind == "dangling link":
         out = tmp_path / "link"
         out.symlink_to(tmp_path / "nowhere" / "x")
-    elif kind == "file":
+        return out
+    if kind == "file":
         out = tmp_path / "file"
         out.write_text("mine")
-    elif kind == "under a file":
+        return out
+    if kind == "under a file":
         (tmp_path / "file").write_text("mine")
-        out = tmp_path / "file" / "out"
-    else:
-        out = demo_run / "out"
+        return tmp_path / "file" / name
+    return otherwise
+
+
+@pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "inside results"])
+def test_a_bad_validate_out_is_one_line(kind: str, demo_run: Path, tmp_path: Path) -> None:
+    out = _bad_destination(kind, tmp_path, "out", otherwise=demo_run / "out")
     before = sorted(p.name for p in tmp_path.iterdir())
     result = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
     _one_line_error(result)
@@ -191,17 +198,7 @@ def test_ledger_out_into_an_unwritable_place_is_one_line(demo_run: Path) -> None
 
 @pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "unwritable"])
 def test_a_bad_run_out_is_one_line_and_creates_nothing(kind: str, tmp_path: Path) -> None:
-    if kind == "dangling link":
-        out = tmp_path / "link"
-        out.symlink_to(tmp_path / "nowhere" / "x")
-    elif kind == "file":
-        out = tmp_path / "file"
-        out.write_text("mine")
-    elif kind == "under a file":
-        (tmp_path / "file").write_text("mine")
-        out = tmp_path / "file" / "run"
-    else:
-        out = Path("/proc/cfwb-run")
+    out = _bad_destination(kind, tmp_path, "run", otherwise=Path("/proc/cfwb-run"))
     before = sorted(p.name for p in tmp_path.iterdir())
     _one_line_error(_cli("run", "--out", str(out)))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
