@@ -26,9 +26,20 @@ def new_file_mode() -> int:
     return 0o666 & ~_UMASK
 
 
-def replacing_mode(target: Path) -> int:
-    """The mode for a file about to replace `target`: its own, or a new file's."""
+def existing_mode(target: Path) -> int | None:
+    """The permission bits of `target`, or None when there is no such file (yet)."""
     try:
         return os.stat(target).st_mode & 0o777
     except OSError:
-        return new_file_mode()
+        return None
+
+
+def replacing_mode(target: Path) -> int:
+    """The mode for a file about to replace `target`: its own, or a new file's."""
+    mode = existing_mode(target)
+    return new_file_mode() if mode is None else mode
+
+
+def umask_clears(mode: int) -> bool:
+    """True when a file created with `mode` would not get all of it (the umask clears bits)."""
+    return bool(mode & _UMASK)

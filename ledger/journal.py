@@ -9,7 +9,6 @@ changed, missing, reordered or off the chain.
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import orjson
 
 from ledger.canonical import dumps
+from ledger.durable import append_durably
 
 GENESIS = "0" * 64
 HEADER_KIND = "header"
@@ -238,11 +238,7 @@ class Journal:
             raise JournalError("a journal has one header entry, the first")
         entry = make_entry(len(self._entries), day, kind, command_id, payload, self.head)
         if self._path is not None:
-            line = dumps(entry.record()) + b"\n"
-            with open(self._path, "ab") as handle:
-                handle.write(line)
-                handle.flush()
-                os.fsync(handle.fileno())
+            append_durably(self._path, dumps(entry.record()) + b"\n")
         self._entries.append(entry)
         self._by_id[command_id] = entry
         return entry

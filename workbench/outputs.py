@@ -12,14 +12,23 @@ Every failure is a one-line UserError.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import random
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ledger.file_modes import replacing_mode
+from ledger.durable import write_all
+from ledger.file_modes import existing_mode, umask_clears
 from workbench.errors import UserError
+
+_TEMP_ATTEMPTS = 100
+"""Fresh random names tried before a temporary file is given up (48 random bits each)."""
+
+_names = random.Random()
+"""Temporary names need only be unlikely to collide (O_EXCL refuses one that does), so they
+come from a seeded generator, not a system call each, as in `tempfile`."""
 
 RUN_MARKER = "run.json"
 """The file that makes a directory a run directory (workbench.runs.files.RUN_FILE)."""
@@ -54,28 +63,49 @@ def _parent(path: Path, what: str) -> Path:
     return parent
 
 
+def _create_temp(directory: Path, name: str, mode: int) -> tuple[int, Path]:
+    """A new, uniquely named file `.NAME.RANDOM.tmp` in `directory`, opened for writing."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    for _ in range(_TEMP_ATTEMPTS):
+        temp = directory / f".{name}.{_names.getrandbits(48):012x}.tmp"
+        try:
+            return os.open(temp, flags, mode), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary name", str(directory))
+
+
 def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path) -> Path:
-    """`data` in a new uniquely named, fsynced temporary file in `directory`."""
+    """`data` in a new uniquely named, fsynced temporary file in `directory`.
+
+    The file is created with the target's mode when it replaces one (a new file's mode
+    otherwise), so most writes need no chmod; a missing or non-directory parent is
+    diagnosed only when the create fails.
+    """
+    existing = existing_mode(target)
     try:
-        fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+        fd, temp = _create_temp(directory, name, 0o666 if existing is None else existing)
     except OSError as exc:
+        if isinstance(exc, FileNotFoundError | NotADirectoryError):
+            _parent(target, what)
         raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
     try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), replacing_mode(target))
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        if existing is not None and umask_clears(existing):
+            os.fchmod(fd, existing)
+        write_all(fd, data)
+        os.fsync(fd)
     except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
+        os.close(fd)
+        temp.unlink(missing_ok=True)
         raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
-    return Path(temp)
+    os.close(fd)
+    return temp
 
 
 def atomic_write(path: Path, data: bytes, what: str = "file") -> None:
     """Write `path` whole or not at all: a unique temporary sibling, fsync, rename."""
     path = Path(path)
-    temp = _write_temp(_parent(path, what), path.name, data, what, path)
+    temp = _write_temp(path.parent, path.name, data, what, path)
     try:
         os.replace(temp, path)
     except OSError as exc:

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger import journal as journal_module
+from ledger import durable as durable_module
 from ledger.journal import GENESIS, CommandIdConflict, Journal, JournalError, entry_hash
 
 text = st.text(st.characters(exclude_categories=["Cs"]), max_size=10)
@@ -103,7 +103,7 @@ def test_append_fsyncs_every_written_entry(tmp_path: Path, monkeypatch: pytest.M
         synced.append(fd)
         real_fsync(fd)
 
-    monkeypatch.setattr(journal_module.os, "fsync", counting_fsync)
+    monkeypatch.setattr(durable_module.os, "fsync", counting_fsync)
     path = tmp_path / "journal.jsonl"
     journal = Journal.open(path)
     journal.append(0, "header", "h", {})

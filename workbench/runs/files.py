@@ -12,6 +12,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
+from ledger.durable import append_durably
 from ledger.journal import Journal, JournalError
 from ledger.seal import make_seal, seal_bytes, sign_seal
 from sim.campaign_load import CampaignBundle
@@ -62,10 +63,7 @@ def atomic_write(path: Path, data: bytes) -> None:
 def append_journal(path: Path, data: bytes) -> None:
     """Append whole journal lines to the run's journal file and fsync them."""
     try:
-        with open(path, "ab") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_durably(path, data)
     except OSError as exc:
         raise UserError(f"{path}: cannot append to the journal ({exc.strerror or exc})") from None
 
