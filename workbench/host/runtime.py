@@ -358,20 +358,35 @@ class HostRuntime:
             yield
 
     def _create(self, agent: str, run_id: str) -> None:
-        """Create a run in staging and rename it into place once whole."""
+        """Create and seal a run in staging, rename it into place once whole, keep it open.
+
+        Its session follows the rename rather than resuming the run from its journal.
+        """
         staging = self.runs_dir / STAGING / run_id
         if staging.exists():
             shutil.rmtree(staging)
-        created = PlayerSession.create(
-            staging, self.bundle, control=self.control, agent_id=agent, command=HOST_COMMAND
+        session = PlayerSession.create(
+            staging,
+            self.bundle,
+            control=self.control,
+            agent_id=agent,
+            autoseal=False,
+            write_ahead=True,
+            command=HOST_COMMAND,
         )
-        created.close()
         final = self.runs_dir / run_id
-        os.rename(staging, final)
-        fsync_dir(self.runs_dir)
-        fsync_dir(self.runs_dir / STAGING)
+        try:
+            session.seal()
+            os.rename(staging, final)
+            fsync_dir(self.runs_dir)
+            fsync_dir(self.runs_dir / STAGING)
+        except BaseException:
+            session.close()
+            raise
+        session.follow(final)
+        run = _Run(run_id, agent, final, session=session)
         with self._index_lock:
-            self._runs[run_id] = _Run(run_id, agent, final)
+            self._runs[run_id] = run
             self._by_agent.setdefault(agent, []).append(run_id)
 
     # -- reads ----------------------------------------------------------------------

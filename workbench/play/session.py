@@ -473,6 +473,19 @@ class PlayerSession:
         if self._autoseal:
             self.seal()
 
+    def follow(self, root: Path) -> None:
+        """Go on writing the run at `root`, where its directory was just renamed whole.
+
+        The host creates a run in staging and renames it into place; the writer lock is
+        an open file, so it moves with the directory, and the session need not be
+        resumed from its journal again.
+        """
+        self.paths = RunPaths(root)
+        if self._journal.path is not None:
+            self._journal = Journal(self.paths.journal, list(self._journal.entries))
+        if self._lock is not None:
+            self._lock.path = root / LOCK_FILE
+
     def seal(self) -> dict[str, Any]:
         """Write the journal (when held back) and then seal.json for the run as it stands."""
         self._require_writable()
@@ -603,12 +616,14 @@ def _bundle(campaign: str | Path | CampaignBundle | None, default: str | Path) -
 
 def _require_empty(root: Path) -> None:
     """Refuse a path that is not a new or empty directory (its own lock file aside)."""
-    if not os.path.lexists(root):
+    try:
+        info = os.lstat(root)
+    except OSError:
         return
-    if not root.is_dir() or root.is_symlink():
+    if not stat.S_ISDIR(info.st_mode):
         raise UserError(f"{root} exists and is not a directory")
     try:
-        others = [p.name for p in root.iterdir() if p.name != LOCK_FILE]
+        others = [name for name in os.listdir(root) if name != LOCK_FILE]
     except OSError as exc:
         raise UserError(f"{root}: cannot list ({exc.strerror})") from None
     if others:
