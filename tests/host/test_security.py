@@ -255,21 +255,26 @@ PATH_LIKE = [
 ]
 
 
-def tree(root: Path) -> set[str]:
-    """Every path under `root`, relative."""
+def tree(root: Path, live: Live) -> set[str]:
+    """Every path under `root`, relative, once the host's sealer has nothing left to seal.
+
+    Sealing writes a temporary file beside seal.json; sealing first keeps the sealer
+    thread from writing one while the tree is listed.
+    """
+    live.runtime.seal_changed()
     return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
 def test_path_like_run_ids_reach_nothing(shared_live: Live, alpha_run: str) -> None:
     root = shared_live.hosted.runs.parent
-    before = tree(root)
+    before = tree(root, shared_live)
     with shared_live.client(ALPHA) as client:
         for run_id in PATH_LIKE:
             for method, template in routes(shared_live):
                 if "{run_id}" in template:
                     response = request(client, method, template, run_id)
                     assert response.status_code in (400, 404, 405), (run_id, response.text)
-    after = tree(root)
+    after = tree(root, shared_live)
     assert after == before
 
 
@@ -281,14 +286,14 @@ def test_path_like_command_ids_are_refused(
     shared_live: Live, alpha_run: str, command_id: str
 ) -> None:
     root = shared_live.hosted.runs.parent
-    before, journal = tree(root), journal_of(shared_live, alpha_run)
+    before, journal = tree(root, shared_live), journal_of(shared_live, alpha_run)
     with shared_live.client(ALPHA) as client:
         one_error(
             client.post(f"{API_PREFIX}/runs", json={"command_id": command_id}), 422, "invalid"
         )
         path = f"{API_PREFIX}/runs/{alpha_run}/advance"
         one_error(client.post(path, json={"command_id": command_id}), 422, "invalid")
-    assert tree(root) == before and journal_of(shared_live, alpha_run) == journal
+    assert tree(root, shared_live) == before and journal_of(shared_live, alpha_run) == journal
 
 
 def test_runs_are_named_by_the_host(live: Live) -> None:
