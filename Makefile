@@ -63,7 +63,7 @@ lint: $(STAMP)
 	$(BIN)/lint-imports
 
 test: lint $(CHROMIUM)
-	$(BIN)/python -m pytest -n auto --dist loadfile
+	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
 fuzz: $(STAMP)
