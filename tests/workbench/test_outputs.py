@@ -132,6 +132,38 @@ def test_temporary_files_have_unique_names(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == [".report.json.tmp", "report.json"]
 
 
+@pytest.mark.parametrize("failing", ["write", "fsync"])
+def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    import errno
+
+    from workbench import outputs
+
+    target = tmp_path / "report.json"
+    atomic_write(target, b"old\n")
+
+    def full(*_: object) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    if failing == "write":
+        monkeypatch.setattr(outputs, "write_all", full)
+    else:
+        monkeypatch.setattr(outputs.os, "fsync", full)
+    with pytest.raises(UserError, match=r"^file .*report.json: cannot write \(No space left"):
+        atomic_write(target, b"new\n")
+    assert target.read_bytes() == b"old\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_an_atomic_write_under_a_file_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "plain").write_text("x")
+    with pytest.raises(UserError, match="plain is not a directory"):
+        atomic_write(tmp_path / "plain" / "report.json", b"{}")
+    with pytest.raises(UserError, match="missing does not exist"):
+        atomic_write(tmp_path / "missing" / "report.json", b"{}")
+
+
 # -- ledger --out ---------------------------------------------------------------------
 
 

@@ -1,0 +1,57 @@
+"""Durable appends: every byte written, in order, fsynced, whatever size each write takes."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger import durable
+from ledger.durable import append_durably, write_all
+
+
+@given(data=st.binary(max_size=5000), step=st.integers(min_value=1, max_value=700))
+def test_short_writes_still_write_everything(tmp_path_factory, data: bytes, step: int) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path_factory.mktemp("short") / "file"
+    real_write = os.write
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(durable.os, "write", lambda f, b: real_write(f, bytes(b[:step])))
+            write_all(fd, data)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == data
+
+
+def test_appends_follow_each_other_and_are_synced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(durable.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd)))
+    path = tmp_path / "journal.jsonl"
+    append_durably(path, b"one\n")
+    append_durably(path, b"two\n")
+    assert path.read_bytes() == b"one\ntwo\n"
+    assert len(synced) == 2
+
+
+def test_a_new_file_gets_the_umask_mode(tmp_path: Path) -> None:
+    mask = os.umask(0o027)
+    try:
+        append_durably(tmp_path / "new", b"x")
+    finally:
+        os.umask(mask)
+    assert (tmp_path / "new").stat().st_mode & 0o777 == 0o640
+
+
+def test_a_failed_append_raises_and_leaves_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "dir-not-file"
+    path.mkdir()
+    with pytest.raises(OSError):
+        append_durably(path, b"x")
+    assert path.is_dir()
