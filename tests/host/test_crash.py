@@ -19,6 +19,7 @@ import pytest
 
 from ledger.journal import Journal
 from workbench.host.recovery import STAGING
+from workbench.host.runtime import Limits
 from workbench.host.server import ServerThread
 from workbench.play.session import PlayerSession
 from workbench.play.wire import API_PREFIX
@@ -246,3 +247,24 @@ def test_the_seal_follows_the_journal(live: Live) -> None:
     client.post(f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 2})
     live.runtime.close()
     assert verify_run(live.hosted.runs / other, live.hosted.control, ALPHA).ok
+
+
+def test_each_run_is_sealed_on_its_own_clock(hosted: Hosted) -> None:
+    """A changed run waits `seal_interval` for its seal, then the sealer thread signs it."""
+    runtime = hosted.runtime(Limits(seal_interval=0.5))
+    try:
+        with ServerThread(runtime) as server:
+            client = Live(hosted, runtime, server.url).client(ALPHA)
+            run_id = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"}).json()["run"][
+                "run_id"
+            ]
+            client.post(f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "a", "days": 2})
+            assert runtime.seal_changed(older_than=3600) == 0
+            root = hosted.runs / run_id
+            deadline = time.monotonic() + 30
+            while not verify_run(root, hosted.control, ALPHA).ok and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert verify_run(root, hosted.control, ALPHA).ok
+            assert runtime.seal_changed() == 0
+    finally:
+        runtime.close()

@@ -5,9 +5,10 @@ Transport-free and thread-safe: the HTTP API and the MCP tools both call these m
 while different runs proceed in parallel. Every command goes through the player's
 session, which journals it (fsynced) before applying it, so a reply is only ever sent
 for a command already on disk. Seals follow: a sealer thread signs each changed run
-within `Limits.seal_interval`, a finish is sealed before its reply, and every open run is
-sealed when its session is dropped or the host stops (start-up recovery reseals after a
-kill). Sealing per command would double the disk writes of every reply.
+once it has been unsealed for `Limits.seal_interval` (each run on its own clock, not all
+in one burst), a finish is sealed before its reply, and every open run is sealed when
+its session is dropped or the host stops (start-up recovery reseals after a kill).
+Sealing per command would double the disk writes of every reply.
 
 An agent reaches only its own runs: a run id is checked against the run's registered
 agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
@@ -22,6 +23,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -95,6 +97,9 @@ JOURNAL_PAGE_MAX: Final = 1000
 
 T = TypeVar("T")
 log = logging.getLogger("workbench.host")
+SEALER_TICKS = 8
+"""The sealer looks every `seal_interval / SEALER_TICKS` for runs unsealed that long: each
+run is sealed on its own clock, not all together in one burst every interval."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +112,8 @@ class Limits:
     """Sessions kept in memory; the least recently used idle one is dropped (and
     resumed from its journal on its next request)."""
     seal_interval: float = 0.25
-    """Seconds between the sealer's rounds: a changed run's seal lags at most this much."""
+    """Seconds a changed run stays unsealed before the sealer signs it; the sealer looks
+    `SEALER_TICKS` times an interval, so a seal lags at most 9/8 of this."""
 
 
 class HostRecord(BaseModel):
@@ -137,6 +143,8 @@ class _Run:
     damaged: str | None = None
     dirty: bool = False
     """True while the run's journal holds commands its seal does not seal yet."""
+    dirty_since: float = 0.0
+    """When the run last became dirty (time.monotonic())."""
 
 
 def run_id_for(agent: str, start_command_id: str) -> str:
@@ -231,10 +239,16 @@ class HostRuntime:
         self._sealer.start()
         return self.recovery
 
-    def seal_changed(self) -> int:
-        """Seal every run with unsealed commands; returns how many were sealed."""
+    def seal_changed(self, older_than: float | None = None) -> int:
+        """Seal every run with unsealed commands (those unsealed for `older_than` seconds
+        or more, when given); returns how many were sealed."""
+        now = time.monotonic()
         with self._index_lock:
-            changed = [run for run in self._runs.values() if run.dirty]
+            changed = [
+                run
+                for run in self._runs.values()
+                if run.dirty and (older_than is None or now - run.dirty_since >= older_than)
+            ]
         sealed = 0
         for run in changed:
             with run.lock:
@@ -245,10 +259,10 @@ class HostRuntime:
         return sealed
 
     def _seal_loop(self) -> None:
-        """The sealer thread: seal changed runs every `seal_interval` until the host stops."""
-        while not self._stopping.wait(self.limits.seal_interval):
+        """The sealer thread: seal each run unsealed for `seal_interval`, until the host stops."""
+        while not self._stopping.wait(self.limits.seal_interval / SEALER_TICKS):
             try:
-                self.seal_changed()
+                self.seal_changed(older_than=self.limits.seal_interval)
             except Exception:
                 log.exception("sealing failed; the next round tries again")
 
@@ -592,7 +606,8 @@ class HostRuntime:
                     "the host's limit per run"
                 )
             entry = apply(run, session)
-            run.dirty = True
+            if not run.dirty:
+                run.dirty, run.dirty_since = True, time.monotonic()
             if session.finished:
                 session.seal()
                 run.dirty = False
