@@ -28,7 +28,9 @@ _TEMP_ATTEMPTS = 100
 
 _names = random.Random()
 """Temporary names need only be unlikely to collide (O_EXCL refuses one that does), so they
-come from a seeded generator, not a system call each, as in `tempfile`."""
+come from a seeded generator, not a system call each, as in `tempfile`. A forked child
+reseeds, so parent and child never draw the same names into one directory."""
+os.register_at_fork(after_in_child=_names.seed)
 
 RUN_MARKER = "run.json"
 """The file that makes a directory a run directory (workbench.runs.files.RUN_FILE)."""

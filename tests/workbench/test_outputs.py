@@ -156,6 +156,21 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
+def test_a_forked_child_draws_other_temporary_names() -> None:
+    """Parent and child of a fork (the evaluator's workers) never race for the same names."""
+    from workbench import outputs
+
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.write(write, str(outputs._names.getrandbits(48)).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert int(os.read(read, 64)) != outputs._names.getrandbits(48)
+    os.close(read)
+    os.close(write)
+
+
 def test_an_atomic_write_under_a_file_names_the_file(tmp_path: Path) -> None:
     (tmp_path / "plain").write_text("x")
     with pytest.raises(UserError, match="plain is not a directory"):
