@@ -19,6 +19,28 @@ def write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def append_written(path: Path, data: bytes) -> None:
+    """Append `data` to `path` (created with the umask's mode if missing), without fsync.
+
+    For a writer that makes the file durable later (`fsync_file`) and acknowledges
+    nothing before it has. Raises OSError.
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    try:
+        write_all(fd, data)
+    finally:
+        os.close(fd)
+
+
+def fsync_file(path: Path) -> None:
+    """Make everything written to `path` so far durable, whichever descriptor wrote it."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def append_durably(path: Path, data: bytes) -> None:
     """Append `data` to `path` (created with the umask's mode if missing) and fsync it.
 

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ledger.canonical import dumps
-from ledger.durable import append_durably
+from ledger.durable import append_durably, append_written, fsync_file
 
 GENESIS = "0" * 64
 HEADER_KIND = "header"
@@ -165,6 +165,9 @@ class Journal:
 
     def __init__(self, path: Path | None = None, entries: list[Entry] | None = None) -> None:
         self._path = path
+        self.fsync_each = True
+        """False: appends are written but not fsynced; the owner calls `sync` before it
+        acknowledges them (the host batches the fsyncs of many runs in one thread)."""
         self._entries: list[Entry] = list(entries or [])
         self._by_id: dict[str, Entry] = {e.id: e for e in self._entries}
 
@@ -238,10 +241,19 @@ class Journal:
             raise JournalError("a journal has one header entry, the first")
         entry = make_entry(len(self._entries), day, kind, command_id, payload, self.head)
         if self._path is not None:
-            append_durably(self._path, dumps(entry.record()) + b"\n")
+            line = dumps(entry.record()) + b"\n"
+            if self.fsync_each:
+                append_durably(self._path, line)
+            else:
+                append_written(self._path, line)
         self._entries.append(entry)
         self._by_id[command_id] = entry
         return entry
+
+    def sync(self) -> None:
+        """Make every appended entry durable (needed only when `fsync_each` is off)."""
+        if self._path is not None and self._entries:
+            fsync_file(self._path)
 
     def to_bytes(self, start: int = 0) -> bytes:
         """The journal's exact file content, from entry `start` on (all of it by default)."""

@@ -120,3 +120,25 @@ def test_append_fsyncs_every_written_entry(tmp_path: Path, monkeypatch: pytest.M
 def test_a_missing_file_is_an_empty_journal(tmp_path: Path) -> None:
     journal = Journal.open(tmp_path / "absent.jsonl")
     assert len(journal) == 0 and journal.head == GENESIS and journal.header is None
+
+
+def test_deferred_appends_are_written_and_synced_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        synced.append(fd)
+        real_fsync(fd)
+
+    monkeypatch.setattr(durable_module.os, "fsync", counting_fsync)
+    path = tmp_path / "journal.jsonl"
+    journal = Journal.open(path)
+    journal.fsync_each = False
+    journal.append(0, "header", "h", {})
+    journal.append(0, "post", "a", {"n": 1})
+    assert synced == []
+    assert [e.id for e in Journal.open(path).entries] == ["h", "a"]  # written already
+    journal.sync()
+    assert len(synced) == 1

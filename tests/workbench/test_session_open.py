@@ -67,3 +67,31 @@ def test_a_rejection_keeps_its_term_live_on_retry_and_after_resume(tmp_path: Pat
     assert session.schedule("hire_sales_rep", "again") == rejected
     session.close()
     assert PlayerSession.resume(tmp_path / "run").schedule("hire_sales_rep", "again") == rejected
+
+
+def test_a_seal_syncs_a_deferred_journal_before_it_names_its_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With deferred fsyncs, no seal.json names an entry a crash could still lose."""
+    from ledger import journal as journal_module
+    from workbench.play import session as session_module
+
+    events: list[str] = []
+    real_sync, real_write_seal = journal_module.fsync_file, session_module.write_seal
+    monkeypatch.setattr(
+        journal_module, "fsync_file", lambda path: (events.append("sync"), real_sync(path))
+    )
+    monkeypatch.setattr(
+        session_module,
+        "write_seal",
+        lambda paths, seal: (events.append("seal"), real_write_seal(paths, seal)),
+    )
+    session = PlayerSession.create(tmp_path / "run", autoseal=False, write_ahead=True)
+    session.seal()
+    session.defer_fsync()
+    events.clear()
+    session.advance(2)
+    assert events == []
+    session.seal()
+    assert events == ["sync", "seal"]
+    session.close()

@@ -35,12 +35,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from workbench.host.errors import BadRequest, HostError, Invalid, TooLarge, Unauthorized
+from workbench.host.errors import (
+    BadRequest,
+    Damaged,
+    HostError,
+    Invalid,
+    TooLarge,
+    Unauthorized,
+)
 from workbench.host.mcp_server import build_mcp, http_identity
-from workbench.host.runtime import HostRuntime
+from workbench.host.runtime import HostRuntime, WouldBlock
 from workbench.play.wire import (
     API_PREFIX,
     MCP_PATH,
+    RUN_ID_RE,
     AdvanceRequest,
     ErrorBody,
     ErrorDetail,
@@ -55,6 +63,9 @@ MAX_BODY_BYTES: Final = 16 * 1024
 MAX_MCP_BODY_BYTES: Final = 64 * 1024
 """Largest MCP request body."""
 METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
+INLINE_DAYS: Final = 31
+"""Advances up to a month run on the event loop; longer ones in a worker thread, so no
+single command holds every other agent's replies for long."""
 
 log = logging.getLogger("workbench.host")
 M = TypeVar("M", bound=BaseModel)
@@ -147,6 +158,30 @@ class Api:
         """Run a runtime method in a worker thread."""
         return await anyio.to_thread.run_sync(partial(work, *args))
 
+    async def command(self, work: Callable[..., Any], run_id: str, *args: Any) -> Any:
+        """A journaled command, replied to only once its journal entry is durable.
+
+        On an open run it is applied right here on the event loop, its journal line
+        written without fsync, and the syncer thread fsyncs it among every other run's
+        (group commit). A run that must first be resumed from disk, or whose lock another
+        thread holds (the sealer, a long advance), has it run in a worker thread instead.
+        """
+        if not RUN_ID_RE.fullmatch(run_id) or not self.runtime.open_now(run_id):
+            return await self.call(work, *args)
+        try:
+            result = work(*args, defer=True)
+        except WouldBlock:
+            return await self.call(work, *args)
+        try:
+            await self.runtime.syncer.sync(self.runtime.journal_path(run_id))
+        except OSError as exc:
+            self.runtime.journal_failed(run_id, exc)
+            raise Damaged(
+                f"{run_id}: its journal could not be made durable, so the command was not "
+                "acknowledged; ask the operator to inspect the run"
+            ) from None
+        return result
+
     async def briefing(self, request: Request, agent: str) -> Response:
         return json_response(self.runtime.briefing)
 
@@ -178,15 +213,20 @@ class Api:
 
     async def schedule(self, request: Request, agent: str) -> Response:
         body = await read_model(request, ScheduleRequest)
-        return json_response(await self.call(self.runtime.schedule, agent, _run(request), body))
+        run = _run(request)
+        return json_response(await self.command(self.runtime.schedule, run, agent, run, body))
 
     async def advance(self, request: Request, agent: str) -> Response:
         body = await read_model(request, AdvanceRequest)
-        return json_response(await self.call(self.runtime.advance, agent, _run(request), body))
+        run = _run(request)
+        if body.days > INLINE_DAYS:
+            return json_response(await self.call(self.runtime.advance, agent, run, body))
+        return json_response(await self.command(self.runtime.advance, run, agent, run, body))
 
     async def submit(self, request: Request, agent: str) -> Response:
         body = await read_model(request, SubmitRequest)
-        return json_response(await self.call(self.runtime.submit, agent, _run(request), body))
+        run = _run(request)
+        return json_response(await self.command(self.runtime.submit, run, agent, run, body))
 
     async def finish(self, request: Request, agent: str) -> Response:
         body = await read_model(request, FinishRequest)

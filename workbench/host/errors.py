@@ -66,7 +66,8 @@ class Invalid(HostError):
 
 
 class Damaged(HostError):
-    """A run that failed its integrity check at start-up: the operator must inspect it."""
+    """A run that failed its integrity check at start-up, or whose journal could not be
+    made durable: the operator must inspect it."""
 
     status = 503
     code = "run_damaged"

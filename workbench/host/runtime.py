@@ -1,14 +1,18 @@
 """The hosted runtime's core: the control file, the run directories, one session per run.
 
 Transport-free and thread-safe: the HTTP API and the MCP tools both call these methods
-(from worker threads). Each run has its own lock, so commands to one run apply in order
-while different runs proceed in parallel. Every command goes through the player's
-session, which journals it (fsynced) before applying it, so a reply is only ever sent
-for a command already on disk. Seals follow: a sealer thread signs each changed run
-once it has been unsealed for `Limits.seal_interval` (each run on its own clock, not all
-in one burst), a finish is sealed before its reply, and every open run is sealed when
-its session is dropped or the host stops (start-up recovery reseals after a kill).
-Sealing per command would double the disk writes of every reply.
+(from worker threads, or, for the HTTP API's commands to an open run, from the event
+loop). Each run has its own lock, so commands to one run apply in order while different
+runs proceed in parallel. Every command goes through the player's session, which
+journals it before applying it, and a reply is only ever sent for a command already on
+disk: a command made in a thread fsyncs its journal before it returns; one made with
+`defer` (on the event loop) returns first, and the API replies only after the syncer
+thread has fsynced that journal (`syncer.py`, group commit). Seals follow: a sealer
+thread signs each changed run once it has been unsealed for `Limits.seal_interval` (each
+run on its own clock, not all in one burst), a finish is sealed before its reply, and
+every open run is sealed when its session is dropped or the host stops (start-up
+recovery reseals after a kill); a seal syncs the journal first, so it never names an
+entry a crash could lose. Sealing per command would double the disk writes of every reply.
 
 An agent reaches only its own runs: a run id is checked against the run's registered
 agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
@@ -42,6 +46,7 @@ from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
 from workbench.host.recovery import STAGING, Recovery, fsync_dir, recover, run_dirs
+from workbench.host.syncer import Syncer
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
@@ -130,6 +135,10 @@ class HostRecord(BaseModel):
     seed_commitment: str
 
 
+class WouldBlock(Exception):
+    """A deferred command found its run locked by another thread: run it in a thread."""
+
+
 @dataclass
 class _Run:
     """One run: its owner, its lock, and its session while open."""
@@ -205,6 +214,7 @@ class HostRuntime:
         self._start_locks: dict[str, threading.Lock] = {}
         self._stopping = threading.Event()
         self._sealer = threading.Thread(target=self._seal_loop, name="sealer", daemon=True)
+        self.syncer = Syncer()
         self._lock: RunLock | None = None
         self.recovery = Recovery()
         self.briefing = briefing_of(self.bundle)
@@ -236,6 +246,7 @@ class HostRuntime:
             run.damaged = self.recovery.damaged.get(root.name)
             self._runs[run.run_id] = run
             self._by_agent.setdefault(run.agent, []).append(run.run_id)
+        self.syncer.start()
         self._sealer.start()
         return self.recovery
 
@@ -271,6 +282,7 @@ class HostRuntime:
         self._stopping.set()
         if self._sealer.is_alive():
             self._sealer.join()
+        self.syncer.stop()
         with self._index_lock:
             runs = list(self._runs.values())
             self._open.clear()
@@ -398,6 +410,7 @@ class HostRuntime:
             session.close()
             raise
         session.follow(final)
+        session.defer_fsync()
         run = _Run(run_id, agent, final, session=session)
         with self._index_lock:
             self._runs[run_id] = run
@@ -501,7 +514,9 @@ class HostRuntime:
         return self._with_session(agent, run_id, read)
 
     # -- commands -------------------------------------------------------------------
-    def schedule(self, agent: str, run_id: str, request: ScheduleRequest) -> ScheduleReply:
+    def schedule(
+        self, agent: str, run_id: str, request: ScheduleRequest, *, defer: bool = False
+    ) -> ScheduleReply:
         """Schedule an action (journaled even when rejected)."""
         command = Schedule(action=request.action)
 
@@ -522,9 +537,11 @@ class HostRuntime:
                 start_day=outcome.start_day,
             )
 
-        return self._command(agent, run_id, request.command_id, command, apply, reply)
+        return self._command(agent, run_id, request.command_id, command, apply, reply, defer)
 
-    def advance(self, agent: str, run_id: str, request: AdvanceRequest) -> CommandReply:
+    def advance(
+        self, agent: str, run_id: str, request: AdvanceRequest, *, defer: bool = False
+    ) -> CommandReply:
         """Run whole days with no further decisions."""
         command = Advance(days=request.days)
 
@@ -535,9 +552,11 @@ class HostRuntime:
         def reply(run: _Run, session: PlayerSession, entry: Entry, retry: bool) -> CommandReply:
             return CommandReply(**self._base(entry, retry))
 
-        return self._command(agent, run_id, request.command_id, command, apply, reply)
+        return self._command(agent, run_id, request.command_id, command, apply, reply, defer)
 
-    def submit(self, agent: str, run_id: str, request: SubmitRequest) -> SubmitReply:
+    def submit(
+        self, agent: str, run_id: str, request: SubmitRequest, *, defer: bool = False
+    ) -> SubmitReply:
         """Submit an assessment: schema and contract errors journal nothing (422)."""
         command = SubmitAssessment(assessment=request.assessment)
 
@@ -557,7 +576,7 @@ class HostRuntime:
                 notes=() if note is None else (note,),
             )
 
-        return self._command(agent, run_id, request.command_id, command, apply, reply)
+        return self._command(agent, run_id, request.command_id, command, apply, reply, defer)
 
     def finish(self, agent: str, run_id: str, request: FinishRequest) -> CommandReply:
         """End the run: the remaining days run with no decisions."""
@@ -580,9 +599,19 @@ class HostRuntime:
         command: PlayerCommand,
         apply: Callable[[_Run, PlayerSession], Entry],
         reply: Callable[[_Run, PlayerSession, Entry, bool], T],
+        defer: bool = False,
     ) -> T:
-        """Apply a command once: a known id with the same content replays the first reply."""
+        """Apply a command once: a known id with the same content replays the first reply.
+
+        The reply is returned once the command's journal entry is durable; with `defer`
+        the caller makes it so first (`Syncer.sync` of `journal_path`) and replies after.
+        """
         _check_command_id(command_id)
+
+        def durable(result: T, session: PlayerSession) -> T:
+            if not defer:
+                session.sync_journal()
+            return result
 
         def run_command(run: _Run, session: PlayerSession) -> T:
             known = run.ids.get(command_id)
@@ -594,7 +623,7 @@ class HostRuntime:
                         f"command id {command_id} was already used for a {known.kind} "
                         f"(seq {known.seq}) with other content: choose a new id"
                     )
-                return reply(run, session, known, True)
+                return durable(reply(run, session, known, True), session)
             if session.finished:
                 raise Conflict(
                     f"{run.run_id} is finished (day {session.day} of {session.horizon}): "
@@ -611,9 +640,9 @@ class HostRuntime:
             if session.finished:
                 session.seal()
                 run.dirty = False
-            return reply(run, session, entry, False)
+            return durable(reply(run, session, entry, False), session)
 
-        return self._with_session(agent, run_id, run_command)
+        return self._with_session(agent, run_id, run_command, wait=not defer)
 
     def _journaled(self, run: _Run, session: PlayerSession, command_id: str) -> Entry:
         """The entry a command just journaled, indexed by its id."""
@@ -659,15 +688,29 @@ class HostRuntime:
             raise Damaged(f"{run_id} failed its integrity check at start-up; ask the operator")
         return run
 
-    def _with_session(self, agent: str, run_id: str, work: Callable[[_Run, PlayerSession], T]) -> T:
-        """Run `work` on the run's session under the run's lock."""
+    def _with_session(
+        self,
+        agent: str,
+        run_id: str,
+        work: Callable[[_Run, PlayerSession], T],
+        wait: bool = True,
+    ) -> T:
+        """Run `work` on the run's session under the run's lock.
+
+        Without `wait` (a caller on the event loop) a lock held elsewhere raises
+        WouldBlock at once rather than stalling every other agent's replies.
+        """
         run = self._own(agent, run_id)
-        with run.lock:
+        if not run.lock.acquire(blocking=wait):
+            raise WouldBlock(run_id)
+        try:
             session = self._session(run)
             try:
                 return work(run, session)
             except UserError as exc:
                 raise Invalid(exc.message.replace(f"{self.runs_dir}{os.sep}", "")) from None
+        finally:
+            run.lock.release()
 
     def _session(self, run: _Run) -> PlayerSession:
         """The run's session, resumed from its journal when not open (run lock held)."""
@@ -690,9 +733,37 @@ class HostRuntime:
                 raise Damaged(
                     f"{run.run_id} cannot be resumed; ask the operator to inspect it"
                 ) from None
+            run.session.defer_fsync()
             run.ids = {e.id: e for e in run.session.journal_entries[1:]}
         self._touch(run)
         return run.session
+
+    def open_now(self, run_id: str) -> bool:
+        """True when the run's session is open, so a command needs no resume first."""
+        with self._index_lock:
+            run = self._runs.get(run_id)
+        return run is not None and run.session is not None and run.damaged is None
+
+    def journal_path(self, run_id: str) -> Path:
+        """Where a run's journal is (for `Syncer.sync` after a deferred command)."""
+        return RunPaths(self.runs_dir / run_id).journal
+
+    def journal_failed(self, run_id: str, error: OSError) -> None:
+        """A deferred journal could not be made durable: the run takes no more commands.
+
+        Its session is closed unsealed; start-up recovery decides what of the journal
+        stands. Nothing it held beyond the last durable entry was acknowledged.
+        """
+        log.error("%s: the journal could not be made durable: %s", run_id, error)
+        with self._index_lock:
+            run = self._runs.get(run_id)
+        if run is None:
+            return
+        with run.lock:
+            run.damaged = f"its journal could not be made durable ({error.strerror or error})"
+            if run.session is not None:
+                run.session.close()
+                run.session = None
 
     def _touch(self, run: _Run) -> None:
         """Mark the run recently used; drop the least recently used idle sessions."""

@@ -163,6 +163,7 @@ class PlayerSession:
         self._persisted = persisted
         self._read_only = read_only
         self._command = command
+        self._fsync_each = True
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -302,7 +303,13 @@ class PlayerSession:
                 append_journal(self.paths.journal, data)
             self._persisted = len(self._journal)
         if self._write_ahead and self._journal.path is None:
-            self._journal = Journal(self.paths.journal, list(self._journal.entries))
+            self._journal = self._file_journal()
+
+    def _file_journal(self) -> Journal:
+        """The journal's entries, appended to the run's journal file from now on."""
+        journal = Journal(self.paths.journal, list(self._journal.entries))
+        journal.fsync_each = self._fsync_each
+        return journal
 
     def _materialize(self) -> None:
         """Create the run directory, lock it and write run.json (a new run's first write)."""
@@ -482,14 +489,35 @@ class PlayerSession:
         """
         self.paths = RunPaths(root)
         if self._journal.path is not None:
-            self._journal = Journal(self.paths.journal, list(self._journal.entries))
+            self._journal = self._file_journal()
         if self._lock is not None:
             self._lock.path = root / LOCK_FILE
+
+    def defer_fsync(self) -> None:
+        """Write each journaled command without fsync; `sync_journal` makes them durable.
+
+        For the host, which fsyncs many runs' journals together and replies to a command
+        only once its journal is durable. A seal always syncs the journal first, so no
+        seal names an entry a crash could lose.
+        """
+        self._fsync_each = False
+        self._journal.fsync_each = False
+
+    def sync_journal(self) -> None:
+        """Make every journaled command durable (a no-op cost when each was fsynced)."""
+        if not self._fsync_each:
+            self._journal.sync()
+
+    @property
+    def journal_path(self) -> Path:
+        """The run's journal file."""
+        return self.paths.journal
 
     def seal(self) -> dict[str, Any]:
         """Write the journal (when held back) and then seal.json for the run as it stands."""
         self._require_writable()
         self._persist()
+        self.sync_journal()
         seal = build_seal(
             self.bundle,
             self.registration,

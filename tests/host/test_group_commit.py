@@ -1,0 +1,138 @@
+"""Group commit: a command on the event loop is acknowledged only once its journal is durable.
+
+The host applies a command to an open run on its event loop and writes the journal line
+without fsync; the syncer thread fsyncs it (with every other run's) and only then is the
+reply sent. These tests hold the syncer's fsync, break it, and hold a run's lock, and
+check what a client sees.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+
+from ledger.journal import Journal
+from workbench.host import syncer as syncer_module
+from workbench.host.runtime import Limits
+from workbench.host.server import ServerThread
+from workbench.play.wire import API_PREFIX
+
+from .conftest import ALPHA, BRAVO, Hosted, Live
+
+
+@pytest.fixture
+def quiet_live(hosted: Hosted) -> Iterator[Live]:
+    """A live host whose sealer waits a minute (it syncs journals on its own when it seals)."""
+    runtime = hosted.runtime(Limits(seal_interval=60))
+    with ServerThread(runtime) as server:
+        yield Live(hosted, runtime, server.url)
+    runtime.close()
+
+
+def start(live: Live, agent: str) -> str:
+    reply = live.client(agent).post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    return str(reply.json()["run"]["run_id"])
+
+
+def advance_in_thread(live: Live, agent: str, run_id: str, command_id: str) -> dict[str, object]:
+    """POST an advance from a thread; the dict gets `response` when it returns."""
+    done: dict[str, object] = {}
+
+    def post() -> None:
+        with live.client(agent) as client:
+            done["response"] = client.post(
+                f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": command_id, "days": 1}
+            )
+
+    thread = threading.Thread(target=post)
+    thread.start()
+    done["thread"] = thread
+    return done
+
+
+@pytest.fixture
+def held_fsync(
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """The syncer's fsync, held: `entered` when it starts, it goes on at `release`."""
+    entered, release = threading.Event(), threading.Event()
+    real = syncer_module.fsync_file
+
+    def held(path: Path) -> None:
+        entered.set()
+        assert release.wait(60)
+        real(path)
+
+    monkeypatch.setattr(syncer_module, "fsync_file", held)
+    yield entered, release
+    release.set()
+
+
+def test_no_reply_before_the_journal_is_durable(
+    quiet_live: Live, held_fsync: tuple[threading.Event, threading.Event]
+) -> None:
+    live = quiet_live
+    entered, release = held_fsync
+    run_id = start(live, ALPHA)
+    first = advance_in_thread(live, ALPHA, run_id, "a")
+    assert entered.wait(30)
+    retry = advance_in_thread(live, ALPHA, run_id, "a")  # the same command, sent again
+    first["thread"].join(0.3)  # type: ignore[attr-defined]
+    assert "response" not in first and "response" not in retry
+    journal = Journal.open(live.hosted.runs / run_id / "journal.jsonl")
+    assert [e.id for e in journal.entries[1:]] == ["a"]  # written, not yet acknowledged
+    release.set()
+    for sent in (first, retry):
+        sent["thread"].join(30)  # type: ignore[attr-defined]
+        response = sent["response"]
+        assert isinstance(response, httpx2.Response) and response.status_code == 200
+    assert retry["response"].json()["retry"] is True  # type: ignore[attr-defined]
+
+
+def test_a_journal_that_cannot_be_made_durable_is_never_acknowledged(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    run_id, other = start(live, ALPHA), start(live, BRAVO)
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(syncer_module, "fsync_file", failing)
+    with live.client(ALPHA) as client:
+        path = f"{API_PREFIX}/runs/{run_id}/advance"
+        reply = client.post(path, json={"command_id": "a", "days": 1})
+        assert reply.status_code == 503
+        error = reply.json()["error"]
+        assert error["code"] == "run_damaged" and "not acknowledged" in error["message"]
+        assert client.post(path, json={"command_id": "b", "days": 1}).status_code == 503
+    with live.client(BRAVO) as client:
+        reply = client.post(
+            f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 1}
+        )
+        assert reply.status_code == 200
+
+
+def test_a_run_locked_elsewhere_does_not_stall_the_others(live: Live) -> None:
+    busy, free = start(live, ALPHA), start(live, BRAVO)
+    lock = live.runtime._runs[busy].lock
+    lock.acquire()
+    try:
+        waiting = advance_in_thread(live, ALPHA, busy, "a")
+        with live.client(BRAVO) as client:
+            reply = client.post(
+                f"{API_PREFIX}/runs/{free}/advance", json={"command_id": "b", "days": 1}
+            )
+        assert reply.status_code == 200
+        assert "response" not in waiting
+    finally:
+        lock.release()
+    waiting["thread"].join(30)  # type: ignore[attr-defined]
+    response = waiting["response"]
+    assert isinstance(response, httpx2.Response) and response.status_code == 200
