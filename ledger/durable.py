@@ -34,7 +34,16 @@ def append_written(path: Path, data: bytes) -> None:
 
 def fsync_file(path: Path) -> None:
     """Make everything written to `path` so far durable, whichever descriptor wrote it."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    _fsync(path, os.O_RDONLY | os.O_CLOEXEC)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a rename or unlink in the directory `path` durable."""
+    _fsync(path, os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY)
+
+
+def _fsync(path: Path, flags: int) -> None:
+    fd = os.open(path, flags)
     try:
         os.fsync(fd)
     finally:

@@ -95,15 +95,21 @@ def test_first_entry_must_be_the_header() -> None:
     assert len(journal) == 0
 
 
-def test_append_fsyncs_every_written_entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    synced: list[int] = []
+@pytest.fixture
+def synced(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors fsynced during the test, in order (the real fsync still runs)."""
+    calls: list[int] = []
     real_fsync = os.fsync
 
     def counting_fsync(fd: int) -> None:
-        synced.append(fd)
+        calls.append(fd)
         real_fsync(fd)
 
     monkeypatch.setattr(durable_module.os, "fsync", counting_fsync)
+    return calls
+
+
+def test_append_fsyncs_every_written_entry(tmp_path: Path, synced: list[int]) -> None:
     path = tmp_path / "journal.jsonl"
     journal = Journal.open(path)
     journal.append(0, "header", "h", {})
@@ -122,17 +128,7 @@ def test_a_missing_file_is_an_empty_journal(tmp_path: Path) -> None:
     assert len(journal) == 0 and journal.head == GENESIS and journal.header is None
 
 
-def test_deferred_appends_are_written_and_synced_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    synced: list[int] = []
-    real_fsync = os.fsync
-
-    def counting_fsync(fd: int) -> None:
-        synced.append(fd)
-        real_fsync(fd)
-
-    monkeypatch.setattr(durable_module.os, "fsync", counting_fsync)
+def test_deferred_appends_are_written_and_synced_once(tmp_path: Path, synced: list[int]) -> None:
     path = tmp_path / "journal.jsonl"
     journal = Journal.open(path)
     journal.fsync_each = False

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from ledger.durable import fsync_dir
 from ledger.journal import JournalError, read_entries
 from sim.campaign_load import CampaignBundle
 from workbench.errors import WorkbenchError
@@ -60,15 +61,6 @@ class Recovery:
         if self.damaged:
             parts.append(f"{len(self.damaged)} damaged: " + ", ".join(sorted(self.damaged)))
         return "; ".join(parts)
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a rename or unlink in `path` durable."""
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def cut_partial_tail(journal: Path) -> bool:

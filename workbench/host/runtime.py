@@ -40,12 +40,13 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.canonical import dumps
+from ledger.durable import fsync_dir
 from ledger.journal import Entry
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
-from workbench.host.recovery import STAGING, Recovery, fsync_dir, recover, run_dirs
+from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
 from workbench.host.syncer import Syncer
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
