@@ -11,6 +11,7 @@ the host's CPU under load.
 from __future__ import annotations
 
 import asyncio
+import errno
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +79,8 @@ class Syncer:
                     fsync_file(path)
                 except OSError as exc:
                     failures[path] = exc
+                except Exception as exc:  # never leave a waiter hanging: its run stops instead
+                    failures[path] = OSError(errno.EIO, f"the syncer failed: {exc!r}")
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Waiter, OSError | None]]] = {}
             for waiter in batch:
                 by_loop.setdefault(waiter.loop, []).append((waiter, failures.get(waiter.path)))
