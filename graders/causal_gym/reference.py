@@ -4,24 +4,41 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from statistics import NormalDist
+from types import ModuleType
 from typing import Final
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
 from threadpoolctl import ThreadpoolController
 
 from graders.causal_gym.messiness import robust_scale
 
 Z90: Final[float] = NormalDist().inv_cdf(0.95)
 OUTLIER_CUTOFF: Final[float] = 6.0
-BLAS: Final = ThreadpoolController()
-"""numpy's and scipy's BLAS, found once at import (after statsmodels loaded scipy's).
 
-These fits are a few thousand rows by a dozen columns: one BLAS thread is always fastest,
-and on a busy machine OpenBLAS's spinning helper threads made each fit 10-20x slower.
-One thread also makes the figures independent of the machine's BLAS thread count."""
+
+@cache
+def _fitting() -> tuple[ModuleType, ThreadpoolController]:
+    """statsmodels and the BLAS controller, loaded once, on the first fit.
+
+    Importing statsmodels takes about a second: at module import it froze the dashboard's
+    Causal screen on its first visit (its task loader calls `load_fitting` in a worker).
+    The controller finds numpy's and scipy's BLAS, so it is made after statsmodels loaded
+    scipy's. These fits are a few thousand rows by a dozen columns: one BLAS thread is
+    always fastest, and on a busy machine OpenBLAS's spinning helper threads made each fit
+    10-20x slower. One thread also makes the figures independent of the machine's BLAS
+    thread count.
+    """
+    import statsmodels.api as sm
+
+    return sm, ThreadpoolController()
+
+
+def load_fitting() -> None:
+    """Load what a fit needs now (off a UI thread, before the first estimate)."""
+    _fitting()
 
 
 class Unsolvable(ValueError):
@@ -72,7 +89,8 @@ def ols_effect(
     if len(used) == 0 or not (np.any(t == 1.0) and np.any(t == 0.0)):
         raise Unsolvable("both treatment arms must be present")
     design = np.column_stack([np.ones(len(used)), used[columns].to_numpy(dtype=float)])
-    with BLAS.limit(limits=1, user_api="blas"):
+    sm, blas = _fitting()
+    with blas.limit(limits=1, user_api="blas"):
         if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             raise Unsolvable("the design matrix is not of full column rank")
         fit = sm.OLS(used[outcome].to_numpy(dtype=float), design).fit()

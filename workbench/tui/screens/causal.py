@@ -144,12 +144,15 @@ class CausalScreen(PlayerScreen):
 
     @work(thread=True, exclusive=True, group="causal-load")
     def load_task(self, family: str, split: str, task_id: int) -> None:
-        """Generate the task off the UI thread; report back with a message."""
+        """Generate the task, and load the estimator, off the UI thread; report back with a
+        message."""
         from graders.causal_gym.panel import CausalPanel
+        from graders.causal_gym.reference import load_fitting
 
         try:
             panel = CausalPanel()
             info = panel.load(family, split, task_id)
+            load_fitting()
             frame = panel.preview(8)
             readme = panel.data_dictionary()
         except PANEL_ERRORS as exc:
