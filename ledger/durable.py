@@ -25,11 +25,7 @@ def append_written(path: Path, data: bytes) -> None:
     For a writer that makes the file durable later (`fsync_file`) and acknowledges
     nothing before it has. Raises OSError.
     """
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-    try:
-        write_all(fd, data)
-    finally:
-        os.close(fd)
+    _append(path, data, sync=False)
 
 
 def fsync_file(path: Path) -> None:
@@ -55,9 +51,14 @@ def append_durably(path: Path, data: bytes) -> None:
 
     Raises OSError; the file then ends in a partial write at worst, never a reordered one.
     """
+    _append(path, data, sync=True)
+
+
+def _append(path: Path, data: bytes, *, sync: bool) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
     try:
         write_all(fd, data)
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)

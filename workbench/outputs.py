@@ -97,10 +97,10 @@ def _write_temp(directory: Path, name: str, data: bytes, what: str, target: Path
         write_all(fd, data)
         os.fsync(fd)
     except OSError as exc:
-        os.close(fd)
         temp.unlink(missing_ok=True)
         raise UserError(f"{what} {target}: cannot write ({_why(exc)})") from None
-    os.close(fd)
+    finally:
+        os.close(fd)
     return temp
 
 

@@ -508,11 +508,6 @@ class PlayerSession:
         if not self._fsync_each:
             self._journal.sync()
 
-    @property
-    def journal_path(self) -> Path:
-        """The run's journal file."""
-        return self.paths.journal
-
     def seal(self) -> dict[str, Any]:
         """Write the journal (when held back) and then seal.json for the run as it stands."""
         self._require_writable()
