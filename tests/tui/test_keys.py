@@ -11,6 +11,7 @@ from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.goto import GoToScreen
 from workbench.tui.screens.help import HelpScreen
 from workbench.tui.screens.questions import QuestionsScreen
+from workbench.tui.widgets.bar import ScreenBar
 
 
 async def test_digits_typed_anywhere_never_switch_screens(app: PlayerApp) -> None:
@@ -102,3 +103,23 @@ async def test_help_explains_the_scheme(app: PlayerApp) -> None:
         await pilot.press("f2")
         await wait_for(pilot, lambda: app.theme == "textual-light", "light theme")
         assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_a_screen_first_shown_after_a_theme_change_has_the_new_theme(
+    app: PlayerApp,
+) -> None:
+    """New screens skip Textual's restyle of the whole app; they must still mount themed."""
+    async with app.run_test(size=SIZE) as pilot:
+        dark = app.screen.query_one(ScreenBar).styles.background
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.theme == "textual-light", "light theme")
+        await pilot.pause()
+        light = app.screen.query_one(ScreenBar).styles.background
+        assert light != dark
+        for spec in PLAYER_SCREENS[1:]:
+            await go(pilot, spec.key)
+            assert app.screen.query_one(ScreenBar).styles.background == light, spec.mode
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.theme == "textual-dark", "dark theme")
+        await go(pilot, "1")
+        assert app.screen.query_one(ScreenBar).styles.background == dark
