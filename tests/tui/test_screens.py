@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from textual.widgets import DataTable, Footer, Input
+from textual.widgets import DataTable, Input
 
 from tests.tui.conftest import SIZE, SMALL, go, notices, notified, wait_for
 from tests.tui.text import screen_text
@@ -17,6 +17,7 @@ from workbench.tui.screens.ledger import LedgerScreen
 from workbench.tui.screens.questions import QuestionsScreen
 from workbench.tui.widgets.charts import CommitmentTimeline, MetricChart
 from workbench.tui.widgets.journal import EntryScreen
+from workbench.tui.widgets.keybar import KeyBar
 
 
 async def test_dashboard_shows_day_money_and_objective(app: PlayerApp) -> None:
@@ -232,17 +233,20 @@ async def test_palette_command_advances(app: PlayerApp) -> None:
         await wait_for(pilot, lambda: app.session.day == 7, "advanced by the palette")
 
 
-async def test_footer_fits_at_120_columns(app: PlayerApp) -> None:
+async def test_key_bar_fits_at_120_columns(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         for spec in PLAYER_SCREENS:
             await go(pilot, spec.key)
-            footer = app.screen.query_one(Footer)
             await pilot.pause()
-            keys = list(footer.query("FooterKey"))
-            assert keys, spec.mode
-            assert max(k.region.right for k in keys) <= SIZE[0], spec.mode
-            labels = " ".join(str(k.render()) for k in keys)
-            assert "Help" in labels and "Theme" in labels and "Go to" in labels
+            bar = app.screen.query_one(KeyBar)
+            keys, palette = bar.labels()
+            line = str(bar.render())
+            assert len(line) <= SIZE[0], spec.mode
+            for label in [*keys, palette]:
+                assert label is not None
+                assert f"{label.display} {label.description}" in line, (spec.mode, label)
+            descriptions = {label.description for label in keys}
+            assert {"Help", "Theme", "Go to"} <= descriptions, spec.mode
 
 
 async def test_small_terminal_keeps_every_column(app: PlayerApp) -> None:

@@ -8,10 +8,10 @@ from textual._context import active_app
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
 
 from workbench.tui.messages import SessionChanged
 from workbench.tui.widgets.bar import ScreenBar
+from workbench.tui.widgets.keybar import KeyBar
 
 if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
@@ -44,11 +44,11 @@ class WorkbenchScreen(Screen[None]):
         self._css_update_count = app._css_update_count
 
     def compose(self) -> ComposeResult:
-        """Bar, body (from `compose_body`), footer."""
+        """Bar, body (from `compose_body`), key bar."""
         self.bar = ScreenBar(self.shell.screen_table, "")
         yield self.bar
         yield from self.compose_body()
-        yield Footer(compact=True)
+        yield KeyBar()
 
     def compose_body(self) -> ComposeResult:
         """The screen's own widgets (subclasses yield them)."""
