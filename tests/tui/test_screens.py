@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from textual.widgets import DataTable, Input
 
 from tests.tui.conftest import SIZE, SMALL, go, notices, notified, wait_for
@@ -287,3 +288,24 @@ def test_chart_ticks_always_cover_the_values() -> None:
         assert marks[0] <= low and marks[-1] >= low + span and len(marks) <= 12
 
     covers()
+
+
+async def test_a_screen_repaints_when_shown_not_when_left_at_once(
+    app: PlayerApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Going to a screen pops the go-to list back onto the old screen first: no repaint there."""
+    async with app.run_test(size=SIZE) as pilot:
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen)
+        repaints: list[int] = []
+        repaint = dashboard.refresh_view
+        monkeypatch.setattr(dashboard, "refresh_view", lambda: (repaints.append(1), repaint()))
+        await go(pilot, "2")
+        assert repaints == [] and isinstance(app.screen, ActionsScreen)
+        await go(pilot, "1")
+        assert repaints == [1] and app.screen is dashboard
+        await pilot.press("f1")
+        await wait_for(pilot, lambda: app.screen is not dashboard, "help")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(repaints) == 2, "repaint after help")
+        assert app.screen is dashboard and "[b reverse] 1 Dashboard" in dashboard.bar.content

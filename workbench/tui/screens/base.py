@@ -45,7 +45,7 @@ class WorkbenchScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """Bar, body (from `compose_body`), key bar."""
-        self.bar = ScreenBar(self.shell.screen_table, "")
+        self.bar = ScreenBar(self.shell.screen_table, self.app.current_mode)
         yield self.bar
         yield from self.compose_body()
         yield KeyBar()
@@ -74,7 +74,13 @@ class WorkbenchScreen(Screen[None]):
         self.refresh_view()
 
     def on_screen_resume(self) -> None:
-        """Mark this screen in the bar and repaint whenever it is shown again."""
+        """Mark this screen in the bar and repaint whenever it is shown again.
+
+        Not when it resumed only to be left: going to another screen pops the go-to list
+        back onto this one first, and its repaint (charts, tables) was a third of the switch.
+        """
+        if self.app.screen is not self:
+            return
         self.bar.update(ScreenBar.markup_for(self.shell.screen_table, self.app.current_mode))
         self.refresh_view()
 
