@@ -43,12 +43,16 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+class ServeExited(AssertionError):
+    """`workbench serve` exited before it listened (its port was taken meanwhile, say)."""
+
+
 def wait_listening(port: int, server: subprocess.Popen[bytes], seconds: float = 60) -> None:
     """Return once the server accepts connections; fail if it exits or never does."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise AssertionError(f"workbench serve exited with {server.returncode}")
+            raise ServeExited(f"workbench serve exited with {server.returncode}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
                 return
@@ -57,38 +61,64 @@ def wait_listening(port: int, server: subprocess.Popen[bytes], seconds: float = 
     raise AssertionError(f"workbench serve did not listen on port {port}")
 
 
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """Stop the server and the app processes it started."""
+    os.killpg(server.pid, signal.SIGTERM)
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.wait(timeout=10)
+
+
+def serve(run: Path, attempts: int = 5) -> tuple[subprocess.Popen[bytes], int]:
+    """`workbench serve` listening on a free loopback port, and the port.
+
+    The port is probed free and then bound by the server, so another process can take it
+    in between: the server then exits, and it is started again on a new port.
+    """
+    for attempt in range(attempts):
+        port = free_port()
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "workbench",
+                "serve",
+                "--run",
+                str(run),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+            ],
+            cwd=run.parent,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            wait_listening(port, server)
+        except ServeExited:
+            stop(server)
+            if attempt == attempts - 1:
+                raise
+            continue
+        except BaseException:
+            stop(server)
+            raise
+        return server, port
+    raise AssertionError("unreachable")
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
     """`workbench serve` on a free loopback port, stopped (with its app processes) after."""
-    port = free_port()
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "workbench",
-            "serve",
-            "--run",
-            str(tmp_path / "run"),
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-        ],
-        cwd=tmp_path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    server, port = serve(tmp_path / "run")
     try:
-        wait_listening(port, server)
         yield f"http://127.0.0.1:{port}/"
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
+        stop(server)
 
 
 class Terminal:

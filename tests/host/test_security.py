@@ -395,7 +395,7 @@ def test_replies_on_a_kept_alive_connection_are_not_held_back() -> None:
     and a small reply does not wait ~40 ms for the client's delayed ACK."""
     import socket
 
-    from workbench.host.server import bind
+    from workbench.host.listen import bind
 
     with bind("127.0.0.1", 0) as listener:
         client = socket.create_connection(listener.getsockname())

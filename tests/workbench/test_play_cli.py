@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,17 @@ def test_actions_catalog_lists_every_term() -> None:
     result = CliRunner().invoke(main, ["actions", "--json"])
     assert result.exit_code == 0
     assert '"irreversible_work": "5000.00"' in result.output
+
+
+def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        result = CliRunner().invoke(
+            main, ["serve", "--run", str(tmp_path / "run"), "--port", str(port)]
+        )
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error")]
+    assert errors == [f"Error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+    assert not (tmp_path / "run").exists()

@@ -45,6 +45,7 @@ def host(
     """
     from workbench.errors import UserError
     from workbench.host.errors import HostError
+    from workbench.host.listen import listen_refused
     from workbench.host.runtime import HostRuntime
     from workbench.host.server import serve_http, serve_stdio
 
@@ -84,7 +85,7 @@ def host(
         try:
             serve_http(runtime, host, port, ready)
         except OSError as exc:
-            raise UserError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+            raise UserError(listen_refused(host, port, exc), subject="port") from None
         runtime.close()
         click.echo("host stopped; every run is sealed", err=True)
     finally:

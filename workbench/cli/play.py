@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import shlex
 import sys
 from collections.abc import Callable
@@ -134,9 +135,22 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
     """Serve the dashboard in a browser (demonstrations)."""
     from textual_serve.server import Server
 
+    from workbench.errors import UserError
+    from workbench.host.listen import bind, listen_refused
+
+    try:
+        bind(host, port).close()
+    except OSError as exc:
+        raise UserError(listen_refused(host, port, exc), subject="port") from None
+
     command = [sys.executable, "-m", "workbench", "play"]
     if campaign is not None:
         command.append(str(campaign))
     if run_dir is not None:
         command += ["--run", str(run_dir)]
-    Server(shlex.join(command), host=host, port=port).serve()
+    try:
+        Server(shlex.join(command), host=host, port=port).serve()
+    except OSError as exc:
+        if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
+            raise
+        raise UserError(listen_refused(host, port, exc), subject="port") from None

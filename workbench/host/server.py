@@ -15,30 +15,14 @@ import uvicorn
 from ledger.collector import settle_for_serving
 from workbench.host.api import build_app
 from workbench.host.errors import Unauthorized
+from workbench.host.listen import bind
 from workbench.host.mcp_server import build_mcp
 from workbench.host.runtime import HostRuntime
 
 LOOPBACK: Final = "127.0.0.1"
-BACKLOG: Final = 512
 MAX_CONNECTIONS: Final = 1024
 """Connections served at once; more get 503 (every input, connections too, is bounded)."""
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
-
-
-def bind(host: str, port: int) -> socket.socket:
-    """A listening TCP socket on host:port (port 0 picks a free one).
-
-    The protocol is named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on sockets that
-    say they are TCP, and without it every reply on a kept-alive connection waits ~40 ms
-    for the client's delayed ACK (Nagle).
-    """
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, port))
-    sock.listen(BACKLOG)
-    sock.set_inheritable(True)
-    return sock
 
 
 def base_url(host: str, sock: socket.socket) -> str:

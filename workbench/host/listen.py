@@ -1,0 +1,29 @@
+"""Listening sockets: the host's, and the probe `workbench serve` makes before it starts."""
+
+from __future__ import annotations
+
+import socket
+from typing import Final
+
+BACKLOG: Final = 512
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0 picks a free one).
+
+    The protocol is named (IPPROTO_TCP): asyncio sets TCP_NODELAY only on sockets that
+    say they are TCP, and without it every reply on a kept-alive connection waits ~40 ms
+    for the client's delayed ACK (Nagle).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(BACKLOG)
+    sock.set_inheritable(True)
+    return sock
+
+
+def listen_refused(host: str, port: int, exc: OSError) -> str:
+    """The one-line reason a server cannot listen on host:port (busy, not local, denied)."""
+    return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
