@@ -290,10 +290,11 @@ def test_chart_ticks_always_cover_the_values() -> None:
     covers()
 
 
-async def test_a_screen_repaints_when_shown_not_when_left_at_once(
+async def test_a_screen_repaints_when_shown_out_of_date_and_only_then(
     app: PlayerApp, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Going to a screen pops the go-to list back onto the old screen first: no repaint there."""
+    """Not when left at once (the go-to list pops back onto it first), not when the run is
+    unchanged since it painted; at once when the run moved while it was hidden."""
     async with app.run_test(size=SIZE) as pilot:
         dashboard = app.screen
         assert isinstance(dashboard, DashboardScreen)
@@ -303,9 +304,18 @@ async def test_a_screen_repaints_when_shown_not_when_left_at_once(
         await go(pilot, "2")
         assert repaints == [] and isinstance(app.screen, ActionsScreen)
         await go(pilot, "1")
-        assert repaints == [1] and app.screen is dashboard
+        assert repaints == [] and app.screen is dashboard
+        await go(pilot, "2")
+        app.advance(1)
+        await wait_for(pilot, lambda: app.session.day == 1, "day 1")
+        await go(pilot, "1")
+        assert repaints == [1] and "Day 1 " in screen_text(dashboard)
         await pilot.press("f1")
         await wait_for(pilot, lambda: app.screen is not dashboard, "help")
         await pilot.press("escape")
-        await wait_for(pilot, lambda: len(repaints) == 2, "repaint after help")
-        assert app.screen is dashboard and "[b reverse] 1 Dashboard" in dashboard.bar.content
+        await wait_for(pilot, lambda: app.screen is dashboard, "back from help")
+        assert repaints == [1]
+        await pilot.press("n")
+        await wait_for(pilot, lambda: "Day 2 " in screen_text(dashboard), "day 2 shown")
+        assert repaints == [1, 1]
+        assert "[b reverse] 1 Dashboard" in str(dashboard.bar.content)

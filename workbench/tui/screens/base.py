@@ -71,10 +71,10 @@ class WorkbenchScreen(Screen[None]):
         target = self.home()
         if target is not None:
             target.focus()
-        self.refresh_view()
+        self.repaint()
 
     def on_screen_resume(self) -> None:
-        """Mark this screen in the bar and repaint whenever it is shown again.
+        """Mark this screen in the bar and repaint when it shows again and is out of date.
 
         Not when it resumed only to be left: going to another screen pops the go-to list
         back onto this one first, and its repaint (charts, tables) was a third of the switch.
@@ -82,10 +82,23 @@ class WorkbenchScreen(Screen[None]):
         if self.app.screen is not self:
             return
         self.bar.update(ScreenBar.markup_for(self.shell.screen_table, self.app.current_mode))
+        if self.stale():
+            self.repaint()
+
+    def repaint(self) -> None:
+        """Repaint from the model and note what it was painted from."""
         self.refresh_view()
+        self.painted()
 
     def refresh_view(self) -> None:
         """Repaint from the model (screens that show changing state override this)."""
+
+    def stale(self) -> bool:
+        """Whether the screen may show something out of date (unknown here: yes)."""
+        return True
+
+    def painted(self) -> None:
+        """Note what the screen was just painted from (nothing to note here)."""
 
 
 class PlayerScreen(WorkbenchScreen):
@@ -106,9 +119,25 @@ class PlayerScreen(WorkbenchScreen):
         """The session when the run is played here (with its campaign), else None."""
         return self.workbench.local
 
+    painted_head: str | None = None
+    """The run's journal head when the screen last painted from it."""
+
     def on_session_changed(self, message: SessionChanged) -> None:
         """The run changed: repaint."""
-        self.refresh_view()
+        self.repaint()
+
+    def stale(self) -> bool:
+        """Out of date once the run has moved since the last paint (its journal head).
+
+        What a player screen shows is the run's state and the screen's own choices (a
+        day typed in, a row followed), which repaint as they change; revisiting a screen
+        with the run unchanged redrew every chart and table for nothing.
+        """
+        return self.session.journal_head != self.painted_head
+
+    def painted(self) -> None:
+        """Note the journal head the screen was painted from."""
+        self.painted_head = self.session.journal_head
 
 
 class AuthorScreen(WorkbenchScreen):
