@@ -78,31 +78,31 @@ class WorkbenchScreen(Screen[None]):
         self.repaint()
 
     def on_screen_resume(self) -> None:
-        """Mark this screen in the bar and repaint when it shows again and is out of date.
+        """Repaint when the screen shows again and what it paints from has changed.
 
         Not when it resumed only to be left: going to another screen pops the go-to list
         back onto this one first, and its repaint (charts, tables) was a third of the switch.
         """
         if self.app.screen is not self:
             return
-        self.bar.update(ScreenBar.markup_for(self.shell.screen_table, self.app.current_mode))
-        if self.stale():
-            self.repaint()
+        source = self.paint_source()
+        if source is None or source != self.painted_from:
+            self.repaint(source)
 
-    def repaint(self) -> None:
+    def repaint(self, source: object | None = None) -> None:
         """Repaint from the model and note what it was painted from."""
         self.refresh_view()
-        self.painted()
+        self.painted_from = self.paint_source() if source is None else source
 
     def refresh_view(self) -> None:
         """Repaint from the model (screens that show changing state override this)."""
 
-    def stale(self) -> bool:
-        """Whether the screen may show something out of date (unknown here: yes)."""
-        return True
+    painted_from: object | None = None
+    """What the screen was last painted from (see `paint_source`)."""
 
-    def painted(self) -> None:
-        """Note what the screen was just painted from (nothing to note here)."""
+    def paint_source(self) -> object | None:
+        """What the screen shows depends on, to compare; None: unknown, always repaint."""
+        return None
 
 
 class PlayerScreen(WorkbenchScreen):
@@ -123,25 +123,15 @@ class PlayerScreen(WorkbenchScreen):
         """The session when the run is played here (with its campaign), else None."""
         return self.workbench.local
 
-    painted_head: str | None = None
-    """The run's journal head when the screen last painted from it."""
-
     def on_session_changed(self, message: SessionChanged) -> None:
         """The run changed: repaint."""
         self.repaint()
 
-    def stale(self) -> bool:
-        """Out of date once the run has moved since the last paint (its journal head).
-
-        What a player screen shows is the run's state and the screen's own choices (a
-        day typed in, a row followed), which repaint as they change; revisiting a screen
-        with the run unchanged redrew every chart and table for nothing.
-        """
-        return self.session.journal_head != self.painted_head
-
-    def painted(self) -> None:
-        """Note the journal head the screen was painted from."""
-        self.painted_head = self.session.journal_head
+    def paint_source(self) -> object | None:
+        """The run's journal head: a player screen shows the run's state and its own
+        choices (a day typed in, a row followed), which repaint as they change; revisiting
+        a screen with the run unchanged redrew every chart and table for nothing."""
+        return self.session.journal_head
 
 
 class AuthorScreen(WorkbenchScreen):
