@@ -1,11 +1,12 @@
 """Batch validation on a real Dask cluster: `dask scheduler` and two `dask worker` processes.
 
-The cluster runs on 127.0.0.1 with free ports and is torn down after each test (every
-process it started is killed by pid, and dies with pytest if pytest dies). The CLI runs
-as a subprocess, as a user would run it against a cluster, and its output directory is
-compared byte for byte with the local executor's. One test SIGKILLs a worker while it is
+The cluster runs on 127.0.0.1 with free ports, one for the module, torn down after its
+last test (every process it started is stopped by pid, and dies with pytest if pytest
+dies). Batch validation runs as a subprocess, as a user would run it against a cluster,
+and its output directory is compared byte for byte with the local executor's; the graders
+run through the same CLI in this process. One test SIGKILLs a worker while it is
 evaluating a run: the scheduler reruns that run on the other worker and the outputs are
-still identical.
+still identical; a new worker then takes the killed one's place.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Cluster:
     scheduler: subprocess.Popen[bytes]
     workers: dict[str, subprocess.Popen[bytes]]
     log: Path
+    folder: Path
 
 
 def _spawn(args: list[str], log: Path) -> subprocess.Popen[bytes]:
@@ -83,6 +85,35 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def _add_workers(cluster: Cluster, names: tuple[str, ...]) -> None:
+    """Start single-threaded `dask worker` processes (no nanny) and wait until each has
+    started and the scheduler has registered it."""
+    registered = cluster.log.read_text().count("Register worker")
+    spawned = []
+    for name in names:
+        log = cluster.folder / f"{name}.log"
+        args = [DASK, "worker", cluster.address, "--host", "127.0.0.1", "--nthreads", "1"]
+        args += ["--no-nanny", "--no-dashboard", "--name", name, "--death-timeout", "60"]
+        spawned.append((log, _spawn(args, log)))
+    for log, process in spawned:
+        _wait(
+            lambda log=log: _address(log, "Start worker at") is not None,
+            START_SECONDS,
+            f"worker {log.stem}",
+        )
+        cluster.workers[_address(log, "Start worker at") or ""] = process
+    _wait(
+        lambda: cluster.log.read_text().count("Register worker") >= registered + len(names),
+        START_SECONDS,
+        f"the scheduler to register {', '.join(names)}",
+    )
+
+
+def _live(cluster: Cluster) -> list[str]:
+    """Addresses of the cluster's workers whose processes are still running."""
+    return [a for a, process in cluster.workers.items() if process.poll() is None]
 
 
 @contextlib.contextmanager
@@ -104,59 +135,22 @@ def _started(folder: Path) -> Iterator[Cluster]:
         ],
         log,
     )
-    workers: dict[str, subprocess.Popen[bytes]] = {}
-    running = Cluster("", scheduler, workers, log)
+    running = Cluster("", scheduler, {}, log, folder)
     try:
         _wait(lambda: _address(log, "Scheduler at") is not None, START_SECONDS, "the scheduler")
         running.address = _address(log, "Scheduler at") or ""
-        spawned = []
-        for name in ("w1", "w2"):
-            worker_log = folder / f"{name}.log"
-            process = _spawn(
-                [
-                    DASK,
-                    "worker",
-                    running.address,
-                    "--host",
-                    "127.0.0.1",
-                    "--nthreads",
-                    "1",
-                    "--no-nanny",
-                    "--no-dashboard",
-                    "--name",
-                    name,
-                    "--death-timeout",
-                    "60",
-                ],
-                worker_log,
-            )
-            spawned.append((worker_log, process))
-        for worker_log, process in spawned:
-            _wait(
-                lambda log=worker_log: _address(log, "Start worker at") is not None,
-                START_SECONDS,
-                f"worker {worker_log.stem}",
-            )
-            workers[_address(worker_log, "Start worker at") or ""] = process
-        _wait(lambda: log.read_text().count("Register worker") >= 2, START_SECONDS, "two workers")
+        _add_workers(running, ("w1", "w2"))
         yield running
     finally:
-        for worker in workers.values():
+        for worker in running.workers.values():
             _stop(worker)
         _stop(scheduler)
 
 
 @pytest.fixture(scope="module")
-def shared_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """One cluster for the tests that leave it as they found it."""
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster for the module; each test leaves it with two live workers."""
     with _started(tmp_path_factory.mktemp("cluster")) as running:
-        yield running
-
-
-@pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[Cluster]:
-    """A cluster of this test's own (it may kill a worker)."""
-    with _started(tmp_path) as running:
         yield running
 
 
@@ -209,18 +203,18 @@ def _finish(process: subprocess.Popen[bytes]) -> tuple[int, str]:
 
 
 def test_a_dask_cluster_writes_the_local_executor_bytes(
-    shared_cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
 ) -> None:
     runs, reference = runs_and_reference
     out = tmp_path / "dask"
-    code, output = _finish(_validate_on(shared_cluster, runs, out))
+    code, output = _finish(_validate_on(cluster, runs, out))
     assert code in (0, 1), output
     assert tree(out) == reference
     assert f"  run-{len(AGENTS) - 1} (" in output
     assert "Traceback" not in output
 
 
-def test_graders_on_the_cluster_match_serial(shared_cluster: Cluster, tmp_path: Path) -> None:
+def test_graders_on_the_cluster_match_serial(cluster: Cluster, tmp_path: Path) -> None:
     """`vc grade` (chunks) and `causal audit` (tasks) through the cluster, byte for byte."""
     items = CliRunner().invoke(main, ["vc", "generate", "-n", "50"]).stdout.splitlines()
     lines = [
@@ -232,19 +226,14 @@ def test_graders_on_the_cluster_match_serial(shared_cluster: Cluster, tmp_path: 
     serial = CliRunner().invoke(main, ["vc", "grade", str(graded)])
     audit = CliRunner().invoke(main, ["causal", "audit", "-n", "2", "--json", str(tmp_path / "a")])
     assert serial.exit_code == audit.exit_code == 0
-    on_cluster = ["--executor", "dask", "--scheduler", shared_cluster.address]
+    on_cluster = ["--executor", "dask", "--scheduler", cluster.address]
     for args, expected in (
         (["vc", "grade", str(graded)], serial.stdout),
         (["causal", "audit", "-n", "2", "--json", str(tmp_path / "b")], audit.stdout),
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "workbench", *args, *on_cluster],
-            capture_output=True,
-            timeout=RUN_SECONDS,
-            preexec_fn=_die_with_pytest,
-        )
-        assert done.returncode == 0, done.stderr.decode()[-2000:]
-        assert done.stdout.decode().replace(str(tmp_path / "b"), str(tmp_path / "a")) == expected
+        done = CliRunner().invoke(main, [*args, *on_cluster])
+        assert done.exit_code == 0, done.output[-2000:]
+        assert done.stdout.replace(str(tmp_path / "b"), str(tmp_path / "a")) == expected
     assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
 
 
@@ -287,6 +276,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
 ) -> None:
     runs, reference = runs_and_reference
+    assert len(_live(cluster)) == 2
     out = tmp_path / "dask"
     watcher = subprocess.Popen(
         [
@@ -305,7 +295,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         assert _line(watcher, START_SECONDS) == "ready"
         validation = _validate_on(cluster, runs, out)
         victim = _line(watcher, RUN_SECONDS)
-        assert victim in cluster.workers, victim
+        assert victim in _live(cluster), victim
         os.kill(cluster.workers[victim].pid, signal.SIGKILL)
         code, output = _finish(validation)
         assert watcher.stdin is not None
@@ -314,6 +304,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         removed = json.loads(_line(watcher, START_SECONDS))
     finally:
         _stop(watcher)  # type: ignore[arg-type]
+        _add_workers(cluster, (f"w{len(cluster.workers) + 1}",))
     assert code in (0, 1), output
     assert tree(out) == reference
     lost = [event for event in removed if event["worker"] == victim]
