@@ -124,7 +124,27 @@ def check_runs(hosted: Hosted, loads: list[Load]) -> None:
         assert result.ok, result.divergence
 
 
+def retry_in_flight(url: str, hosted: Hosted, loads: list[Load]) -> None:
+    """Send each command that was in flight at the kill twice: applied at most once."""
+    for load in loads:
+        with httpx2.Client(
+            base_url=url,
+            headers={"Authorization": f"Bearer {hosted.tokens[load.agent]}"},
+            timeout=60,
+        ) as client:
+            for tail, body in load.in_flight:
+                path = f"{API_PREFIX}/runs/{load.run_id}/{tail}"
+                first = client.post(path, json=body)
+                again = client.post(path, json=body)
+                assert first.status_code in (200, 409), first.text
+                if first.status_code == 200:
+                    assert again.json()["retry"] is True
+                    load.acked.append(str(body["command_id"]))
+
+
 def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path: Path) -> None:
+    """Three rounds of load and SIGKILL, each on the host the previous kill left to recover;
+    then a graceful stop, and a start after it."""
     host = HostProcess(hosted, tmp_path / "host.log").start()
     all_loads: list[Load] = []
     try:
@@ -134,23 +154,10 @@ def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path:
             all_loads += loads
             host = HostProcess(hosted, tmp_path / "host.log").start()
             check_runs(hosted, all_loads)
-            for load in loads:
-                with httpx2.Client(
-                    base_url=host.url,
-                    headers={"Authorization": f"Bearer {hosted.tokens[load.agent]}"},
-                    timeout=60,
-                ) as client:
-                    for tail, body in load.in_flight:
-                        path = f"{API_PREFIX}/runs/{load.run_id}/{tail}"
-                        first = client.post(path, json=body)
-                        again = client.post(path, json=body)
-                        assert first.status_code in (200, 409), first.text
-                        if first.status_code == 200:
-                            assert again.json()["retry"] is True
-                            load.acked.append(str(body["command_id"]))
-            assert host.stop() == 0
-            check_runs(hosted, all_loads)
-            host = HostProcess(hosted, tmp_path / "host.log").start()
+            retry_in_flight(host.url, hosted, loads)
+        assert host.stop() == 0
+        check_runs(hosted, all_loads)
+        host = HostProcess(hosted, tmp_path / "host.log").start()
         assert host.stop() == 0
     finally:
         host.kill()
