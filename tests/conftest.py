@@ -66,6 +66,26 @@ hands out whole files in collection order, so one of them collected last ran alo
 end of the suite (test_visit_everything: 23 s of a 160 s run on one worker)."""
 
 
+SHARED_SESSION_DIRS = ("tests/graders/causal_gym/", "tests/fuzz/")
+"""Directories whose conftest builds costly session fixtures for several files (the
+causal-gym probe's 500 tasks: 7 s): their files run on one worker, so each is built once."""
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """`--dist loadfile`, with each of SHARED_SESSION_DIRS handed out as one unit."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedSessionScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            shared = (d for d in SHARED_SESSION_DIRS if nodeid.startswith(d))
+            return next(shared, None) or super()._split_scope(nodeid)
+
+    return SharedSessionScheduling(config, log)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the heaviest files first, so the light ones fill in at the end (order is stable)."""
     items.sort(key=lambda item: not item.nodeid.startswith(HEAVY_FIRST))
