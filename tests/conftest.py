@@ -1,4 +1,6 @@
-"""Shared fixtures: the default campaign and a finished demo run with its validation."""
+"""Shared fixtures (the default campaign, a finished demo run), and the hooks that keep the
+suite's time down: Pilot's idle polling, Textual's cache, the collector at exit, and how
+xdist deals out the files."""
 
 from __future__ import annotations
 
@@ -61,12 +63,6 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     StylesCache.get_inner_outer.cache_clear()
 
 
-HEAVY_FIRST = ("tests/tui/", "tests/host/", "tests/workbench/test_dask_cluster.py")
-"""Files that take the longest (Textual pilots, live hosts, a real Dask cluster): xdist
-hands out whole files in collection order, so one of them collected last ran alone at the
-end of the suite (test_visit_everything: 23 s of a 160 s run on one worker)."""
-
-
 EXIT_COLLECTIONS = 5
 """At most this many collections at the end of a session (pytest's own number)."""
 
@@ -105,6 +101,12 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
             return next(shared, None) or super()._split_scope(nodeid)
 
     return SharedSessionScheduling(config, log)
+
+
+HEAVY_FIRST = ("tests/tui/", "tests/host/", "tests/workbench/test_dask_cluster.py")
+"""Files that take the longest (Textual pilots, live hosts, a real Dask cluster): xdist
+hands out whole files in collection order, so one of them collected last ran alone at the
+end of the suite (test_visit_everything: 23 s of a 160 s run on one worker)."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
