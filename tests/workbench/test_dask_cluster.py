@@ -296,7 +296,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         validation = _validate_on(cluster, runs, out)
         victim = _line(watcher, RUN_SECONDS)
         assert victim in _live(cluster), victim
-        os.kill(cluster.workers[victim].pid, signal.SIGKILL)
+        killed = cluster.workers[victim]
+        os.kill(killed.pid, signal.SIGKILL)
         code, output = _finish(validation)
         assert watcher.stdin is not None
         watcher.stdin.write("done\n")
@@ -309,4 +310,4 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     assert tree(out) == reference
     lost = [event for event in removed if event["worker"] == victim]
     assert lost and lost[0]["processing"], removed
-    assert cluster.workers[victim].wait(timeout=10) == -signal.SIGKILL
+    assert killed.wait(timeout=10) == -signal.SIGKILL
