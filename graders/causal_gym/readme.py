@@ -9,7 +9,7 @@ import numpy as np
 
 from graders.causal_gym.dictionary import Dictionary
 from graders.causal_gym.families import family
-from graders.causal_gym.submission import schema
+from graders.causal_gym.submission import schema_text
 
 INTROS: Final[tuple[str, ...]] = (
     "An analyst collected observational records, one row per {unit}, to learn whether "
@@ -104,7 +104,7 @@ def render_readme(
         "JSON Schema:",
         "",
         "```json",
-        json.dumps(schema(family_name), indent=2, sort_keys=True),
+        schema_text(family_name),
         "```",
         "",
         "## Scoring",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import cache
 from typing import Annotated, Any, Final
 
 import orjson
@@ -131,6 +132,13 @@ def check_strict_json(text: str | bytes) -> None:
 def schema(family: str) -> dict[str, Any]:
     """The JSON Schema of a family's submission."""
     return MODELS[family].model_json_schema()
+
+
+@cache
+def schema_text(family: str) -> str:
+    """The schema as indented, key-sorted JSON, built once per family (every staged task's
+    README shows it, and pydantic takes a millisecond to generate it)."""
+    return json.dumps(schema(family), indent=2, sort_keys=True)
 
 
 def parse_submission(family: str, raw: str | bytes | Mapping[str, Any]) -> IntervalSubmission:
