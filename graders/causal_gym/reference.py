@@ -83,17 +83,18 @@ def ols_effect(
     frame: pd.DataFrame, treatment: str, outcome: str, covariates: Sequence[str]
 ) -> Estimate:
     """OLS of the outcome on the treatment and covariates (complete rows); raises Unsolvable."""
-    columns = [treatment, *covariates]
-    used = frame[[outcome, *columns]].dropna()
-    t = used[treatment].to_numpy(dtype=float)
+    values = frame[[outcome, treatment, *covariates]].to_numpy(dtype=float)
+    used = values[~np.isnan(values).any(axis=1)]
+    t = used[:, 1]
     if len(used) == 0 or not (np.any(t == 1.0) and np.any(t == 0.0)):
         raise Unsolvable("both treatment arms must be present")
-    design = np.column_stack([np.ones(len(used)), used[columns].to_numpy(dtype=float)])
+    # Column-major, as pandas hands out a frame's columns: LAPACK's last bits follow layout.
+    design = np.asfortranarray(np.column_stack([np.ones(len(used)), used[:, 1:]]))
     sm, blas = _fitting()
     with blas.limit(limits=1, user_api="blas"):
         if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             raise Unsolvable("the design matrix is not of full column rank")
-        fit = sm.OLS(used[outcome].to_numpy(dtype=float), design).fit()
+        fit = sm.OLS(np.ascontiguousarray(used[:, 0]), design).fit()
         estimate, se = float(fit.params[1]), float(fit.bse[1])
     if not (np.isfinite(estimate) and np.isfinite(se) and se > 0.0):
         raise Unsolvable("the estimate or its standard error is not finite")
