@@ -24,7 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
 
 SIZE = (120, 40)
 REPAINTS = 20
@@ -36,7 +41,9 @@ def first_painted() -> None:
     print("first", flush=True)
 
 
-async def switches(p, modes: list[str], go) -> dict[str, list[float]]:  # type: ignore[no-untyped-def]
+async def switches(
+    p: Pilot[object], modes: list[str], go: Callable[[str], Awaitable[None]]
+) -> dict[str, list[float]]:
     """CPU seconds from each switch until the app is idle: first visits, then again."""
     cpu: dict[str, list[float]] = {"first": [], "again": []}
     for visit in ("first", "again"):
