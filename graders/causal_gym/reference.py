@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from statistics import NormalDist
-from types import ModuleType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
+
+if TYPE_CHECKING:
+    from statsmodels.regression.linear_model import OLS
 
 from graders.causal_gym.messiness import robust_scale
 
@@ -20,20 +22,22 @@ OUTLIER_CUTOFF: Final[float] = 6.0
 
 
 @cache
-def _fitting() -> tuple[ModuleType, ThreadpoolController]:
-    """statsmodels and the BLAS controller, loaded once, on the first fit.
+def _fitting() -> tuple[type[OLS], ThreadpoolController]:
+    """statsmodels' OLS and the BLAS controller, loaded once, on the first fit.
 
     Importing statsmodels takes about a second: at module import it froze the dashboard's
     Causal screen on its first visit (its task loader calls `load_fitting` in a worker).
+    Only its linear models are loaded: `statsmodels.api` loads every model family as
+    well, half a second more for each process that fits (a CLI run, a Dask worker).
     The controller finds numpy's and scipy's BLAS, so it is made after statsmodels loaded
     scipy's. These fits are a few thousand rows by a dozen columns: one BLAS thread is
     always fastest, and on a busy machine OpenBLAS's spinning helper threads made each fit
     10-20x slower. One thread also makes the figures independent of the machine's BLAS
     thread count.
     """
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS
 
-    return sm, ThreadpoolController()
+    return OLS, ThreadpoolController()
 
 
 def load_fitting() -> None:
@@ -90,11 +94,11 @@ def ols_effect(
         raise Unsolvable("both treatment arms must be present")
     # Column-major, as pandas hands out a frame's columns: LAPACK's last bits follow layout.
     design = np.asfortranarray(np.column_stack([np.ones(len(used)), used[:, 1:]]))
-    sm, blas = _fitting()
+    ols, blas = _fitting()
     with blas.limit(limits=1, user_api="blas"):
         if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             raise Unsolvable("the design matrix is not of full column rank")
-        fit = sm.OLS(np.ascontiguousarray(used[:, 0]), design).fit()
+        fit = ols(np.ascontiguousarray(used[:, 0]), design).fit()
         estimate, se = float(fit.params[1]), float(fit.bse[1])
     if not (np.isfinite(estimate) and np.isfinite(se) and se > 0.0):
         raise Unsolvable("the estimate or its standard error is not finite")

@@ -27,11 +27,11 @@ def pandas_ols(
     if len(used) == 0 or not (np.any(t == 1.0) and np.any(t == 0.0)):
         return "arms"
     design = np.column_stack([np.ones(len(used)), used[columns].to_numpy(dtype=float)])
-    sm, blas = _fitting()
+    ols, blas = _fitting()
     with blas.limit(limits=1, user_api="blas"):
         if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             return "rank"
-        fit = sm.OLS(used[outcome].to_numpy(dtype=float), design).fit()
+        fit = ols(used[outcome].to_numpy(dtype=float), design).fit()
         return float(fit.params[1]), float(fit.bse[1]), len(used)
 
 
