@@ -169,3 +169,21 @@ def test_a_re_encoded_run_json_is_an_alteration(run: Path) -> None:
     document = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps(document, indent=1))
     assert "run.json: not in canonical encoding" in _error(_cli("verify", str(run)), 3)
+
+
+def test_a_run_of_another_engine_version_is_named_by_its_header(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run sealed by another engine is refused naming both versions, not as a ledger
+    difference (a 1.0 run's seals hold ledger digest v1, which 1.1 cannot reproduce)."""
+    from sim.version import ENGINE_VERSION
+
+    with monkeypatch.context() as old_engine:
+        old_engine.setattr("workbench.runs.files.ENGINE_VERSION", "cfwb-engine/1.0")
+        with PlayerSession.create(tmp_path / "run") as session:
+            session.schedule("hire_sales_rep")
+            session.advance(3)
+    message = _error(_cli("verify", str(tmp_path / "run")), 3)
+    assert "header field engine_version" in message, message
+    assert "cfwb-engine/1.0" in message and ENGINE_VERSION in message
+    assert "ledger_digest" not in message
