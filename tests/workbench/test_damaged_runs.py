@@ -174,8 +174,9 @@ def test_a_re_encoded_run_json_is_an_alteration(run: Path) -> None:
 def test_a_run_of_another_engine_version_is_named_by_its_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A run sealed by another engine is refused naming both versions, not as a ledger
-    difference (a 1.0 run's seals hold ledger digest v1, which 1.1 cannot reproduce)."""
+    """A run made by another engine is refused naming both versions, not as a ledger
+    difference (a 1.0 run's seals hold ledger digest v1, which 1.1 cannot reproduce), and
+    is neither resumed nor shown: playing on would only end in a failed validation."""
     from sim.version import ENGINE_VERSION
 
     with monkeypatch.context() as old_engine:
@@ -183,7 +184,13 @@ def test_a_run_of_another_engine_version_is_named_by_its_header(
         with PlayerSession.create(tmp_path / "run") as session:
             session.schedule("hire_sales_rep")
             session.advance(3)
-    message = _error(_cli("verify", str(tmp_path / "run")), 3)
+    run = tmp_path / "run"
+    message = _error(_cli("verify", str(run)), 3)
     assert "header field engine_version" in message, message
     assert "cfwb-engine/1.0" in message and ENGINE_VERSION in message
     assert "ledger_digest" not in message
+    journal = (run / "journal.jsonl").read_bytes()
+    for command in (["finish", str(run)], ["show", str(run)], ["snapshot", str(run)]):
+        refused = _error(_cli(*command), 3)
+        assert "header field engine_version" in refused and "cannot be resumed" in refused
+    assert (run / "journal.jsonl").read_bytes() == journal

@@ -63,6 +63,7 @@ from workbench.runs.files import (
     atomic_write,
     build_seal,
     header_payload,
+    header_problem,
     read_journal,
     read_registration,
     read_seal,
@@ -247,6 +248,8 @@ class PlayerSession:
                 raise IntegrityError(f"{paths.journal}: {exc}") from None
             if journal.header is None:
                 _unfinished_creation(paths, read_only)
+            elif problem := header_problem(journal.header, bundle, registration):
+                raise IntegrityError(f"{paths.journal}: {problem}; the run cannot be resumed")
             elif identity.seal_key is not None:
                 _check_signed_seal(paths, journal, identity.seal_key)
             try:

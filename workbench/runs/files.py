@@ -13,12 +13,13 @@ import orjson
 from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.durable import append_durably
-from ledger.journal import Journal, JournalError
+from ledger.journal import Entry, Journal, JournalError
 from ledger.seal import make_seal, seal_bytes, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench.errors import UserError, WorkbenchError
 from workbench.inputs import read_bounded
+from workbench.messages import clip
 from workbench.outputs import atomic_write as _atomic_write
 from workbench.runs.registration import Registration, parse_registration
 
@@ -131,6 +132,22 @@ def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[s
         "agent_id": registration.agent_id,
         "seed_commitment": registration.seed_commitment,
     }
+
+
+def header_problem(header: Entry, bundle: CampaignBundle, registration: Registration) -> str | None:
+    """How a run's journal header differs from the one this workbench writes, or None.
+
+    The header pins what shapes the run's streams and seals (engine, numpy, bit
+    generator) and its identity: a run made under other values cannot be replayed into
+    the results it recorded, so it is neither resumed nor verified.
+    """
+    for key, value in header_payload(bundle, registration).items():
+        if header.payload.get(key) != value:
+            return (
+                f"journal line 1 (seq 0): header field {key} is "
+                f"{clip(header.payload.get(key))}, expected {clip(value)}"
+            )
+    return None
 
 
 def build_seal(

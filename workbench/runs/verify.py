@@ -22,7 +22,7 @@ from workbench.runs.files import (
     RunPaths,
     SealError,
     build_seal,
-    header_payload,
+    header_problem,
     read_journal,
     read_registration,
     read_seal,
@@ -107,14 +107,10 @@ def verify_loaded(
     if header is None:
         result.divergence = "journal is empty (no header)"
         return result
-    expected_header = header_payload(bundle, registration)
-    for key, value in expected_header.items():
-        if header.payload.get(key) != value:
-            result.divergence = (
-                f"journal line 1 (seq 0): header field {key} is "
-                f"{clip(header.payload.get(key))}, expected {clip(value)}"
-            )
-            return result
+    problem = header_problem(header, bundle, registration)
+    if problem is not None:
+        result.divergence = problem
+        return result
     try:
         replayed = replay(bundle, identity.seed, journal.entries, snapshot_days)
     except ReplayError as exc:
