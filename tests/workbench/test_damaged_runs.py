@@ -2,7 +2,9 @@
 
 A seal that is not a canonical seal object, a second journal header, a store that is a
 directory and a run.json without its journal are each named; an honestly interrupted run
-(journal ahead of its seal) is told apart from a changed one and resumes when re-run.
+(journal ahead of its seal) is told apart from a changed one and resumes when re-run; a
+run whose journal header differs from this workbench's (another engine, numpy, campaign)
+is named by the field and neither verified nor resumed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner, Result
 
@@ -194,3 +197,44 @@ def test_a_run_of_another_engine_version_is_named_by_its_header(
         refused = _error(_cli(*command), 3)
         assert "header field engine_version" in refused and "cannot be resumed" in refused
     assert (run / "journal.jsonl").read_bytes() == journal
+
+
+HEADER_FIELDS = (
+    "engine_version",
+    "numpy_version",
+    "bit_generator",
+    "campaign_id",
+    "campaign_digest",
+    "agent_id",
+    "seed_commitment",
+)
+
+
+@pytest.mark.parametrize("field", HEADER_FIELDS)
+def test_a_run_whose_header_differs_in_any_field_is_neither_verified_nor_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str
+) -> None:
+    """Every field the header pins is checked, by verify and by resume alike."""
+    import workbench.play.session as session_module
+    from workbench.runs.files import header_payload
+
+    def other_header(*args: object) -> dict[str, object]:
+        return {**header_payload(*args), field: "something-else"}  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(session_module, "header_payload", other_header)
+        with PlayerSession.create(tmp_path / "run") as session:
+            session.advance(2)
+    run = tmp_path / "run"
+    journal = (run / "journal.jsonl").read_bytes()
+    assert f"header field {field} is 'something-else'" in _error(_cli("verify", str(run)), 3)
+    refused = _error(_cli("finish", str(run)), 3)
+    assert f"header field {field}" in refused and "cannot be resumed" in refused
+    assert (run / "journal.jsonl").read_bytes() == journal
+
+
+def test_every_header_field_is_among_those_checked(tmp_path: Path) -> None:
+    with PlayerSession.create(tmp_path / "run") as session:
+        session.advance(1)
+    header = (tmp_path / "run" / "journal.jsonl").read_bytes().split(b"\n", 1)[0]
+    assert set(orjson.loads(header)["payload"]) == set(HEADER_FIELDS)
