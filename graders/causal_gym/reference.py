@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import ThreadpoolController
 
+from graders.causal_gym.messiness import robust_scale
+
 if TYPE_CHECKING:
     from statsmodels.regression.linear_model import OLS
-
-from graders.causal_gym.messiness import robust_scale
 
 Z90: Final[float] = NormalDist().inv_cdf(0.95)
 OUTLIER_CUTOFF: Final[float] = 6.0
@@ -28,7 +28,7 @@ def _fitting() -> tuple[type[OLS], ThreadpoolController]:
     Importing statsmodels takes about a second: at module import it froze the dashboard's
     Causal screen on its first visit (its task loader calls `load_fitting` in a worker).
     Only its linear models are loaded: `statsmodels.api` loads every model family as
-    well, half a second more for each process that fits (a CLI run, a Dask worker).
+    well, 0.3 s more CPU for each process that fits (a CLI run, a Dask worker).
     The controller finds numpy's and scipy's BLAS, so it is made after statsmodels loaded
     scipy's. These fits are a few thousand rows by a dozen columns: one BLAS thread is
     always fastest, and on a busy machine OpenBLAS's spinning helper threads made each fit
