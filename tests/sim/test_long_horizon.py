@@ -84,15 +84,19 @@ def test_the_collector_is_restored_as_it_was() -> None:
 
 
 def test_history_frozen_hides_objects_alive_now_and_restores() -> None:
-    assert gc.get_freeze_count() == 0
-    with history_frozen():
-        assert gc.get_freeze_count() > 0
-    assert gc.get_freeze_count() == 0
-    gc.freeze()
+    """Starts with nothing frozen; what is alive at the end is frozen again, as the suite's
+    own freeze after collection left it (tests/conftest.py)."""
+    gc.unfreeze()
     try:
+        assert gc.get_freeze_count() == 0
+        with history_frozen():
+            assert gc.get_freeze_count() > 0
+        assert gc.get_freeze_count() == 0
+        gc.freeze()
         frozen = gc.get_freeze_count()
         with history_frozen():
             assert gc.get_freeze_count() == frozen
         assert gc.get_freeze_count() == frozen
     finally:
-        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
