@@ -39,16 +39,20 @@ def make_messy(
     covariates: Sequence[str],
     rng: np.random.Generator,
 ) -> tuple[pd.DataFrame, Mess]:
-    """Corrupt a clean frame: outliers and missing values first, then duplicates, then shuffle."""
-    data = frame.copy()
-    n = len(data)
-    y = data[outcome].to_numpy(dtype=float, copy=True)
+    """Corrupt a clean frame: outliers and missing values first, then duplicates, then shuffle.
+
+    The columns are worked on as numpy arrays and the frame is built once at the end (pandas
+    per step was a third of task generation); the draws are the same, in the same order.
+    """
+    columns = {name: frame[name].to_numpy() for name in frame.columns}
+    n = len(frame)
+    y = columns[outcome].astype(float)
     median, scale = robust_scale(y)
     n_out = max(1, round(n * float(rng.uniform(*OUTLIER_SHARE))))
     rows = rng.choice(n, size=n_out, replace=False)
     signs = np.where(rng.random(n_out) < 0.5, -1.0, 1.0)
     y[rows] = median + signs * rng.uniform(*OUTLIER_DISTANCE, size=n_out) * scale
-    data[outcome] = y
+    columns[outcome] = y
     candidates = [*covariates, outcome]
     k = min(len(candidates), int(rng.integers(MISSING_COLUMNS[0], MISSING_COLUMNS[1] + 1)))
     missing = 0
@@ -56,12 +60,14 @@ def make_messy(
         column = candidates[int(index)]
         count = max(1, round(n * float(rng.uniform(*MISSING_SHARE))))
         holes = rng.choice(n, size=count, replace=False)
-        values = data[column].to_numpy(dtype=float, copy=True)
+        values = columns[column].astype(float)
         values[holes] = np.nan
-        data[column] = values
+        columns[column] = values
         missing += count
     n_dup = max(1, round(n * float(rng.uniform(*DUPLICATE_SHARE))))
-    copies = data.iloc[rng.choice(n, size=n_dup, replace=False)]
-    messy = pd.concat([data, copies], ignore_index=True)
-    messy = messy.iloc[rng.permutation(len(messy))].reset_index(drop=True)
+    copies = rng.choice(n, size=n_dup, replace=False)
+    order = rng.permutation(n + n_dup)
+    messy = pd.DataFrame(
+        {name: np.concatenate([values, values[copies]])[order] for name, values in columns.items()}
+    )
     return messy, Mess(duplicates=n_dup, outliers=n_out, missing=missing)

@@ -11,7 +11,15 @@ import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from graders.causal_gym.reference import Unsolvable, _fitting, clean, ols_effect
+from graders.causal_gym.messiness import robust_scale
+from graders.causal_gym.reference import (
+    OUTLIER_CUTOFF,
+    Unsolvable,
+    _fitting,
+    clean,
+    duplicated_rows,
+    ols_effect,
+)
 from graders.causal_gym.tasks import HostTask
 
 Result = tuple[float, float, int] | str
@@ -87,3 +95,58 @@ def test_any_frame_fits_as_the_pandas_formulation(
     )
     names = [f"x{i}" for i in range(covariates)]
     assert reference(frame, "t", "y", names) == pandas_ols(frame, "t", "y", names)
+
+
+def pandas_clean(frame: pd.DataFrame, outcome: str) -> pd.DataFrame:
+    """The cleaning as first written: pandas' drop_duplicates, then the outlier cut."""
+    unique = frame.drop_duplicates()
+    y = unique[outcome].to_numpy(dtype=float)
+    median, scale = robust_scale(y)
+    keep = np.isnan(y) | (np.abs(y - median) <= OUTLIER_CUTOFF * max(scale, 1e-12))
+    return unique[keep]
+
+
+def test_staged_tasks_clean_as_pandas_does(audit_sample: dict[str, list[HostTask]]) -> None:
+    for tasks in audit_sample.values():
+        for task in tasks:
+            frame, outcome = task.staged.frame, task.staged.dictionary.outcome
+            assert (duplicated_rows(frame) == frame.duplicated().to_numpy()).all()
+            pd.testing.assert_frame_equal(clean(frame, outcome), pandas_clean(frame, outcome))
+
+
+cell = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf"), 2.0**53]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.integers(-(2**60), 2**60).map(float),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(st.tuples(st.integers(0, 2), cell, cell, st.booleans()), max_size=40),
+    copies=st.lists(st.integers(0, 39), max_size=20),
+    wide_ints=st.booleans(),
+)
+def test_duplicated_rows_marks_what_pandas_marks(
+    rows: list[tuple[int, float, float, bool]], copies: list[int], wide_ints: bool
+) -> None:
+    """Repeats, signed zeros, NaNs, infinities, integers past 2**53 and booleans."""
+    rows = rows + [rows[i] for i in copies if i < len(rows)]
+    frame = pd.DataFrame(
+        {
+            "t": np.array([r[0] for r in rows], dtype=np.int64) * (2**60 if wide_ints else 1),
+            "y": np.array([r[1] for r in rows], dtype=np.float64),
+            "x": np.array([r[2] for r in rows], dtype=np.float64),
+            "b": np.array([r[3] for r in rows], dtype=bool),
+        }
+    )
+    assert (duplicated_rows(frame) == frame.duplicated().to_numpy()).all()
+    assert (duplicated_rows(frame[["y"]]) == frame[["y"]].duplicated().to_numpy()).all()
+    if frame["y"].notna().any():
+        with np.errstate(invalid="ignore"):  # infinite outcomes: inf - inf, in both
+            pd.testing.assert_frame_equal(clean(frame, "y"), pandas_clean(frame, "y"))
+
+
+def test_a_frame_of_text_goes_to_pandas() -> None:
+    frame = pd.DataFrame({"a": ["x", "y", "x"], "b": [1.0, 2.0, 1.0]})
+    assert duplicated_rows(frame).tolist() == [False, False, True]
