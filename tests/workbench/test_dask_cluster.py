@@ -6,7 +6,7 @@ dies). Batch validation runs as a subprocess, as a user would run it against a c
 and its output directory is compared byte for byte with the local executor's; the graders
 run through the same CLI in this process. One test SIGKILLs a worker while it is
 evaluating a run: the scheduler reruns that run on the other worker and the outputs are
-still identical; a new worker then takes the killed one's place.
+still identical; a test that comes after it gets a new worker in the killed one's place.
 """
 
 from __future__ import annotations
@@ -148,10 +148,20 @@ def _started(folder: Path) -> Iterator[Cluster]:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """One cluster for the module; each test leaves it with two live workers."""
+def started(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster for the module."""
     with _started(tmp_path_factory.mktemp("cluster")) as running:
         yield running
+
+
+@pytest.fixture
+def cluster(started: Cluster) -> Cluster:
+    """The module's cluster with two live workers: a worker a test killed is replaced here,
+    by the next test that needs it (the kill test comes last, so none is started for it)."""
+    lost = 2 - len(_live(started))
+    if lost > 0:
+        _add_workers(started, tuple(f"w{len(started.workers) + 1 + i}" for i in range(lost)))
+    return started
 
 
 @pytest.fixture(scope="module")
@@ -305,7 +315,6 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
         removed = json.loads(_line(watcher, START_SECONDS))
     finally:
         _stop(watcher)  # type: ignore[arg-type]
-        _add_workers(cluster, (f"w{len(cluster.workers) + 1}",))
     assert code in (0, 1), output
     assert tree(out) == reference
     lost = [event for event in removed if event["worker"] == victim]
