@@ -1,8 +1,10 @@
 """Two real processes at once, 50 times each: two writers on one run, two validations on one
 `--out`. One wins, the other is refused; never a corrupted run or report.
 
-Children are forked from the test process (cheap: everything is imported already) and
-released together by one event, so they really race.
+Children are forked from a fork server that has imported this module (cheap: everything
+is imported already, and the server is small, where the test process may have grown to
+hundreds of megabytes after the dashboard tests) and released together by one event, so
+they really race.
 """
 
 from __future__ import annotations
@@ -31,13 +33,16 @@ ROUNDS = 50
 LOCKED = 10
 """Exit status of a child refused by the run lock (apart from other usage errors)."""
 
-_fork = multiprocessing.get_context("fork")
+_server = multiprocessing.get_context("forkserver")
+_server.set_forkserver_preload([__name__])
 
 
 def _race(target: Callable[..., None], *args_per_child: tuple[object, ...]) -> list[int]:
-    """Start one forked child per argument tuple, release them at once, return exit codes."""
-    go = _fork.Event()
-    children = [_fork.Process(target=_after(go, target), args=args) for args in args_per_child]
+    """Start one child per argument tuple, release them at once, return exit codes."""
+    go = _server.Event()
+    children = [
+        _server.Process(target=_released, args=(go, target, *args)) for args in args_per_child
+    ]
     for child in children:
         child.start()
     go.set()
@@ -46,12 +51,10 @@ def _race(target: Callable[..., None], *args_per_child: tuple[object, ...]) -> l
     return [child.exitcode for child in children]
 
 
-def _after(go: object, target: Callable[..., None]) -> Callable[..., None]:
-    def run(*args: object) -> None:
-        go.wait()  # type: ignore[attr-defined]
-        target(*args)
-
-    return run
+def _released(go: object, target: Callable[..., None], *args: object) -> None:
+    """In the child: wait for the release, then run `target`."""
+    go.wait()  # type: ignore[attr-defined]
+    target(*args)
 
 
 def _write(run: Path, command_id: str) -> None:
