@@ -99,7 +99,7 @@ def run_load(url: str, hosted: Hosted, round_: int, kill: HostProcess | None) ->
     deadline = time.monotonic() + 60
     while sum(len(load.acked) for load in loads) < 20 and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(random.Random(round_).uniform(0.1, 1.0))
+    time.sleep(random.Random(round_).uniform(0.05, 0.4))
     if kill is not None:
         kill.kill()
     stop.set()
