@@ -42,7 +42,7 @@ def make_messy(
     """Corrupt a clean frame: outliers and missing values first, then duplicates, then shuffle.
 
     The columns are worked on as numpy arrays and the frame is built once at the end (pandas
-    per step was a third of task generation); the draws are the same, in the same order.
+    per step was a sixth of task generation); the draws are the same, in the same order.
     """
     columns = {name: frame[name].to_numpy() for name in frame.columns}
     n = len(frame)
