@@ -51,9 +51,9 @@ def history_frozen() -> Iterator[None]:
 def settle_for_serving() -> None:
     """Collect once, hide every object alive now from the collector, and rarely rescan.
 
-    For a long-running server after start-up. Its imports, configuration and caches live
-    as long as the process, yet each full collection rescanned them: 60-90 ms for the
-    host's 107,000 objects, a stall every request in flight felt. Frozen, they are
+    For a long-running server, or the dashboard, after start-up. Its imports, configuration
+    and caches live as long as the process, yet each full collection rescanned them: 60-90
+    ms for the host's 107,000 objects, a stall every request in flight felt. Frozen, they are
     skipped; full collections of what remains (the open sessions) come after 100
     younger ones instead of 10, as young collections find the per-request cycles.
     """

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from ledger.collector import FULL_COLLECTION_EVERY
 from tests.tui.conftest import SIZE, notified, wait_for
 from tests.tui.text import screen_text
 from workbench.errors import UserError
@@ -95,3 +100,30 @@ async def test_finish_asks_then_ends_the_run(app: PlayerApp) -> None:
         assert app.session.finished and app.session.day == app.session.horizon
         await pilot.press("escape", "n")
         await notified(pilot, "accepts no further command")
+
+
+@pytest.fixture
+def collector_thresholds() -> Iterator[None]:
+    """Python's collector thresholds, restored after the test (settling changes them)."""
+    before = gc.get_threshold()
+    gc.set_threshold(before[0], before[1], 10)
+    yield
+    gc.set_threshold(*before)
+
+
+@pytest.mark.usefixtures("collector_thresholds")
+async def test_a_settled_app_hides_what_is_alive_once_the_run_shows(tmp_path: Path) -> None:
+    """`workbench play`'s app: the dashboard's objects leave the collector's full walks, and
+    full collections come after 100 middle ones, not 10; an app by default changes nothing."""
+    plain = PlayerApp(PlayerSession.create(tmp_path / "plain"), briefing_at_start=False)
+    async with plain.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(plain.screen, DashboardScreen), "dashboard")
+        await pilot.pause()
+        assert gc.get_threshold()[2] == 10
+    frozen = gc.get_freeze_count()
+    app = PlayerApp(
+        PlayerSession.create(tmp_path / "settled"), briefing_at_start=False, settle_collector=True
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: gc.get_threshold()[2] == FULL_COLLECTION_EVERY, "settled")
+        assert gc.get_freeze_count() > frozen + len(app.screen.query("*"))

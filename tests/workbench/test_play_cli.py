@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
@@ -135,3 +136,16 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path: Path) -> None:
     errors = [line for line in result.output.splitlines() if line.startswith("Error")]
     assert errors == [f"Error: cannot listen on 127.0.0.1:{port}: Address already in use"]
     assert not (tmp_path / "run").exists()
+
+
+def test_play_settles_the_collector_once_the_run_shows(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The terminal app (and so `serve`'s) is made with `settle_collector` on."""
+    from workbench.tui.app import PlayerApp
+
+    made: list[bool] = []
+    monkeypatch.setattr(PlayerApp, "run", lambda app: made.append(app.settle_collector))
+    result = CliRunner().invoke(main, ["play", "--run", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    assert made == [True]

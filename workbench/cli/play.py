@@ -93,7 +93,7 @@ def play(
             raise UserError("--connect needs --agent ID and --token-file FILE")
         opener = partial(_connect, url, agent_id, token_file, run_id)
         opening = f"a hosted run at {url}"
-    app = PlayerApp(opener=opener, opening=opening)
+    app = PlayerApp(opener=opener, opening=opening, settle_collector=True)
     try:
         app.run()
     finally:
