@@ -142,7 +142,11 @@ def child_workbench(run_dir: str) -> None:
         print(json.dumps(await switches(p, modes, go_to)), flush=True)
         app.exit()
 
-    app = Measured(opener=partial(play_session, Path(run_dir), None), briefing_at_start=False)
+    app = Measured(
+        opener=partial(play_session, Path(run_dir), None),
+        briefing_at_start=False,
+        settle_collector=True,
+    )
     app.run(headless=True, size=SIZE, auto_pilot=pilot)
 
 
