@@ -18,9 +18,6 @@ if TYPE_CHECKING:
     from statsmodels.regression.linear_model import OLS
 
 Z90: Final[float] = NormalDist().inv_cdf(0.95)
-_MIX: Final = np.uint64(0x9E3779B97F4A7C15)
-_SHIFT: Final = np.uint64(29)
-_EXACT_LIMIT: Final[float] = 2.0**53
 OUTLIER_CUTOFF: Final[float] = 6.0
 
 
@@ -76,6 +73,12 @@ class Estimate:
         return 2.0 * Z90 * self.se
 
 
+_MIX: Final = np.uint64(0x9E3779B97F4A7C15)
+_SHIFT: Final = np.uint64(29)
+_EXACT_LIMIT: Final[float] = 2.0**53
+"""The first magnitude float64 cannot hold exactly as an integer."""
+
+
 def duplicated_rows(frame: pd.DataFrame) -> np.ndarray:
     """Rows equal to an earlier row, as `frame.duplicated()` marks them, in a third its time.
 
@@ -86,12 +89,18 @@ def duplicated_rows(frame: pd.DataFrame) -> np.ndarray:
     never to a wrong answer. So do frames with a column that is not a number, or with a
     magnitude float64 cannot hold exactly as an integer (2**53 and beyond).
     """
+    repeated = _hashed_repeats(frame)
+    return frame.duplicated().to_numpy() if repeated is None else repeated
+
+
+def _hashed_repeats(frame: pd.DataFrame) -> np.ndarray | None:
+    """`duplicated_rows` by row hash, or None where only pandas can answer exactly."""
     if frame.empty or not all(dtype.kind in "fiub" for dtype in frame.dtypes):
-        return frame.duplicated().to_numpy()
+        return None
     values = frame.to_numpy(dtype=np.float64) + 0.0
     missing = np.isnan(values)
     if np.any(np.abs(values[~missing]) >= _EXACT_LIMIT):
-        return frame.duplicated().to_numpy()
+        return None
     values[missing] = np.nan
     bits = values.view(np.uint64)
     hashed = np.zeros(len(frame), dtype=np.uint64)
@@ -102,9 +111,7 @@ def duplicated_rows(frame: pd.DataFrame) -> np.ndarray:
     _, first = np.unique(codes, return_index=True)
     repeated = np.ones(len(frame), dtype=bool)
     repeated[first] = False
-    if not (bits[repeated] == bits[first[codes[repeated]]]).all():
-        return frame.duplicated().to_numpy()
-    return repeated
+    return repeated if (bits[repeated] == bits[first[codes[repeated]]]).all() else None
 
 
 def clean(frame: pd.DataFrame, outcome: str) -> pd.DataFrame:
