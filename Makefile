@@ -62,8 +62,10 @@ lint: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
+# Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: the suite starts its own
+# Python processes (hosts, CLI runs, Dask workers), and each compiled the package again.
 test: lint $(CHROMIUM)
-	$(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
 fuzz: $(STAMP)
