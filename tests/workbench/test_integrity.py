@@ -275,13 +275,21 @@ def test_a_private_run_directory_gives_nothing_to_search_the_seed_with(
 
     def search(keys: set[bytes], salts: set[str]) -> int | None:
         digest = registration["campaign_digest"]
+        wanted = bytes.fromhex(target)
+        salted = [hashlib.sha256(f"cfwb-seed\x00{salt}\x00".encode()) for salt in salts]
+        keyed = [hmac.new(key, digestmod=hashlib.sha256) for key in keys]
         for s in range(5000):
-            for salt in salts:
-                if hashlib.sha256(f"cfwb-seed\x00{salt}\x00{s}".encode()).hexdigest() == target:
+            for prefix in salted:
+                attempt = prefix.copy()
+                attempt.update(str(s).encode())
+                if attempt.digest() == wanted:
                     return s
             for material in (f"cfwb-seed\x00{digest}\x00{s:064x}", f"cfwb-seed\x00{s}"):
-                for key in keys:
-                    if hmac.new(key, material.encode(), hashlib.sha256).hexdigest() == target:
+                message = material.encode()
+                for key in keyed:
+                    attempt = key.copy()
+                    attempt.update(message)
+                    if attempt.digest() == wanted:
                         return s
         return None
 
