@@ -106,6 +106,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """`-n auto`: one worker more than the CPUs this process may use.
 

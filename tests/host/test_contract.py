@@ -36,7 +36,7 @@ from workbench.play.wire import API_PREFIX, MCP_PATH
 from workbench.runs.registration import token_verifier
 
 from .agent import HttpAgent, play_short_episode
-from .conftest import ALPHA, BRAVO, Live
+from .conftest import ALPHA, BRAVO, TLS, Live, async_http_client
 
 
 @dataclass
@@ -59,7 +59,7 @@ def walk_http(live: Live, agent: HttpAgent) -> set[tuple[str, str]]:
     def mark(method: str, template: str) -> None:
         walked.add((method, template))
 
-    health = httpx2.get(f"{live.url}/health")
+    health = httpx2.get(f"{live.url}/health", verify=TLS)
     agent.seen.append(health.content)
     for name in ("briefing", "actions", "questions"):
         agent.call("GET", f"{API_PREFIX}/{name}")
@@ -113,7 +113,7 @@ async def walk_mcp(live: Live, run_id: str) -> tuple[list[bytes], set[str], set[
     """Every MCP tool and resource as ALPHA over streamable HTTP with the SDK's client."""
     seen: list[bytes] = []
     token = live.hosted.tokens[ALPHA]
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
     async with Client(streamable_http_client(f"{live.url}{MCP_PATH}", http_client=http)) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         resources = {str(r.uri) for r in (await mcp.list_resources()).resources}

@@ -26,7 +26,7 @@ from workbench.play.wire import API_PREFIX
 from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, BRAVO, Hosted, HostProcess, Live
+from .conftest import ALPHA, BRAVO, Hosted, HostProcess, Live, http_client
 
 ACTIONS = ("spring_campaign", "bank_loan", "loyalty_program", "hire_roaster", "raise_price")
 
@@ -46,7 +46,7 @@ def drive(url: str, token: str, load: Load, stop: threading.Event, seed: int) ->
     """Send commands until the host dies or `stop` is set (bounded in count)."""
     rng = random.Random(seed)
     headers = {"Authorization": f"Bearer {token}"}
-    with httpx2.Client(base_url=url, headers=headers, timeout=30) as client:
+    with http_client(base_url=url, headers=headers, timeout=30) as client:
         try:
             reply = client.post(f"{API_PREFIX}/runs", json={"command_id": load.name})
         except httpx2.TransportError:
@@ -127,7 +127,7 @@ def check_runs(hosted: Hosted, loads: list[Load]) -> None:
 def retry_in_flight(url: str, hosted: Hosted, loads: list[Load]) -> None:
     """Send each command that was in flight at the kill twice: applied at most once."""
     for load in loads:
-        with httpx2.Client(
+        with http_client(
             base_url=url,
             headers={"Authorization": f"Bearer {hosted.tokens[load.agent]}"},
             timeout=60,

@@ -19,7 +19,7 @@ from workbench.host.server import ServerThread
 from workbench.play.wire import API_PREFIX
 
 from .agent import HttpAgent
-from .conftest import ALPHA, BRAVO, Hosted, Live
+from .conftest import ALPHA, BRAVO, TLS, Hosted, Live
 
 
 def entries(live: Live, run_id: str) -> list[tuple[str, str]]:
@@ -158,7 +158,7 @@ def test_a_lost_reply_is_retried_by_the_remote_session(live: Live) -> None:
     from workbench.play.remote import RemoteSession
 
     failures = {"left": 1}
-    real = httpx2.HTTPTransport()
+    real = httpx2.HTTPTransport(verify=TLS)
 
     class Flaky(httpx2.BaseTransport):
         def handle_request(self, request: httpx2.Request) -> httpx2.Response:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx2
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -23,7 +22,7 @@ from workbench.cli import main
 from workbench.play.wire import MCP_PATH
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, Hosted, Live
+from .conftest import ALPHA, Hosted, Live, async_http_client
 
 
 async def resource_text(mcp: Client, uri: str) -> str:
@@ -109,7 +108,7 @@ def check_run(hosted: Hosted, run_id: str, tmp_path: Path) -> None:
 def test_an_agent_plays_over_streamable_http(live: Live, tmp_path: Path) -> None:
     async def play() -> str:
         token = live.hosted.tokens[ALPHA]
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
         url = f"{live.url}{MCP_PATH}"
         async with Client(streamable_http_client(url, http_client=http)) as mcp:
             run_id, _ = await play_over(mcp)

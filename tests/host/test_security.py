@@ -29,7 +29,7 @@ from workbench.host.runtime import HostRuntime, Limits
 from workbench.play.wire import API_PREFIX, MCP_PATH
 
 from .agent import HttpAgent
-from .conftest import ALPHA, BRAVO, Hosted, Live, make_hosted
+from .conftest import ALPHA, BRAVO, Hosted, Live, async_http_client, http_client, make_hosted
 
 FORBIDDEN_WORDS = ("fork", "rewind", "branch", "evaluat", "oracle", "seed", "validat", "control")
 
@@ -105,7 +105,7 @@ def test_every_route_refuses_a_missing_or_wrong_token(
     if token is not None:
         plain = kind in ("other scheme", "empty")
         headers["Authorization"] = token if plain else f"Bearer {token}"
-    with httpx2.Client(base_url=shared_live.url, headers=headers, timeout=60) as client:
+    with http_client(base_url=shared_live.url, headers=headers, timeout=60) as client:
         for method, template in routes(shared_live):
             response = request(client, method, template, alpha_run)
             if kind == "oversized":
@@ -143,7 +143,7 @@ def test_another_agents_run_is_not_found_like_no_run_at_all(
 
     async def over_mcp() -> str:
         token = shared_live.hosted.tokens[BRAVO]
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
         url = f"{shared_live.url}{MCP_PATH}"
         async with Client(streamable_http_client(url, http_client=http)) as mcp:
             result = await mcp.call_tool("snapshot", {"run_id": alpha_run})
@@ -314,7 +314,7 @@ def test_no_route_or_tool_forks_rewinds_or_evaluates(shared_live: Live) -> None:
 
     async def listed() -> set[str]:
         token = shared_live.hosted.tokens[ALPHA]
-        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
         url = f"{shared_live.url}{MCP_PATH}"
         async with Client(streamable_http_client(url, http_client=http)) as mcp:
             tools = {t.name for t in (await mcp.list_tools()).tools}
@@ -433,5 +433,5 @@ def test_the_bearer_scheme_is_case_insensitive(shared_live: Live) -> None:
     token = shared_live.hosted.tokens[ALPHA]
     for scheme in ("Bearer", "bearer", "BEARER"):
         headers = {"Authorization": f"{scheme} {token}"}
-        with httpx2.Client(base_url=shared_live.url, headers=headers, timeout=60) as client:
+        with http_client(base_url=shared_live.url, headers=headers, timeout=60) as client:
             assert client.get(f"{API_PREFIX}/runs").status_code == 200

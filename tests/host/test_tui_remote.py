@@ -24,7 +24,7 @@ from workbench.tui.screens.confirm import ConfirmFinish, ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.questions import QuestionsScreen
 
-from .conftest import ALPHA, Live
+from .conftest import ALPHA, TLS, Live
 
 
 async def test_the_app_plays_a_hosted_run(live: Live) -> None:
@@ -122,7 +122,7 @@ async def test_a_hosted_run_warns_of_question_traps_as_a_local_one_does(live: Li
 
 def test_the_briefing_an_agent_reads_states_every_goal(live: Live) -> None:
     headers = {"Authorization": f"Bearer {live.hosted.tokens[ALPHA]}"}
-    reply = httpx2.get(f"{live.url}{API_PREFIX}/briefing", headers=headers, timeout=30)
+    reply = httpx2.get(f"{live.url}{API_PREFIX}/briefing", headers=headers, timeout=30, verify=TLS)
     assert reply.status_code == 200
     briefing = Briefing.model_validate_json(reply.content)
     [task] = briefing.tasks
