@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from ledger.collector import collector_paused, history_frozen
+from ledger.collector import collector_paused
 from sim.campaign_load import CampaignError, load_campaign
 from sim.campaign_model import MAX_HORIZON_DAYS
 from sim.engine import Engine
@@ -81,22 +81,3 @@ def test_the_collector_is_restored_as_it_was() -> None:
     with pytest.raises(RuntimeError), collector_paused():
         raise RuntimeError("a failing run")
     assert gc.isenabled()
-
-
-def test_history_frozen_hides_objects_alive_now_and_restores() -> None:
-    """Starts with nothing frozen; what is alive at the end is frozen again, as the suite's
-    own freeze after collection left it (tests/conftest.py)."""
-    gc.unfreeze()
-    try:
-        assert gc.get_freeze_count() == 0
-        with history_frozen():
-            assert gc.get_freeze_count() > 0
-        assert gc.get_freeze_count() == 0
-        gc.freeze()
-        frozen = gc.get_freeze_count()
-        with history_frozen():
-            assert gc.get_freeze_count() == frozen
-        assert gc.get_freeze_count() == frozen
-    finally:
-        gc.collect()
-        gc.freeze()

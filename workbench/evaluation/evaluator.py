@@ -33,7 +33,7 @@ import numpy as np
 
 from graders import counterfactual as cf
 from ledger.canonical import dumps
-from ledger.collector import history_frozen
+from ledger.collector import collector_paused
 from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, sign_seal
 from sim.campaign_load import CampaignBundle
@@ -358,7 +358,7 @@ def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
 def evaluate_pair(task: PairTask) -> PairResult:
     """Run and judge one question (in a worker); any failure becomes a `failed` question."""
     try:
-        with history_frozen():
+        with collector_paused():
             return _judge(task)
     except Exception as exc:  # one question's failure never loses the others
         return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
