@@ -112,12 +112,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
     The suite often waits on processes of its own (hosts starting, Dask workers, chromium,
     CLI runs), and a worker waiting leaves its core idle: one more worker keeps the cores
-    busy. On two cores, alternating runs of the whole suite: 104-122 s with three workers
-    against 120-133 s with two. `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when set.
+    busy. On two cores, three alternating pairs of whole-suite runs: 109.0, 115.1 and
+    107.0 s with three workers against 114.2, 121.4 and 117.9 s with two.
+    `PYTEST_XDIST_AUTO_NUM_WORKERS` still decides when set.
     """
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
         return None
-    return len(os.sched_getaffinity(0)) + 1
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    return cores + 1
 
 
 SHARED_SESSION_DIRS = ("tests/graders/causal_gym/", "tests/fuzz/")
