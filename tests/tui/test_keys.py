@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input
+from textual.containers import Vertical
+from textual.widgets import Input, OptionList
 
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
@@ -10,6 +11,7 @@ from workbench.tui.app import PLAYER_SCREENS, PlayerApp
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.goto import GoToScreen
 from workbench.tui.screens.help import HelpScreen
+from workbench.tui.screens.ledger import LedgerScreen
 from workbench.tui.screens.questions import QuestionsScreen
 from workbench.tui.widgets.bar import ScreenBar
 
@@ -123,3 +125,29 @@ async def test_a_screen_first_shown_after_a_theme_change_has_the_new_theme(
         await wait_for(pilot, lambda: app.theme == "textual-dark", "dark theme")
         await go(pilot, "1")
         assert app.screen.query_one(ScreenBar).styles.background == dark
+
+
+async def test_the_go_to_list_is_one_screen_that_follows_the_player(app: PlayerApp) -> None:
+    """Built once: each time it opens on the current screen, in the current theme, and any
+    switch closes it, so no screen is left with a stale list on top."""
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, GoToScreen), "go-to list")
+        first = app.screen
+        dark = first.query_one(Vertical).styles.background
+        await pilot.press("5")
+        await wait_for(pilot, lambda: app.current_mode == "ledger", "ledger")
+        await pilot.press("f2")
+        await wait_for(pilot, lambda: app.theme == "textual-light", "light theme")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, GoToScreen), "go-to again")
+        assert app.screen is first
+        assert first.query_one(OptionList).highlighted == 4
+        assert first.query_one(Vertical).styles.background != dark
+        app.action_view("questions")
+        await wait_for(pilot, lambda: app.current_mode == "questions", "questions")
+        assert isinstance(app.screen, QuestionsScreen)
+        await go(pilot, "5")
+        assert isinstance(app.screen, LedgerScreen)
+        await go(pilot, "5")
+        assert isinstance(app.screen, LedgerScreen)

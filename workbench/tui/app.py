@@ -17,6 +17,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widget import AwaitMount
 from textual.widgets import LoadingIndicator, Static
 
 from ledger.collector import settle_for_serving
@@ -122,6 +123,9 @@ AUTHOR_SCREENS: tuple[ScreenSpec, ...] = (
 )
 """The author's screens: campaign findings, validation of finished runs, reports."""
 
+GO_TO = "go-to"
+"""The name the go-to list is installed under: built once per app, shown on each `ctrl+o`."""
+
 
 def _player_commands() -> type[Provider]:
     from workbench.tui.commands import PlayerCommands
@@ -181,12 +185,27 @@ class WorkbenchShell(App[None]):
         """Show one screen of the table."""
         self.switch_mode(mode)
 
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Close the go-to list first, whatever asked for the switch (it is one shared screen)."""
+        if self._showing_go_to():
+            self.pop_screen()
+        return super().switch_mode(mode)
+
+    def _showing_go_to(self) -> bool:
+        """Whether the go-to list is the screen on top."""
+        from workbench.tui.screens.goto import GoToScreen
+
+        return isinstance(self.screen, GoToScreen)
+
     def action_go_to(self) -> None:
         """Ask which screen to show (a digit picks it): typing never switches screens."""
         from workbench.tui.screens.goto import GoToScreen
 
-        if not isinstance(self.screen, GoToScreen):
-            self.push_screen(GoToScreen(self.screen_table, self.current_mode))
+        if self._showing_go_to():
+            return
+        if not self.is_screen_installed(GO_TO):
+            self.install_screen(GoToScreen(self.screen_table), GO_TO)
+        self.push_screen(GO_TO)
 
     def action_help(self) -> None:
         """List the key scheme and every key of this mode."""

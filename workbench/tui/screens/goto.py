@@ -17,7 +17,11 @@ if TYPE_CHECKING:
 
 
 class GoToScreen(ModalScreen[None]):
-    """A short list of screens: a digit, or the cursor and enter, shows one; escape stays."""
+    """A short list of screens: a digit, or the cursor and enter, shows one; escape stays.
+
+    The app builds it once and shows the same screen each time: composing a new one made
+    `ctrl+o` cost twice the screen switch it leads to.
+    """
 
     DEFAULT_CSS = """
     GoToScreen {
@@ -37,10 +41,9 @@ class GoToScreen(ModalScreen[None]):
     """
     BINDINGS = [Binding("escape,ctrl+o", "dismiss", "Stay")]
 
-    def __init__(self, table: tuple[ScreenSpec, ...], current: str | None) -> None:
+    def __init__(self, table: tuple[ScreenSpec, ...]) -> None:
         super().__init__()
         self.table = table
-        self.current = current
 
     def compose(self) -> ComposeResult:
         """The title and one option per screen."""
@@ -50,12 +53,12 @@ class GoToScreen(ModalScreen[None]):
                 *(Option(f"{spec.key}  {spec.label}", id=spec.mode) for spec in self.table)
             )
 
-    def on_mount(self) -> None:
-        """Put the cursor on the current screen."""
+    def on_screen_resume(self) -> None:
+        """Each time it shows, put the cursor on the screen it was opened from."""
         options = self.query_one(OptionList)
         modes = [spec.mode for spec in self.table]
-        if self.current in modes:
-            options.highlighted = modes.index(self.current)
+        current = self.app.current_mode
+        options.highlighted = modes.index(current) if current in modes else 0
         options.focus()
 
     def on_key(self, event: events.Key) -> None:
@@ -72,5 +75,4 @@ class GoToScreen(ModalScreen[None]):
             self._go(event.option.id)
 
     def _go(self, mode: str) -> None:
-        self.dismiss()
         self.app.switch_mode(mode)
