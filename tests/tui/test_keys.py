@@ -50,11 +50,15 @@ async def test_go_to_switches_from_inside_a_field(app: PlayerApp) -> None:
 
 
 async def test_go_to_reaches_every_screen_and_escape_stays(app: PlayerApp) -> None:
+    """Each screen shows with its home widget focused and no untouched field marked wrong
+    (the ledger's day field was focused first, then left, and showed as invalid)."""
     async with app.run_test(size=SIZE) as pilot:
         for spec in PLAYER_SCREENS:
             await go(pilot, spec.key)
             assert app.current_mode == spec.mode
             assert f"{spec.key} {spec.label}" in screen_text(app.screen)
+            assert app.focused is app.screen.home(), spec.mode  # type: ignore[attr-defined]
+            assert not [f for f in app.screen.query(Input) if f.has_class("-invalid")], spec.mode
         await pilot.press("ctrl+o", "escape")
         await pilot.pause()
         assert app.current_mode == PLAYER_SCREENS[-1].mode

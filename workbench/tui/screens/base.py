@@ -25,6 +25,17 @@ class WorkbenchScreen(Screen[None]):
     HOME: ClassVar[str] = ""
     """CSS selector of the widget that Escape (out of an input) and showing the screen focus."""
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Let Textual's auto-focus pick the home widget (unless a screen chooses otherwise).
+
+        Auto-focus took the first focusable widget, then `on_mount` moved focus home: each
+        move restyles the widget it leaves and the one it reaches (a table restyles every
+        part of itself), which was a sixth of a screen's first showing.
+        """
+        super().__init_subclass__(**kwargs)
+        if cls.HOME and "AUTO_FOCUS" not in cls.__dict__:
+            cls.AUTO_FOCUS = cls.HOME
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._styled_as_current()
