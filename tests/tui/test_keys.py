@@ -147,6 +147,10 @@ async def test_the_go_to_list_is_one_screen_that_follows_the_player(app: PlayerA
         await wait_for(pilot, lambda: isinstance(app.screen, GoToScreen), "go-to again")
         assert app.screen is first
         assert first.query_one(OptionList).highlighted == 4
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, LedgerScreen), "closed by ctrl+o")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: app.screen is first, "open again")
         assert first.query_one(Vertical).styles.background != dark
         app.action_view("questions")
         await wait_for(pilot, lambda: app.current_mode == "questions", "questions")

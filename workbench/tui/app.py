@@ -198,10 +198,15 @@ class WorkbenchShell(App[None]):
         return isinstance(self.screen, GoToScreen)
 
     def action_go_to(self) -> None:
-        """Ask which screen to show (a digit picks it): typing never switches screens."""
+        """Ask which screen to show (a digit picks it): typing never switches screens.
+
+        Pressed again while the list shows, it closes the list (the list's own `ctrl+o`
+        binding never fires: this one has priority).
+        """
         from workbench.tui.screens.goto import GoToScreen
 
         if self._showing_go_to():
+            self.pop_screen()
             return
         if not self.is_screen_installed(GO_TO):
             self.install_screen(GoToScreen(self.screen_table), GO_TO)
