@@ -159,3 +159,9 @@ async def test_the_go_to_list_is_one_screen_that_follows_the_player(app: PlayerA
         assert isinstance(app.screen, LedgerScreen)
         await go(pilot, "5")
         assert isinstance(app.screen, LedgerScreen)
+        await pilot.press("ctrl+o", "f1")
+        await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), "help over go-to")
+        app.action_view("journal")
+        await wait_for(pilot, lambda: app.current_mode == "journal", "journal")
+        await go(pilot, "5")
+        assert [type(s) for s in app.screen_stack] == [LedgerScreen]

@@ -186,27 +186,35 @@ class WorkbenchShell(App[None]):
         self.switch_mode(mode)
 
     def switch_mode(self, mode: str) -> AwaitMount:
-        """Close the go-to list first, whatever asked for the switch (it is one shared screen)."""
-        if self._showing_go_to():
-            self.pop_screen()
+        """Close the go-to list first, whatever asked for the switch (the palette too).
+
+        It is one shared screen, so it may only ever be in the current mode's stack;
+        screens opened over it (help) close with it.
+        """
+        self._close_go_to()
         return super().switch_mode(mode)
 
-    def _showing_go_to(self) -> bool:
-        """Whether the go-to list is the screen on top."""
+    def _close_go_to(self) -> bool:
+        """Pop the go-to list and whatever is above it; False when it is not open."""
         from workbench.tui.screens.goto import GoToScreen
 
-        return isinstance(self.screen, GoToScreen)
+        stack = self.screen_stack
+        for depth, screen in enumerate(reversed(stack), start=1):
+            if isinstance(screen, GoToScreen):
+                for _ in range(depth):
+                    self.pop_screen()
+                return True
+        return False
 
     def action_go_to(self) -> None:
         """Ask which screen to show (a digit picks it): typing never switches screens.
 
-        Pressed again while the list shows, it closes the list (the list's own `ctrl+o`
+        Pressed again while the list is open, it closes the list (the list's own `ctrl+o`
         binding never fires: this one has priority).
         """
         from workbench.tui.screens.goto import GoToScreen
 
-        if self._showing_go_to():
-            self.pop_screen()
+        if self._close_go_to():
             return
         if not self.is_screen_installed(GO_TO):
             self.install_screen(GoToScreen(self.screen_table), GO_TO)

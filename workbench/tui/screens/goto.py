@@ -75,4 +75,5 @@ class GoToScreen(ModalScreen[None]):
             self._go(event.option.id)
 
     def _go(self, mode: str) -> None:
+        """Show `mode`; the app closes this list as it switches."""
         self.app.switch_mode(mode)
