@@ -319,3 +319,19 @@ async def test_a_screen_repaints_when_shown_out_of_date_and_only_then(
         await wait_for(pilot, lambda: "Day 2 " in screen_text(dashboard), "day 2 shown")
         assert repaints == [1, 1]
         assert "[b reverse] 1 Dashboard" in str(dashboard.bar.content)
+
+
+async def test_a_new_screen_starts_with_the_breakpoint_classes_textual_gives_it(
+    app: PlayerApp,
+) -> None:
+    """Set before mounting, so Textual's first resize changes nothing and does not restyle
+    the whole new screen; they must be exactly Textual's, at every size (edges too)."""
+    async with app.run_test(size=SIZE) as pilot:
+        for size in ((80, 24), (99, 31), (100, 32), (120, 40), (60, 50)):
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda s=size: app.size == s, f"size {size}")
+            await pilot.pause()
+            fresh = LedgerScreen()
+            breakpoints = {"-narrow", "-wide", "-short", "-tall"}
+            assert fresh.classes & breakpoints == app.screen.classes & breakpoints, size
+            assert len(fresh.classes & breakpoints) == 2, size

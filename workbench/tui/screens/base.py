@@ -39,6 +39,30 @@ class WorkbenchScreen(Screen[None]):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._styled_as_current()
+        self._classed_for_size()
+
+    def _classed_for_size(self) -> None:
+        """Start with the breakpoint classes Textual gives the screen at the app's size.
+
+        Textual sets them on the screen's first resize, after its widgets are styled, and
+        a changed class restyles the whole screen: a second full styling of every new
+        screen. Set before mounting, they are already right then, so nothing changes; a
+        terminal resized in between still restyles as before.
+        """
+        try:
+            width, height = self.app.size
+        except NoActiveAppError:
+            return
+        app = self.app
+        axes = (
+            (width, self.HORIZONTAL_BREAKPOINTS, app.HORIZONTAL_BREAKPOINTS),
+            (height, self.VERTICAL_BREAKPOINTS, app.VERTICAL_BREAKPOINTS),
+        )
+        for dimension, own, shared in axes:
+            points = (shared if own is None else own) or []
+            reached = [(at, name) for at, name in points if dimension >= at]
+            if reached:
+                self.add_class(max(reached)[1], update=False)
 
     def _styled_as_current(self) -> None:
         """Count a new screen as styled by the current stylesheet, which it is once mounted.
