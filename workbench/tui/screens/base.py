@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.message_pump import NoActiveAppError
 from textual.screen import Screen
 from textual.widget import Widget
@@ -38,10 +38,14 @@ class WorkbenchScreen(Screen[None]):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._styled_as_current()
-        self._classed_for_size()
+        try:
+            app = self.app
+        except NoActiveAppError:
+            return
+        self._styled_as_current(app)
+        self._classed_for_size(app)
 
-    def _classed_for_size(self) -> None:
+    def _classed_for_size(self, app: App[Any]) -> None:
         """Start with the breakpoint classes Textual gives the screen at the app's size.
 
         Textual sets them on the screen's first resize, after its widgets are styled, and
@@ -49,11 +53,7 @@ class WorkbenchScreen(Screen[None]):
         screen. Set before mounting, they are already right then, so nothing changes; a
         terminal resized in between still restyles as before.
         """
-        try:
-            width, height = self.app.size
-        except NoActiveAppError:
-            return
-        app = self.app
+        width, height = app.size
         axes = (
             (width, self.HORIZONTAL_BREAKPOINTS, app.HORIZONTAL_BREAKPOINTS),
             (height, self.VERTICAL_BREAKPOINTS, app.VERTICAL_BREAKPOINTS),
@@ -64,7 +64,7 @@ class WorkbenchScreen(Screen[None]):
             if reached:
                 self.add_class(max(reached)[1], update=False)
 
-    def _styled_as_current(self) -> None:
+    def _styled_as_current(self, app: App[Any]) -> None:
         """Count a new screen as styled by the current stylesheet, which it is once mounted.
 
         Textual marks a new screen stale, so the first visit of each mode re-parsed every
@@ -74,10 +74,6 @@ class WorkbenchScreen(Screen[None]):
         Textual release rename the counter, the screen is restyled as before: slower, as
         correct.
         """
-        try:
-            app = self.app
-        except NoActiveAppError:
-            return
         count = getattr(app, "_css_update_count", None)
         if isinstance(count, int):
             self._css_update_count = count
