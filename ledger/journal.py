@@ -27,7 +27,7 @@ class CommandIdConflict(ValueError):
     """A command id already journaled for a different command: refused, never dropped."""
 
     def __init__(self, known: Entry, kind: str) -> None:
-        super().__init__(f"already used by a {known.kind} (seq {known.seq}, day {known.day})")
+        super().__init__(f"already used by the {known.kind} at seq {known.seq} (day {known.day})")
         self.known = known
         self.kind = kind
 

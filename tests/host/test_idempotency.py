@@ -51,7 +51,11 @@ def test_a_retry_returns_the_first_reply_and_applies_nothing(live: Live) -> None
         assert entries(live, agent.run_id) == journal
         target = "/advance" if tail == "/finish" else tail
         conflict = agent.command(target, {"command_id": f"id-{tail[1:]}", **other}, 409)
-        assert f"id-{tail[1:]}" in conflict["error"]["message"]
+        kind = "submit_assessment" if tail == "/assessments" else tail[1:]
+        assert conflict["error"]["message"] == (
+            f"command id id-{tail[1:]} was already used by the {kind} at seq {first['seq']} "
+            "with other content: choose a new id"
+        )
         assert entries(live, agent.run_id) == journal
     assert [kind for kind, _ in entries(live, agent.run_id)] == [
         "schedule",

@@ -70,7 +70,7 @@ def test_reappending_a_known_command_is_a_no_op_and_a_clashing_one_is_refused(
         again = journal.append(999, kind, f"cmd-{index}", payload)
         assert again == original
         assert (again.day, again.kind, again.payload) == items[index]
-        with pytest.raises(CommandIdConflict, match=f"already used by a {kind}"):
+        with pytest.raises(CommandIdConflict, match=f"already used by the {kind} at seq"):
             journal.append(999, "other", f"cmd-{index}", {"different": True})
         with pytest.raises(CommandIdConflict):
             journal.append(day, kind, f"cmd-{index}", {**payload, "__changed__": True})

@@ -121,7 +121,7 @@ def test_a_command_id_used_for_other_content_is_refused(
     out = tmp_path / "run"
     lines = _refused(_cli("run", "--script", str(script), "--out", str(out)))
     assert lines == [
-        f"Error: {script}:2: command id 'same' is already used by a {kinds[0]} (seq 1); "
+        f"Error: {script}:2: command id 'same' is already used by the {kinds[0]} at seq 1; "
         f"this {kinds[1]} is refused"
     ]
     assert not out.exists()
@@ -132,7 +132,7 @@ def test_a_retried_command_with_the_same_content_is_a_no_op(run: Path, tmp_path:
     first = session.schedule("bank_loan", "loan-1")
     again = session.schedule("bank_loan", "loan-1")
     assert again == first and len(session.journal_entries) == 2
-    with pytest.raises(UserError, match="already used by a schedule"):
+    with pytest.raises(UserError, match="already used by the schedule at seq 1"):
         session.advance(1, "loan-1")
 
 
@@ -144,7 +144,7 @@ def test_a_clash_in_a_resumed_run_leaves_it_unchanged(run: Path, tmp_path: Path)
     script.write_text(json.dumps({"kind": "advance", "days": 1, "id": used.id}) + "\n")
     before = _files(run)
     lines = _refused(_cli("run", "--script", str(script), "--out", str(run)))
-    assert f"already used by a {used.kind}" in lines[0]
+    assert f"already used by the {used.kind} at seq {used.seq}" in lines[0]
     assert _files(run) == before
 
 

@@ -621,8 +621,8 @@ class HostRuntime:
                     command_payload(command)
                 ):
                     raise Conflict(
-                        f"command id {command_id} was already used for a {known.kind} "
-                        f"(seq {known.seq}) with other content: choose a new id"
+                        f"command id {command_id} was already used by the {known.kind} "
+                        f"at seq {known.seq} with other content: choose a new id"
                     )
                 return durable(reply(run, session, known, True), session)
             if session.finished:

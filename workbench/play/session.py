@@ -370,8 +370,8 @@ class PlayerSession:
             return self._journal.known(command_id, kind, payload)
         except CommandIdConflict as exc:
             raise UserError(
-                f"command id {clip(command_id)} is already used by a {exc.known.kind} "
-                f"(seq {exc.known.seq}); this {kind} is refused"
+                f"command id {clip(command_id)} is already used by the {exc.known.kind} "
+                f"at seq {exc.known.seq}; this {kind} is refused"
             ) from None
 
     def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry:
