@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Literal
 
 from ledger.book import Book
 from ledger.money import to_major
@@ -25,7 +26,8 @@ def to_display(metric: Metric, minor: int) -> Decimal:
 
 @dataclass(frozen=True)
 class RequirementResult:
-    """One requirement of a task, checked."""
+    """One requirement of a task, checked: `value` is the metric at `value_day`, which is
+    `day` once the run has closed it and the run's last closed day before that."""
 
     metric: str
     day: int
@@ -33,6 +35,12 @@ class RequirementResult:
     threshold: Decimal
     value: Decimal
     met: bool
+    value_day: int
+
+    @property
+    def reached(self) -> bool:
+        """True when the run has closed the requirement's day (so `met` is final)."""
+        return self.value_day == self.day
 
 
 @dataclass(frozen=True)
@@ -44,6 +52,15 @@ class TaskResult:
     met: bool
     requirements: tuple[RequirementResult, ...]
 
+    @property
+    def status(self) -> Literal["met", "not met", "open"]:
+        """`open` while a requirement's day is still ahead and none reached has failed."""
+        if self.met:
+            return "met"
+        failed = any(req.reached and not req.met for req in self.requirements)
+        ahead = any(not req.reached for req in self.requirements)
+        return "open" if ahead and not failed else "not met"
+
 
 def evaluate_task(book: Book, metrics: dict[str, Metric], task: Task, horizon: int) -> TaskResult:
     """Check every requirement of `task` against the ledger's day closes."""
@@ -52,7 +69,8 @@ def evaluate_task(book: Book, metrics: dict[str, Metric], task: Task, horizon: i
     for req in task.requirements:
         metric = metrics[req.metric]
         day = req.on_day if req.on_day is not None else horizon
-        value = to_display(metric, metric_value(book, metric, min(day, last)))
+        value_day = min(day, last)
+        value = to_display(metric, metric_value(book, metric, value_day))
         if req.at_least is not None:
             threshold = Decimal(req.at_least)
             met = value >= threshold
@@ -62,5 +80,5 @@ def evaluate_task(book: Book, metrics: dict[str, Metric], task: Task, horizon: i
             met = value <= threshold
             bound = "at_most"
         met = met and day <= last
-        results.append(RequirementResult(req.metric, day, bound, threshold, value, met))
+        results.append(RequirementResult(req.metric, day, bound, threshold, value, met, value_day))
     return TaskResult(task.id, task.title, all(r.met for r in results), tuple(results))

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from sim.metrics import RequirementResult, TaskResult
 from workbench.play.objective import briefing, progress_in
 from workbench.play.session import PlayerSession
 
@@ -81,3 +82,42 @@ def test_the_view_judges_the_objective_as_the_ledger_does(tmp_path: Path, campai
         session.advance(min(7, session.horizon - session.day))
     final = progress_in(session.view(), session.metric_series())
     assert final == session.objective_progress() and all(p.final for p in final)
+
+
+@pytest.mark.parametrize("day", [0, 1, 179, 180])
+def test_a_requirement_is_read_on_its_day_or_the_last_one_closed(tmp_path: Path, day: int) -> None:
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    if day:
+        session.advance(day)
+    [task] = session.task_results()
+    for req in task.requirements:
+        assert req.value_day == min(req.day, day) and req.reached == (day >= req.day)
+        assert not req.met or req.reached
+    assert task.status == ("open" if day < 180 else "met" if task.met else "not met")
+
+
+def _requirement(reached: bool, met: bool) -> RequirementResult:
+    return RequirementResult("m", 30, "at_least", Decimal(1), Decimal(0), met, 30 if reached else 9)
+
+
+OK, FAILED, AHEAD = (True, True), (True, False), (False, False)
+
+
+@pytest.mark.parametrize(
+    ("states", "status"),
+    [
+        ((OK, OK), "met"),
+        ((OK, FAILED), "not met"),
+        ((FAILED, FAILED), "not met"),
+        ((FAILED, AHEAD), "not met"),
+        ((OK, AHEAD), "open"),
+        ((AHEAD, AHEAD), "open"),
+    ],
+)
+def test_a_task_is_open_only_while_a_day_is_ahead_and_nothing_reached_failed(
+    states: tuple[tuple[bool, bool], ...], status: str
+) -> None:
+    requirements = tuple(_requirement(reached, met) for reached, met in states)
+    task = TaskResult("t", "T", all(req.met for req in requirements), requirements)
+    assert task.status == status
+    assert TaskResult("t", "T", task.met, requirements[::-1]).status == status

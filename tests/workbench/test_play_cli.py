@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import socket
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
+from workbench.play.session import PlayerSession
 
 SCRIPT = (
     '{"kind":"schedule","action":"bank_loan"}\n'
@@ -64,6 +66,21 @@ def test_full_run_passes_bean_check_and_verify(tmp_path: Path) -> None:
     assert "intact" in verified.output and "task grow_without_missing_payroll" in verified.output
     shown = runner.invoke(main, ["show", str(run), "--json"])
     assert shown.exit_code == 0 and '"net_assets"' in shown.output
+
+
+def test_verify_says_which_goals_an_unfinished_run_has_not_reached(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run")
+    session.advance(15)
+    session.close()
+    verified = CliRunner().invoke(main, ["verify", str(tmp_path / "run")])
+    assert verified.exit_code == 0, verified.output
+    lines = verified.output.splitlines()
+    assert lines[1].startswith("  task grow_without_missing_payroll: open until day 180 (")
+    assert re.fullmatch(
+        r"    net_assets at_least 105000\.00 on day 180: not reached yet \(-?\d+\.\d\d on day 15\)",
+        lines[2],
+    )
+    assert lines[3] == "    missed_payrolls at_most 0 on day 180: not reached yet (0 on day 15)"
 
 
 def test_editing_one_command_makes_verify_name_it(tmp_path: Path) -> None:

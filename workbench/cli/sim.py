@@ -100,12 +100,18 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
         f"{run_dir}: intact (journal head {seal['journal_head'][:16]}, day {seal['final_day']})"
     )
     for task in result.tasks:
-        click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'} ({task.title})")
+        status = task.status
+        if status == "open":
+            until = max(req.day for req in task.requirements)
+            click.echo(f"  task {task.task_id}: open until day {until} ({task.title})")
+        else:
+            click.echo(f"  task {task.task_id}: {status} ({task.title})")
         for req in task.requirements:
-            click.echo(
-                f"    {req.metric} {req.bound} {req.threshold} on day {req.day}: "
-                f"{req.value} -> {'ok' if req.met else 'no'}"
-            )
+            terms = f"    {req.metric} {req.bound} {req.threshold} on day {req.day}: "
+            if req.reached:
+                click.echo(f"{terms}{req.value} -> {'ok' if req.met else 'no'}")
+            else:
+                click.echo(f"{terms}not reached yet ({req.value} on day {req.value_day})")
     pending = result.pending_questions()
     if pending:
         click.echo(f"  counterfactual answers: pending offline grading ({', '.join(pending)})")
