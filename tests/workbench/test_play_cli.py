@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 import subprocess
@@ -81,6 +82,10 @@ def test_verify_says_which_goals_an_unfinished_run_has_not_reached(tmp_path: Pat
         lines[2],
     )
     assert lines[3] == "    missed_payrolls at_most 0 on day 180: not reached yet (0 on day 15)"
+    shown = CliRunner().invoke(main, ["show", str(tmp_path / "run")])
+    assert shown.output.splitlines()[-1] == "task grow_without_missing_payroll: open"
+    as_json = json.loads(CliRunner().invoke(main, ["show", str(tmp_path / "run"), "--json"]).output)
+    assert [(t["met"], t["status"]) for t in as_json["tasks"]] == [(False, "open")]
 
 
 def test_editing_one_command_makes_verify_name_it(tmp_path: Path) -> None:

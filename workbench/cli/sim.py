@@ -62,7 +62,7 @@ def run(
     for row in view.metrics:
         click.echo(f"  {row.title}: {row.value} {row.units}")
     for task in session.task_results():
-        click.echo(f"  task {task.task_id}: {'met' if task.met else 'not met'}")
+        click.echo(f"  task {task.task_id}: {task.status}")
 
 
 @click.command()
@@ -131,11 +131,14 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
     frame.index.name = "day"
-    tasks = [{"task": t.task_id, "met": t.met, "title": t.title} for t in session.task_results()]
+    tasks = session.task_results()
     if as_json:
+        rows = [
+            {"task": t.task_id, "met": t.met, "status": t.status, "title": t.title} for t in tasks
+        ]
         click.echo(
             json.dumps(
-                {"day": session.day, "metrics": frame.to_dict(orient="list"), "tasks": tasks},
+                {"day": session.day, "metrics": frame.to_dict(orient="list"), "tasks": rows},
                 indent=2,
             )
         )
@@ -143,7 +146,7 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     with pd.option_context("display.max_rows", 40, "display.width", 120):
         click.echo(frame.to_string(max_rows=40))
     for task in tasks:
-        click.echo(f"task {task['task']}: {'met' if task['met'] else 'not met'}")
+        click.echo(f"task {task.task_id}: {task.status}")
 
 
 @click.command("ledger")
