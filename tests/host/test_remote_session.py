@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from workbench.cli import main
 from workbench.errors import UserError
 from workbench.play.protocol import JournalRecord, LedgerReader, SessionProtocol
-from workbench.play.remote import RemoteSession, read_token
+from workbench.play.remote import RemoteSession, _checks_certificates, read_token
 from workbench.play.session import PlayerSession
 
 from .conftest import ALPHA, BRAVO, Live
@@ -150,3 +150,20 @@ def test_play_connect_names_an_unreachable_host(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert result.output.startswith("Error: cannot reach the host at http://127.0.0.1:9")
     assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "checks"),
+    [
+        ("http://127.0.0.1:8700", False),
+        ("HTTP://127.0.0.1:8700/", False),
+        ("https://host.example", True),
+        ("HTTPS://host.example", True),
+        ("ftp://host.example", True),
+        ("host.example:8700", True),
+        ("http//host.example", True),
+        ("http://[::1", True),
+    ],
+)
+def test_certificates_are_checked_for_every_url_but_plain_http(url: str, checks: bool) -> None:
+    assert _checks_certificates(url) is checks
