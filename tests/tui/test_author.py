@@ -41,6 +41,8 @@ async def test_check_findings_show_at_once(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: screen.ok is not None, "check finished")
         assert screen.table.row_count == len(screen.findings) > 0
         assert "Check of" in screen_text(screen) and not screen.query_one(JobBar).display
+        counts = f"0 error(s), 0 warning(s), {len(screen.findings)} info"
+        assert counts in screen_text(screen)
         screen.table.move_cursor(row=1)
         await pilot.pause()
         assert screen.findings[1].message in screen_text(screen)

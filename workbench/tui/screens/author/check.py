@@ -114,7 +114,10 @@ class CheckScreen(AuthorScreen):
         report = message.report
         self.findings, self.ok = report.findings, report.ok
         verdict = "[green]OK[/green]" if report.ok else "[red]errors found[/red]"
-        counts = ", ".join(f"{report.count(s)} {s}" for s in ("error", "warning", "info"))
+        counts = ", ".join(
+            f"{report.count(s)} {label}"
+            for s, label in (("error", "error(s)"), ("warning", "warning(s)"), ("info", "info"))
+        )
         self.summary.update(f"Check of {escape(str(message.campaign))}: {verdict} · {counts}")
         self.table.show(self.findings)
         if self.findings:
