@@ -114,9 +114,9 @@ class CheckScreen(AuthorScreen):
         report = message.report
         self.findings, self.ok = report.findings, report.ok
         verdict = "[green]OK[/green]" if report.ok else "[red]errors found[/red]"
-        counts = ", ".join(
-            f"{report.count(s)} {label}"
-            for s, label in (("error", "error(s)"), ("warning", "warning(s)"), ("info", "info"))
+        counts = (
+            f"{report.count('error')} error(s), {report.count('warning')} warning(s), "
+            f"{report.count('info')} info"
         )
         self.summary.update(f"Check of {escape(str(message.campaign))}: {verdict} · {counts}")
         self.table.show(self.findings)
