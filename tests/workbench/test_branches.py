@@ -77,7 +77,7 @@ def test_the_episode_id_changes_the_seal_but_never_the_outcome(day20: Snapshot) 
 def test_actions_run_in_lexicographic_order_whatever_the_given_order(day20: Snapshot) -> None:
     forward = _run(day20, ("hire_sales_rep", "bank_loan"))
     backward = _run(day20, ("bank_loan", "hire_sales_rep"))
-    assert [s["action"] for s in forward.schedule] == ["bank_loan", "hire_sales_rep"]
+    assert [s.action for s in forward.schedule] == ["bank_loan", "hire_sales_rep"]
     assert forward.actions == backward.actions == ("bank_loan", "hire_sales_rep")
     assert forward.outcome == backward.outcome
 
@@ -85,7 +85,7 @@ def test_actions_run_in_lexicographic_order_whatever_the_given_order(day20: Snap
 def test_a_failed_precondition_is_rejected_with_its_reason(day20: Snapshot) -> None:
     run = _run(day20, ("raise_price", "lower_price"))
     assert run.status == "rejected" and run.outcome is None and run.book is None
-    assert [s["accepted"] for s in run.schedule] == [True, False]
+    assert [s.accepted for s in run.schedule] == [True, False]
     assert run.reason is not None and run.reason.startswith("raise_price:")
 
 

@@ -743,7 +743,7 @@ def test_the_branch_verifier_rechecks_the_order(bundle: Any) -> None:
         seed_commitment="c" * 64,
     )
     assert run.status == "ok" and schedule_problem(run, terms) is None
-    assert [s["action"] for s in run.schedule] == ["loyalty_program", "spring_campaign"]
+    assert [s.action for s in run.schedule] == ["loyalty_program", "spring_campaign"]
     run.schedule.reverse()
     assert "lexicographic order" in (schedule_problem(run, terms) or "")
     run.schedule = run.schedule[1:]

@@ -321,17 +321,17 @@ def _question_findings(
 
 def _branch_findings(found: _Findings, run: BranchRun, units: str, expect_rejected: bool) -> None:
     for step in run.schedule:
-        if step["accepted"]:
+        if step.accepted:
             found.add(
                 "branch",
                 "info",
                 run.name,
-                f"precondition of {step['action']} met (starts day {step['start_day']})",
+                f"precondition of {step.action} met (starts day {step.start_day})",
             )
         elif expect_rejected:
-            found.add("branch", "info", run.name, f"rejected as designed: {step['reason']}")
+            found.add("branch", "info", run.name, f"rejected as designed: {step.reason}")
         else:
-            found.add("branch", "error", run.name, f"precondition failed: {step['reason']}")
+            found.add("branch", "error", run.name, f"precondition failed: {step.reason}")
     if run.status == "failed":
         found.add("branch", "error", run.name, f"branch failed: {run.reason}")
     elif run.status == "ok" and expect_rejected:

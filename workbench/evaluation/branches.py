@@ -39,7 +39,7 @@ class BranchRun:
     status: BranchStatus
     reason: str | None = None
     outcome: str | None = None
-    schedule: list[dict[str, Any]] = field(default_factory=list)
+    schedule: list[ScheduleStep] = field(default_factory=list)
     seal: dict[str, Any] | None = None
     book: Book | None = None
 
@@ -53,7 +53,7 @@ class BranchRun:
             status=self.status,
             reason=self.reason,
             outcome=self.outcome,
-            schedule=[ScheduleStep(**step) for step in self.schedule],
+            schedule=list(self.schedule),
         )
 
     def fail(self, reason: str) -> None:
@@ -88,7 +88,7 @@ def schedule_problem(run: BranchRun, terms: Mapping[str, str]) -> str | None:
     registered one in `terms`.
     """
     expected = sorted(run.actions)
-    scheduled = [step["action"] for step in run.schedule]
+    scheduled = [step.action for step in run.schedule]
     complete = run.status == "ok"
     if scheduled != expected[: len(scheduled)] or (complete and scheduled != expected):
         return (
@@ -96,10 +96,10 @@ def schedule_problem(run: BranchRun, terms: Mapping[str, str]) -> str | None:
             f"{', '.join(expected) or 'nothing'} in lexicographic order"
         )
     for step in run.schedule:
-        registered = terms.get(step["action"])
-        if registered is None or step["terms_digest"] != registered:
+        registered = terms.get(step.action)
+        if registered is None or step.terms_digest != registered:
             return (
-                f"terms digest of {step['action']} ({step['terms_digest'][:12]}) differs "
+                f"terms digest of {step.action} ({step.terms_digest[:12]}) differs "
                 f"from the registered terms ({(registered or 'none')[:12]})"
             )
     return None
@@ -141,13 +141,13 @@ def run_branch(
             outcome = engine.schedule(action_id)
             journal.append(engine.day, "schedule", f"{episode}-{action_id}", {"action": action_id})
             run.schedule.append(
-                {
-                    "action": action_id,
-                    "accepted": outcome.accepted,
-                    "reason": outcome.reason,
-                    "start_day": outcome.start_day,
-                    "terms_digest": terms_digest(action),
-                }
+                ScheduleStep(
+                    action=action_id,
+                    accepted=outcome.accepted,
+                    reason=outcome.reason,
+                    start_day=outcome.start_day,
+                    terms_digest=terms_digest(action),
+                )
             )
             if not outcome.accepted:
                 run.status = "rejected"
