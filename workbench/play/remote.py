@@ -51,6 +51,11 @@ from workbench.runs.commands import CounterfactualAssessment
 
 M = TypeVar("M", bound=BaseModel)
 
+ATTEMPTS: Final = 3
+"""Tries of one command when the connection fails (same command id each time)."""
+TIMEOUT_SECONDS: Final = 30.0
+TOKEN_FILE_LIMIT: Final = 4096
+
 
 def _checks_certificates(url: str) -> bool:
     """False only for plain `http://`, which has no certificate to check: building the TLS
@@ -59,12 +64,6 @@ def _checks_certificates(url: str) -> bool:
         return httpx2.URL(url).scheme != "http"
     except httpx2.InvalidURL:
         return True
-
-
-ATTEMPTS: Final = 3
-"""Tries of one command when the connection fails (same command id each time)."""
-TIMEOUT_SECONDS: Final = 30.0
-TOKEN_FILE_LIMIT: Final = 4096
 
 
 def read_token(path: Path, agent: str) -> str:
