@@ -71,6 +71,13 @@ def problems(exc: ValidationError, root: str = "") -> list[str]:
     return lines or ["invalid"]
 
 
+def first_problem(exc: ValidationError, where: str) -> str:
+    """`where: field: problem`, the first of `problems`, and how many more: one line."""
+    found = problems(exc)
+    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+    return f"{where}: {found[0]}{more}"
+
+
 def validation_lines(exc: ValidationError, where: str, root: str = "") -> list[str]:
     """One `where: field: problem` line per pydantic error, never echoing the input."""
     return [f"{where}: {line}" for line in problems(exc, root)]

@@ -240,6 +240,54 @@ def test_no_body_makes_the_host_fail(
         one_error(response, response.status_code, response.json()["error"]["code"])
 
 
+MARK = "MARK-" + "7" * 2000
+"""A value no reply may echo (and long enough that an echo could not hide in a cut)."""
+
+
+def bad_arguments(run_id: str) -> list[tuple[str, dict[str, object]]]:
+    """Tool calls whose arguments break the tool's schema, one kind of break each."""
+    return [
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": 0}),
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": MARK}),
+        ("advance", {"run_id": run_id, "command_id": MARK, "days": 1}),
+        ("advance", {"run_id": MARK, "command_id": "x1", "days": 1}),
+        ("advance", {"command_id": "x1"}),
+        ("schedule", {"run_id": run_id, "command_id": "x2", "action": MARK}),
+        ("schedule", {"run_id": run_id, "command_id": "x2", "action": ["a", MARK]}),
+        ("journal", {"run_id": run_id, "since": -1, "limit": 10**30}),
+        ("submit_assessment", {"run_id": run_id, "command_id": "x3", "assessment": MARK}),
+        (
+            "submit_assessment",
+            {"run_id": run_id, "command_id": "x3", "assessment": {"question": 1, MARK: 2}},
+        ),
+    ]
+
+
+def test_tool_arguments_that_break_the_schema_get_one_line_that_echoes_nothing(
+    shared_live: Live, alpha_run: str
+) -> None:
+    """Over MCP as over HTTP: `invalid`, the field and the problem, on one line."""
+    before = journal_of(shared_live, alpha_run)
+
+    async def over_mcp() -> list[tuple[str, str]]:
+        token = shared_live.hosted.tokens[ALPHA]
+        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        url = f"{shared_live.url}{MCP_PATH}"
+        replies = []
+        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+            for tool, arguments in bad_arguments(alpha_run):
+                result = await mcp.call_tool(tool, arguments)
+                assert result.is_error and isinstance(result.content[0], TextContent)
+                replies.append((tool, result.content[0].text))
+        return replies
+
+    for tool, text in anyio.run(over_mcp):
+        assert text.startswith(f"Error executing tool {tool}: invalid: arguments: "), text
+        assert "\n" not in text and "MARK" not in text and "pydantic" not in text, text
+        assert len(text) < 600, text
+    assert journal_of(shared_live, alpha_run) == before
+
+
 # -- ids cannot leave the runs directory ---------------------------------------------------
 PATH_LIKE = [
     "..",

@@ -45,6 +45,7 @@ from workbench.host.errors import (
 )
 from workbench.host.mcp_server import build_mcp, http_identity
 from workbench.host.runtime import HostRuntime, WouldBlock
+from workbench.messages import first_problem
 from workbench.play.wire import (
     API_PREFIX,
     MCP_PATH,
@@ -89,16 +90,6 @@ def error_response(status: int, code: str, message: str) -> Response:
     return response
 
 
-def one_line(exc: ValidationError, where: str = "body") -> str:
-    """A validation error as one line: the first problem, and how many more."""
-    errors = exc.errors()
-    first = errors[0]
-    loc = ".".join(str(p) for p in first["loc"]) or where
-    message = str(first["msg"]).removeprefix("Value error, ")
-    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"{where}: {loc}: {message}{more}"
-
-
 async def read_model(request: Request, model: type[M]) -> M:
     """The request body as `model`: bounded, JSON, an object, valid (or a HostError)."""
     length = request.headers.get("content-length")
@@ -123,7 +114,7 @@ async def read_model(request: Request, model: type[M]) -> M:
     try:
         return model.model_validate(document)
     except ValidationError as exc:
-        raise Invalid(one_line(exc)) from None
+        raise Invalid(first_problem(exc, "body")) from None
 
 
 def query_int(request: Request, name: str, default: int) -> int:

@@ -11,18 +11,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from pydantic import AnyHttpUrl, Field
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
+from mcp.types import CallToolResult, InputRequiredResult
+from pydantic import AnyHttpUrl, Field, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.runtime import HostRuntime
+from workbench.messages import first_problem
 from workbench.play.models import PublicView
 from workbench.play.wire import (
     COMMAND_ID_PATTERN,
@@ -96,6 +99,29 @@ class HostTokens:
         return AccessToken(token=token, client_id=agent, scopes=[])
 
 
+class WorkbenchMCP(MCPServer):
+    """The SDK's server, with a tool's argument errors in the JSON API's one line.
+
+    The SDK reports arguments that fail the tool's schema as pydantic's own text: a line
+    per field, the rejected value echoed, a link to pydantic's documentation.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Call a tool; arguments that fail its schema are one `invalid` line."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            problem = first_problem(cause, "arguments")
+            raise ToolError(f"Error executing tool {name}: invalid: {problem}") from cause
+
+
 def http_identity() -> str:
     """The agent of the current streamable-HTTP request (verified by the SDK middleware)."""
     token = get_access_token()
@@ -120,7 +146,7 @@ def build_mcp(
         if base_url is not None
         else None
     )
-    mcp = MCPServer(
+    mcp = WorkbenchMCP(
         "counterfactual-workbench-host",
         title="Counterfactual Workbench host",
         instructions=(
