@@ -288,6 +288,42 @@ def test_tool_arguments_that_break_the_schema_get_one_line_that_echoes_nothing(
     assert journal_of(shared_live, alpha_run) == before
 
 
+def test_an_argument_a_tool_does_not_take_is_refused_as_the_api_refuses_a_field(
+    shared_live: Live, alpha_run: str
+) -> None:
+    """`day` for `days` would otherwise advance one day (the default) without a word."""
+    before = journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        response = client.post(
+            f"{API_PREFIX}/runs/{alpha_run}/advance", json={"command_id": "x4", "day": 30}
+        )
+        http = one_error(response, 422, "invalid")
+    assert http == "body: day: Extra inputs are not permitted"
+
+    async def over_mcp() -> list[str]:
+        token = shared_live.hosted.tokens[ALPHA]
+        client = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        url = f"{shared_live.url}{MCP_PATH}"
+        texts = []
+        async with Client(streamable_http_client(url, http_client=client)) as mcp:
+            for arguments in (
+                {"run_id": alpha_run, "command_id": "x4", "day": 30},
+                {"run_id": alpha_run, "command_id": "x4", "days": 1, "rewind_to": 0, "a": 1},
+                {"run_id": alpha_run, "command_id": "x4", MARK: 1},
+            ):
+                result = await mcp.call_tool("advance", arguments)
+                assert result.is_error and isinstance(result.content[0], TextContent)
+                texts.append(result.content[0].text)
+        return texts
+
+    day, two, long = anyio.run(over_mcp)
+    prefix = "Error executing tool advance: invalid: arguments: "
+    assert day == prefix + "day: Extra inputs are not permitted"
+    assert two == prefix + "a: Extra inputs are not permitted (and 1 more)"
+    assert long == prefix + MARK[:80] + "…: Extra inputs are not permitted"
+    assert journal_of(shared_live, alpha_run) == before
+
+
 # -- ids cannot leave the runs directory ---------------------------------------------------
 PATH_LIKE = [
     "..",

@@ -25,7 +25,7 @@ from pydantic import AnyHttpUrl, Field, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.runtime import HostRuntime
-from workbench.messages import first_problem
+from workbench.messages import first_problem, location
 from workbench.play.models import PublicView
 from workbench.play.wire import (
     COMMAND_ID_PATTERN,
@@ -100,16 +100,26 @@ class HostTokens:
 
 
 class WorkbenchMCP(MCPServer):
-    """The SDK's server, with a tool's argument errors in the JSON API's one line.
+    """The SDK's server, with a tool's arguments checked as the JSON API checks a body.
 
-    The SDK reports arguments that fail the tool's schema as pydantic's own text: a line
-    per field, the rejected value echoed, a link to pydantic's documentation.
+    The SDK ignores arguments a tool does not take (`day` for `days` advanced one day,
+    the default) and reports the ones that fail its schema as pydantic's own text: a
+    line per field, the rejected value echoed, a link to pydantic's documentation.
     """
+
+    _parameters: dict[str, frozenset[str]] | None = None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
-        """Call a tool; arguments that fail its schema are one `invalid` line."""
+        """Call a tool; an unknown argument, or one that fails the schema, is one line."""
+        unknown = await self._unknown_arguments(name, arguments)
+        if unknown:
+            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
+            raise ToolError(
+                f"Error executing tool {name}: invalid: arguments: {location((unknown[0],))}: "
+                f"Extra inputs are not permitted{more}"
+            )
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -120,6 +130,16 @@ class WorkbenchMCP(MCPServer):
                 raise
             problem = first_problem(cause, "arguments")
             raise ToolError(f"Error executing tool {name}: invalid: {problem}") from cause
+
+    async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
+        """The arguments tool `name` does not take, sorted (none for an unknown tool)."""
+        if self._parameters is None:
+            self._parameters = {
+                tool.name: frozenset(tool.input_schema.get("properties", {}))
+                for tool in await self.list_tools()
+            }
+        allowed = self._parameters.get(name)
+        return [] if allowed is None else sorted(k for k in arguments if k not in allowed)
 
 
 def http_identity() -> str:
