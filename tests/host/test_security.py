@@ -23,7 +23,7 @@ from mcp.types import TextContent
 
 from ledger.journal import Journal
 from workbench.errors import UserError
-from workbench.host.api import MAX_BODY_BYTES, Api
+from workbench.host.api import MAX_BODY_BYTES, QUERY_PARAMETERS, Api
 from workbench.host.mcp_server import TOOL_NAMES
 from workbench.host.runtime import HostRuntime, Limits
 from workbench.play.wire import API_PREFIX, MCP_PATH
@@ -321,6 +321,39 @@ def test_an_argument_a_tool_does_not_take_is_refused_as_the_api_refuses_a_field(
     assert day == prefix + "day: Extra inputs are not permitted"
     assert two == prefix + "a: Extra inputs are not permitted (and 1 more)"
     assert long == prefix + MARK[:80] + "…: Extra inputs are not permitted"
+    assert journal_of(shared_live, alpha_run) == before
+
+
+def test_a_query_parameter_a_route_does_not_read_is_refused(
+    shared_live: Live, alpha_run: str
+) -> None:
+    """On every route: a stray parameter, or a repeated one, is a 400 and changes nothing."""
+    before = journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        for method, template in routes(shared_live):
+            path = template.replace("{run_id}", alpha_run)
+            taken = QUERY_PARAMETERS.get(
+                Api(shared_live.runtime).routes()[template][method].__name__, ()
+            )
+            valid = {"action": "bank_loan", "since": "1", "limit": "5", "format": "csv"}
+            params = [(name, valid[name]) for name in taken]
+            body = body_for(path) if method == "POST" else None
+            for stray in ("days", "sinse", MARK):
+                response = client.request(method, path, json=body, params=[*params, (stray, "5")])
+                message = one_error(response, 400, "bad_request")
+                assert "is not taken here (this route takes " in message and len(message) < 200
+            for name, value in params:
+                twice = client.request(method, path, json=body, params=[*params, (name, value)])
+                assert one_error(twice, 400, "bad_request") == (
+                    f"query parameter {name} is given 2 times; give it once"
+                )
+    assert journal_of(shared_live, alpha_run) == before
+    with shared_live.client(ALPHA) as client:
+        advance = f"{API_PREFIX}/runs/{alpha_run}/advance"
+        refused = client.post(advance, json={"command_id": "q-days"}, params={"days": "5"})
+        assert one_error(refused, 400, "bad_request") == (
+            "query parameter 'days' is not taken here (this route takes none)"
+        )
     assert journal_of(shared_live, alpha_run) == before
 
 

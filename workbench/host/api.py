@@ -18,7 +18,8 @@ Routes (every one but /health needs `Authorization: Bearer TOKEN`):
     POST /mcp                                MCP (streamable HTTP)
 
 Every error is `{"error": {"code", "message"}}` with one line. Bodies are bounded
-(`MAX_BODY_BYTES`), parsed strictly and validated by the wire models.
+(`MAX_BODY_BYTES`), parsed strictly and validated by the wire models; a query parameter a
+route does not read, or one given twice, is refused (400).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from workbench.host.errors import (
 )
 from workbench.host.mcp_server import build_mcp, http_identity
 from workbench.host.runtime import HostRuntime, WouldBlock
-from workbench.messages import first_problem
+from workbench.messages import clip, first_problem
 from workbench.play.wire import (
     API_PREFIX,
     MCP_PATH,
@@ -115,6 +116,31 @@ async def read_model(request: Request, model: type[M]) -> M:
         return model.model_validate(document)
     except ValidationError as exc:
         raise Invalid(first_problem(exc, "body")) from None
+
+
+QUERY_PARAMETERS: Final[Mapping[str, tuple[str, ...]]] = {
+    "preview": ("action",),
+    "journal": ("since", "limit"),
+    "export": ("format",),
+}
+"""The query parameters each handler reads (by name); every other handler reads none."""
+
+
+def check_query(request: Request, taken: tuple[str, ...]) -> None:
+    """Refuse a query parameter the route does not read, or one given twice (BadRequest).
+
+    Ignored, `?sinse=5` read the journal from the start and `POST …/advance?days=5`
+    advanced one day: the agent's mistake went unseen.
+    """
+    for name in dict.fromkeys(request.query_params.keys()):
+        if name not in taken:
+            takes = ", ".join(taken) if taken else "none"
+            raise BadRequest(
+                f"query parameter {clip(name)} is not taken here (this route takes {takes})"
+            )
+        count = len(request.query_params.getlist(name))
+        if count > 1:
+            raise BadRequest(f"query parameter {name} is given {count} times; give it once")
 
 
 def query_int(request: Request, name: str, default: int) -> int:
@@ -278,7 +304,9 @@ async def answer(
             return error_response(
                 405, "method_not_allowed", f"{request.method} is not allowed here ({allowed})"
             )
-        return await handler(request, agent())
+        who = agent()
+        check_query(request, QUERY_PARAMETERS.get(getattr(handler, "__name__", ""), ()))
+        return await handler(request, who)
     except HostError as exc:
         return error_response(exc.status, exc.code, exc.message)
     except Exception:
@@ -298,6 +326,8 @@ class ApiFront:
         self.runtime = api.runtime
         self.fallback = fallback
         routes = api.routes()
+        names = {getattr(h, "__name__", "") for hs in routes.values() for h in hs.values()}
+        assert set(QUERY_PARAMETERS) <= names, "QUERY_PARAMETERS names a handler that is gone"
         run = f"{API_PREFIX}/runs/{{run_id}}"
         self.fixed = {path: h for path, h in routes.items() if not path.startswith(run)}
         self.per_run = {
