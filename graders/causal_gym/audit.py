@@ -56,8 +56,33 @@ class TaskAudit:
 
 
 @dataclass(frozen=True)
+class SweepPoint:
+    """The mean estimand reward and empirical coverage at one nominal coverage."""
+
+    reward: float
+    coverage: float
+
+
+@dataclass(frozen=True)
+class NullCheck:
+    """Structural nulls: mean reward of a 1%-scale interval against the reference width."""
+
+    n: int
+    tiny_width_reward: float
+    reference_width_reward: float
+
+
+@dataclass(frozen=True)
+class AllPreCheck:
+    """Adjusting for every pre-treatment column: how often that is valid, and its reward."""
+
+    valid_share: float
+    reward: float
+
+
+@dataclass(frozen=True)
 class FamilyAudit:
-    """Aggregates for one family."""
+    """Aggregates for one family; `sweep` is keyed by nominal coverage (`"0.90"`)."""
 
     family: str
     n: int
@@ -65,14 +90,14 @@ class FamilyAudit:
     clipped_reward: float
     coverage: float
     regenerated: int
-    sweep: dict[str, dict[str, float]]
-    null_check: dict[str, float] | None
-    all_pre: dict[str, float] | None
+    sweep: dict[str, SweepPoint]
+    null_check: NullCheck | None
+    all_pre: AllPreCheck | None
 
     @property
     def sweep_peak(self) -> float:
         """The nominal coverage whose mean reward is highest."""
-        return float(max(self.sweep, key=lambda level: self.sweep[level]["reward"]))
+        return float(max(self.sweep, key=lambda level: self.sweep[level].reward))
 
 
 @dataclass(frozen=True)
@@ -189,29 +214,29 @@ def audit_address(address: TaskAddress) -> TaskAudit:
 def summarise(family_name: str, audits: Sequence[TaskAudit]) -> FamilyAudit:
     """Means over one family's task audits."""
     sweep = {
-        f"{level:.2f}": {
-            "reward": fmean(a.sweep[i] for a in audits),
-            "coverage": fmean(float(a.sweep_covered[i]) for a in audits),
-        }
+        f"{level:.2f}": SweepPoint(
+            reward=fmean(a.sweep[i] for a in audits),
+            coverage=fmean(float(a.sweep_covered[i]) for a in audits),
+        )
         for i, level in enumerate(SWEEP_LEVELS)
     }
     nulls = [a for a in audits if a.null_tiny is not None and a.null_reference is not None]
     null_check = None
     if nulls:
-        null_check = {
-            "n": float(len(nulls)),
-            "tiny_width_reward": fmean(a.null_tiny for a in nulls if a.null_tiny is not None),
-            "reference_width_reward": fmean(
+        null_check = NullCheck(
+            n=len(nulls),
+            tiny_width_reward=fmean(a.null_tiny for a in nulls if a.null_tiny is not None),
+            reference_width_reward=fmean(
                 a.null_reference for a in nulls if a.null_reference is not None
             ),
-        }
+        )
     naive = [a for a in audits if a.all_pre_valid is not None and a.all_pre_reward is not None]
     all_pre = None
     if naive:
-        all_pre = {
-            "valid_share": fmean(float(bool(a.all_pre_valid)) for a in naive),
-            "reward": fmean(a.all_pre_reward for a in naive if a.all_pre_reward is not None),
-        }
+        all_pre = AllPreCheck(
+            valid_share=fmean(float(bool(a.all_pre_valid)) for a in naive),
+            reward=fmean(a.all_pre_reward for a in naive if a.all_pre_reward is not None),
+        )
     return FamilyAudit(
         family=family_name,
         n=len(audits),

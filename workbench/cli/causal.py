@@ -226,28 +226,25 @@ def _table(report: AuditReport) -> str:
     for level in SWEEP_LEVELS:
         label = f"{level:.2f}"
         cells = "".join(
-            f" {f.sweep[label]['reward']:>13.6f} ({f.sweep[label]['coverage']:.3f})"
+            f" {f.sweep[label].reward:>13.6f} ({f.sweep[label].coverage:.3f})"
             for f in report.families
         )
         lines.append(f"{label:<8}{cells}")
     lines.append(f"{'peak':<8}" + "".join(f" {f.sweep_peak:>22.2f}" for f in report.families))
     for fam in report.families:
         if fam.null_check is not None:
-            tiny, ref = (
-                fam.null_check["tiny_width_reward"],
-                fam.null_check["reference_width_reward"],
-            )
+            tiny, ref = fam.null_check.tiny_width_reward, fam.null_check.reference_width_reward
             verdict = "holds" if tiny < ref else "FAILS"
             lines += [
                 "",
-                f"structural-null check ({fam.family}, {int(fam.null_check['n'])} nulls): "
+                f"structural-null check ({fam.family}, {fam.null_check.n} nulls): "
                 f"1%-scale width {tiny:.6f} vs reference width {ref:.6f}: {verdict}",
             ]
         if fam.all_pre is not None:
             lines += [
                 "",
                 f"adjusting for every pre-treatment column ({fam.family}): valid on "
-                f"{fam.all_pre['valid_share']:.3f} of tasks, reward {fam.all_pre['reward']:.6f} "
+                f"{fam.all_pre.valid_share:.3f} of tasks, reward {fam.all_pre.reward:.6f} "
                 f"vs honest {fam.honest_reward:.6f}",
             ]
     return "\n".join(lines)

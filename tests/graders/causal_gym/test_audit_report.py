@@ -101,10 +101,10 @@ def test_audit_lands_on_the_seed(committed: AuditReport, family: str) -> None:
     assert summary.sweep_peak == 0.90
     if family == "null_detect":
         check = summary.null_check
-        assert check is not None and check["n"] == N * BLOCK_KINDS.count("structural_null") / 20
-        assert check["tiny_width_reward"] < check["reference_width_reward"]
+        assert check is not None and check.n == N * BLOCK_KINDS.count("structural_null") / 20
+        assert check.tiny_width_reward < check.reference_width_reward
     if family == "adjustment":
         naive = summary.all_pre
         assert naive is not None
-        assert 0.2 <= 1 - naive["valid_share"] <= 0.5
-        assert naive["reward"] < summary.honest_reward
+        assert 0.2 <= 1 - naive.valid_share <= 0.5
+        assert naive.reward < summary.honest_reward
