@@ -131,8 +131,8 @@ class HostProcess:
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
-    def start(self, timeout: float = 120) -> HostProcess:
-        """Start the host and wait until it answers /health."""
+    def spawn(self) -> HostProcess:
+        """Start the host process and return at once (see `start`)."""
         command = [
             sys.executable,
             "-m",
@@ -148,6 +148,12 @@ class HostProcess:
         ]
         with open(self.log, "ab") as handle:
             self.process = subprocess.Popen(command, stdout=handle, stderr=handle)
+        return self
+
+    def start(self, timeout: float = 120) -> HostProcess:
+        """Start the host and wait until it answers /health."""
+        self.spawn()
+        assert self.process is not None
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = self.URL.findall(self.log.read_text())

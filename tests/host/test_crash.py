@@ -8,6 +8,7 @@ damaged run) are also built directly and recovered.
 from __future__ import annotations
 
 import random
+import signal
 import threading
 import time
 from collections import Counter
@@ -162,6 +163,24 @@ def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path:
     finally:
         host.kill()
     assert "Traceback" not in (tmp_path / "host.log").read_text()
+
+
+def test_a_stop_right_after_the_ready_line_stops_the_host(hosted: Hosted, tmp_path: Path) -> None:
+    """SIGTERM as soon as the host says it is up, before uvicorn listens for signals itself
+    (a supervisor's quick stop): it stops gracefully instead of serving on."""
+    log = tmp_path / "host.log"
+    host = HostProcess(hosted, log).spawn()
+    assert host.process is not None
+    try:
+        deadline = time.monotonic() + 120
+        while not HostProcess.URL.search(log.read_text()) and time.monotonic() < deadline:
+            assert host.process.poll() is None, log.read_text()
+            time.sleep(0.001)
+        host.process.send_signal(signal.SIGTERM)
+        assert host.process.wait(timeout=30) == 0
+    finally:
+        host.kill()
+    assert "host stopped; every run is sealed" in log.read_text()
 
 
 # -- the states a kill can leave, built directly -------------------------------------------

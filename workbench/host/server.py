@@ -6,6 +6,7 @@ import signal
 import socket
 import threading
 from collections.abc import Callable
+from functools import partial
 from types import FrameType
 from typing import Final
 
@@ -53,11 +54,13 @@ def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str]
     """Serve until SIGINT or SIGTERM, then return; `ready` gets the URL once the socket listens.
 
     uvicorn shuts down gracefully on those signals and then raises them again for the
-    handlers it found; ours take them quietly, so a stop is a normal return (exit 0).
+    handlers it found. Ours ask the server to stop, so a stop at any moment, before
+    uvicorn listens for signals too, is a normal return (exit 0).
     """
     sock = bind(host, port)
     server = uvicorn_server(runtime, host, sock)
-    previous = {sig: signal.signal(sig, _stopped) for sig in STOP_SIGNALS}
+    stop = partial(_stop, server)
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     try:
         ready(base_url(host, sock))
         settle_for_serving()
@@ -67,8 +70,14 @@ def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str]
             signal.signal(sig, handler)
 
 
-def _stopped(signum: int, frame: FrameType | None) -> None:
-    """A stop signal raised again after uvicorn's graceful shutdown: nothing left to do."""
+def _stop(server: uvicorn.Server, signum: int, frame: FrameType | None) -> None:
+    """A stop signal uvicorn is not listening for: stop as soon as the server has started.
+
+    It comes between the ready line and uvicorn's own handlers (a supervisor that stops
+    the host as soon as it says it is up: ignored, the host served on), or again after
+    uvicorn's graceful shutdown, when there is nothing left to do.
+    """
+    server.should_exit = True
 
 
 def serve_stdio(runtime: HostRuntime, agent: str) -> None:
