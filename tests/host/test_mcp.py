@@ -7,6 +7,7 @@ operator validates it offline with the same command as any private run.
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,12 @@ from mcp.types import TextResourceContents
 
 from ledger.journal import Journal
 from workbench.cli import main
-from workbench.play.wire import MCP_PATH
+from workbench.host.api import ApiFront
+from workbench.host.server import ServerThread
+from workbench.play.wire import API_PREFIX, MCP_PATH
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, Hosted, Live, async_http_client
+from .conftest import ALPHA, Hosted, Live, async_http_client, http_client
 
 
 async def resource_text(mcp: Client, uri: str) -> str:
@@ -129,6 +132,41 @@ def test_an_agent_plays_over_streamable_http(live: Live, tmp_path: Path) -> None
             return run_id
 
     check_run(live.hosted, anyio.run(play), tmp_path)
+
+
+def test_mcp_is_built_when_an_agent_first_asks_and_stops_with_the_host(hosted: Hosted) -> None:
+    """A host serves the JSON API, /health and 404s without the MCP SDK; the first MCP
+    request builds it, and the host still stops cleanly afterwards."""
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        front = server.server.config.app
+        assert isinstance(front, ApiFront)
+        token = hosted.tokens[ALPHA]
+        with http_client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}) as c:
+            assert c.get("/health").json() == {"status": "ok"}
+            assert c.get(f"{API_PREFIX}/briefing").status_code == 200
+            missing = c.post("/mcpx", json={})
+            assert missing.status_code == 404
+            assert missing.json() == {"error": {"code": "not_found", "message": "no route '/mcpx'"}}
+        assert not front.mcp.started
+
+        async def tools() -> set[str]:
+            http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+            url = f"{server.url}{MCP_PATH}"
+            async with Client(streamable_http_client(url, http_client=http)) as mcp:
+                return {tool.name for tool in (await mcp.list_tools()).tools}
+
+        assert "advance" in anyio.run(tools) and front.mcp.started
+    assert not server.thread.is_alive()
+    runtime.close()
+
+
+def test_starting_a_host_does_not_import_the_mcp_sdk() -> None:
+    """Importing it was two thirds of a host's start (see workbench/host/mcp_app.py)."""
+    probe = "import sys, workbench.cli.host, workbench.host.server; print('mcp' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
 
 
 def test_an_agent_plays_over_stdio(hosted: Hosted, tmp_path: Path) -> None:

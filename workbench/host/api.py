@@ -34,7 +34,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from workbench.host.errors import (
     BadRequest,
@@ -44,7 +44,7 @@ from workbench.host.errors import (
     TooLarge,
     Unauthorized,
 )
-from workbench.host.mcp_server import build_mcp, http_identity
+from workbench.host.mcp_app import McpOnDemand
 from workbench.host.runtime import HostRuntime, WouldBlock
 from workbench.messages import clip, first_problem
 from workbench.play.wire import (
@@ -62,9 +62,6 @@ from workbench.play.wire import (
 
 MAX_BODY_BYTES: Final = 16 * 1024
 """Largest JSON API request body (a submission is well under 1 KiB)."""
-MAX_MCP_BODY_BYTES: Final = 64 * 1024
-"""Largest MCP request body."""
-METHODS: Final = ["GET", "POST", "PUT", "PATCH", "DELETE"]
 INLINE_DAYS: Final = 31
 """Advances up to a month run on the event loop; longer ones in a worker thread, so no
 single command holds every other agent's replies for long."""
@@ -315,16 +312,16 @@ async def answer(
 
 
 class ApiFront:
-    """The ASGI front: JSON API requests go straight to their handler, the rest to MCP.
+    """The ASGI front: the JSON API, /health, MCP (built when first asked) and 404s.
 
     A JSON request is matched by a dict lookup and authenticated here, not through the
-    MCP app's middleware and router (which cost as much CPU as the command itself);
-    MCP, /health and every unknown path are the MCP app's, as are lifespan events.
+    MCP app's middleware and router (which cost as much CPU as the command itself). The
+    host's lifespan is served here too: it holds the task group the MCP app runs in.
     """
 
-    def __init__(self, api: Api, fallback: ASGIApp) -> None:
+    def __init__(self, api: Api, mcp: McpOnDemand) -> None:
         self.runtime = api.runtime
-        self.fallback = fallback
+        self.mcp = mcp
         routes = api.routes()
         names = {getattr(h, "__name__", "") for hs in routes.values() for h in hs.values()}
         assert set(QUERY_PARAMETERS) <= names, "QUERY_PARAMETERS names a handler that is gone"
@@ -349,36 +346,42 @@ class ApiFront:
         return handlers, run_id
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        found = self.match(scope["path"]) if scope["type"] == "http" else None
-        if found is None:
-            await self.fallback(scope, receive, send)
+        if scope["type"] == "lifespan":
+            await self.lifespan(receive, send)
             return
-        handlers, run_id = found
-        if run_id is not None:
-            scope["path_params"] = {"run_id": run_id}
-        request = Request(scope, receive)
-        response = await answer(handlers, request, partial(bearer_agent, scope, self.runtime))
+        if scope["type"] != "http":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        path = scope["path"]
+        found = self.match(path)
+        if found is not None:
+            handlers, run_id = found
+            if run_id is not None:
+                scope["path_params"] = {"run_id": run_id}
+            request = Request(scope, receive)
+            response = await answer(handlers, request, partial(bearer_agent, scope, self.runtime))
+        elif path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+            await self.mcp(scope, receive, send)
+            return
+        elif path == "/health" and scope["method"] == "GET":
+            response = json_response({"status": "ok"})
+        else:
+            response = error_response(404, "not_found", f"no route {clip(path, 120)}")
         await response(scope, receive, send)
 
-
-async def health(request: Request) -> Response:
-    """Liveness: says nothing about any run."""
-    return json_response({"status": "ok"})
-
-
-async def not_found(request: Request) -> Response:
-    """Every other path."""
-    return error_response(404, "not_found", f"no route {request.url.path[:120]}")
+    async def lifespan(self, receive: Receive, send: Send) -> None:
+        """Start, then serve until shutdown; the MCP app (if started) stops first."""
+        async with anyio.create_task_group() as group:
+            self.mcp.attach(group)
+            await receive()
+            await send({"type": "lifespan.startup.complete"})
+            await receive()
+            await self.mcp.stop()
+            self.mcp.attach(None)
+            group.cancel_scope.cancel()
+        await send({"type": "lifespan.shutdown.complete"})
 
 
 def build_app(runtime: HostRuntime, base_url: str, host: str = "127.0.0.1") -> ApiFront:
-    """The host's ASGI app: the JSON API and MCP over streamable HTTP, one bearer check."""
-    mcp = build_mcp(runtime, http_identity, base_url=base_url)
-    mcp.custom_route("/health", methods=["GET"])(health)
-    mcp.custom_route("/{path:path}", methods=METHODS)(not_found)
-    app = mcp.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        max_request_body_size=MAX_MCP_BODY_BYTES,
-        host=host,
-    )
-    return ApiFront(Api(runtime), app)
+    """The host's ASGI app: the JSON API, and MCP over streamable HTTP once asked for."""
+    return ApiFront(Api(runtime), McpOnDemand(runtime, base_url, host))

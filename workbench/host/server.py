@@ -17,7 +17,6 @@ from ledger.collector import settle_for_serving
 from workbench.host.api import build_app
 from workbench.host.errors import Unauthorized
 from workbench.host.listen import bind
-from workbench.host.mcp_server import build_mcp
 from workbench.host.runtime import HostRuntime
 
 LOOPBACK: Final = "127.0.0.1"
@@ -82,6 +81,8 @@ def _stop(server: uvicorn.Server, signum: int, frame: FrameType | None) -> None:
 
 def serve_stdio(runtime: HostRuntime, agent: str) -> None:
     """Serve MCP over standard input and output for one registered local agent."""
+    from workbench.host.mcp_server import build_mcp
+
     if agent not in runtime.control.agents:
         raise Unauthorized(f"agent {agent!r} is not registered in the control file")
     mcp = build_mcp(runtime, lambda: agent)
