@@ -434,7 +434,9 @@ def test_no_route_or_tool_forks_rewinds_or_evaluates(shared_live: Live) -> None:
         http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
         url = f"{shared_live.url}{MCP_PATH}"
         async with Client(streamable_http_client(url, http_client=http)) as mcp:
-            tools = {t.name for t in (await mcp.list_tools()).tools}
+            listed = (await mcp.list_tools()).tools
+            assert all(t.input_schema.get("additionalProperties") is False for t in listed)
+            tools = {t.name for t in listed}
             for name in ("fork", "rewind", "evaluate", "branch", "validate"):
                 result = await mcp.call_tool(name, {})
                 assert result.is_error

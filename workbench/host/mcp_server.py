@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Final, TypeVar
 
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -20,7 +20,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult
+from mcp.types import CallToolResult, InputRequiredResult, Tool
 from pydantic import AnyHttpUrl, Field, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
@@ -99,6 +99,10 @@ class HostTokens:
         return AccessToken(token=token, client_id=agent, scopes=[])
 
 
+CLOSED: Final = {"additionalProperties": False}
+"""What an input schema says when a tool refuses arguments it does not take."""
+
+
 class WorkbenchMCP(MCPServer):
     """The SDK's server, with a tool's arguments checked as the JSON API checks a body.
 
@@ -108,6 +112,13 @@ class WorkbenchMCP(MCPServer):
     """
 
     _parameters: dict[str, frozenset[str]] | None = None
+
+    async def list_tools(self) -> list[Tool]:
+        """The tools, each input schema saying that it takes no other argument."""
+        return [
+            tool.model_copy(update={"input_schema": {**tool.input_schema, **CLOSED}})
+            for tool in await super().list_tools()
+        ]
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
