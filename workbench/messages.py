@@ -71,11 +71,15 @@ def problems(exc: ValidationError, root: str = "") -> list[str]:
     return lines or ["invalid"]
 
 
+def first_of(lines: list[str]) -> str:
+    """The first of several problem lines, and how many more: one line."""
+    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+    return f"{lines[0]}{more}"
+
+
 def first_problem(exc: ValidationError, where: str) -> str:
     """`where: field: problem`, the first of `problems`, and how many more: one line."""
-    found = problems(exc)
-    more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
-    return f"{where}: {found[0]}{more}"
+    return f"{where}: {first_of(problems(exc))}"
 
 
 def validation_lines(exc: ValidationError, where: str, root: str = "") -> list[str]:

@@ -6,6 +6,7 @@ Servers are real uvicorn servers on a free 127.0.0.1 port (in this process, or a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -13,18 +14,21 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 from campaigns import DEFAULT_CAMPAIGN
 from tests.workbench.conftest import control_new, make_private
 from workbench.host.runtime import HostRuntime, Limits
 from workbench.host.server import ServerThread
+from workbench.play.wire import MCP_PATH
 from workbench.runs.registration import ControlFile, load_control
 
 ALPHA = "agent-ALPHA"
@@ -44,6 +48,14 @@ def http_client(**options: Any) -> httpx2.Client:
 def async_http_client(**options: Any) -> httpx2.AsyncClient:
     """A real asynchronous HTTP client (sharing TLS)."""
     return httpx2.AsyncClient(verify=TLS, **options)
+
+
+@contextlib.asynccontextmanager
+async def mcp_session(url: str, token: str) -> AsyncIterator[Client]:
+    """The SDK's MCP client on the host at base `url`, over streamable HTTP, as `token`."""
+    http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    async with Client(streamable_http_client(f"{url}{MCP_PATH}", http_client=http)) as mcp:
+        yield mcp
 
 
 @dataclass(frozen=True)

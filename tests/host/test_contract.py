@@ -24,19 +24,18 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp import Client, MCPError
-from mcp.client.streamable_http import streamable_http_client
+from mcp import MCPError
 
 from ledger.journal import Journal
 from workbench.evaluation.evaluator import run_evaluation
 from workbench.host.api import Api
 from workbench.host.mcp_server import TOOL_NAMES
 from workbench.play.session import PlayerSession
-from workbench.play.wire import API_PREFIX, MCP_PATH
+from workbench.play.wire import API_PREFIX
 from workbench.runs.registration import token_verifier
 
 from .agent import HttpAgent, play_short_episode
-from .conftest import ALPHA, BRAVO, TLS, Live, async_http_client
+from .conftest import ALPHA, BRAVO, TLS, Live, mcp_session
 
 
 @dataclass
@@ -112,9 +111,7 @@ def walk_http(live: Live, agent: HttpAgent) -> set[tuple[str, str]]:
 async def walk_mcp(live: Live, run_id: str) -> tuple[list[bytes], set[str], set[str]]:
     """Every MCP tool and resource as ALPHA over streamable HTTP with the SDK's client."""
     seen: list[bytes] = []
-    token = live.hosted.tokens[ALPHA]
-    http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-    async with Client(streamable_http_client(f"{live.url}{MCP_PATH}", http_client=http)) as mcp:
+    async with mcp_session(live.url, live.hosted.tokens[ALPHA]) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         resources = {str(r.uri) for r in (await mcp.list_resources()).resources}
         templates = {

@@ -15,17 +15,16 @@ from typing import Any
 import anyio
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
-from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextResourceContents
 
 from ledger.journal import Journal
 from workbench.cli import main
 from workbench.host.api import ApiFront
 from workbench.host.server import ServerThread
-from workbench.play.wire import API_PREFIX, MCP_PATH
+from workbench.play.wire import API_PREFIX
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, Hosted, Live, async_http_client, http_client
+from .conftest import ALPHA, Hosted, Live, http_client, mcp_session
 
 
 async def resource_text(mcp: Client, uri: str) -> str:
@@ -110,10 +109,7 @@ def check_run(hosted: Hosted, run_id: str, tmp_path: Path) -> None:
 
 def test_an_agent_plays_over_streamable_http(live: Live, tmp_path: Path) -> None:
     async def play() -> str:
-        token = live.hosted.tokens[ALPHA]
-        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        url = f"{live.url}{MCP_PATH}"
-        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+        async with mcp_session(live.url, live.hosted.tokens[ALPHA]) as mcp:
             run_id, _ = await play_over(mcp)
             listed = await mcp.call_tool("list_runs", {})
             assert listed.structured_content == {
@@ -151,9 +147,7 @@ def test_mcp_is_built_when_an_agent_first_asks_and_stops_with_the_host(hosted: H
         assert not front.mcp.started
 
         async def tools() -> set[str]:
-            http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-            url = f"{server.url}{MCP_PATH}"
-            async with Client(streamable_http_client(url, http_client=http)) as mcp:
+            async with mcp_session(server.url, token) as mcp:
                 return {tool.name for tool in (await mcp.list_tools()).tools}
 
         assert "advance" in anyio.run(tools) and front.mcp.started

@@ -17,8 +17,6 @@ import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.types import TextContent
 
 from ledger.journal import Journal
@@ -29,7 +27,15 @@ from workbench.host.runtime import HostRuntime, Limits
 from workbench.play.wire import API_PREFIX, MCP_PATH
 
 from .agent import HttpAgent
-from .conftest import ALPHA, BRAVO, Hosted, Live, async_http_client, http_client, make_hosted
+from .conftest import (
+    ALPHA,
+    BRAVO,
+    Hosted,
+    Live,
+    http_client,
+    make_hosted,
+    mcp_session,
+)
 
 FORBIDDEN_WORDS = ("fork", "rewind", "branch", "evaluat", "oracle", "seed", "validat", "control")
 
@@ -142,10 +148,7 @@ def test_another_agents_run_is_not_found_like_no_run_at_all(
     assert journal_of(shared_live, alpha_run) == before
 
     async def over_mcp() -> str:
-        token = shared_live.hosted.tokens[BRAVO]
-        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        url = f"{shared_live.url}{MCP_PATH}"
-        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+        async with mcp_session(shared_live.url, shared_live.hosted.tokens[BRAVO]) as mcp:
             result = await mcp.call_tool("snapshot", {"run_id": alpha_run})
             assert result.is_error and isinstance(result.content[0], TextContent)
             return result.content[0].text
@@ -244,6 +247,21 @@ MARK = "MARK-" + "7" * 2000
 """A value no reply may echo (and long enough that an echo could not hide in a cut)."""
 
 
+def tool_errors(live: Live, calls: list[tuple[str, dict[str, object]]]) -> list[str]:
+    """Each tool call's error text, over MCP as ALPHA (every call must fail)."""
+
+    async def over_mcp() -> list[str]:
+        texts = []
+        async with mcp_session(live.url, live.hosted.tokens[ALPHA]) as mcp:
+            for tool, arguments in calls:
+                result = await mcp.call_tool(tool, arguments)
+                assert result.is_error and isinstance(result.content[0], TextContent)
+                texts.append(result.content[0].text)
+        return texts
+
+    return anyio.run(over_mcp)
+
+
 def bad_arguments(run_id: str) -> list[tuple[str, dict[str, object]]]:
     """Tool calls whose arguments break the tool's schema, one kind of break each."""
     return [
@@ -269,19 +287,8 @@ def test_tool_arguments_that_break_the_schema_get_one_line_that_echoes_nothing(
     """Over MCP as over HTTP: `invalid`, the field and the problem, on one line."""
     before = journal_of(shared_live, alpha_run)
 
-    async def over_mcp() -> list[tuple[str, str]]:
-        token = shared_live.hosted.tokens[ALPHA]
-        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        url = f"{shared_live.url}{MCP_PATH}"
-        replies = []
-        async with Client(streamable_http_client(url, http_client=http)) as mcp:
-            for tool, arguments in bad_arguments(alpha_run):
-                result = await mcp.call_tool(tool, arguments)
-                assert result.is_error and isinstance(result.content[0], TextContent)
-                replies.append((tool, result.content[0].text))
-        return replies
-
-    for tool, text in anyio.run(over_mcp):
+    calls = bad_arguments(alpha_run)
+    for (tool, _), text in zip(calls, tool_errors(shared_live, calls), strict=True):
         assert text.startswith(f"Error executing tool {tool}: invalid: arguments: "), text
         assert "\n" not in text and "MARK" not in text and "pydantic" not in text, text
         assert len(text) < 600, text
@@ -300,23 +307,17 @@ def test_an_argument_a_tool_does_not_take_is_refused_as_the_api_refuses_a_field(
         http = one_error(response, 422, "invalid")
     assert http == "body: day: Extra inputs are not permitted"
 
-    async def over_mcp() -> list[str]:
-        token = shared_live.hosted.tokens[ALPHA]
-        client = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        url = f"{shared_live.url}{MCP_PATH}"
-        texts = []
-        async with Client(streamable_http_client(url, http_client=client)) as mcp:
-            for arguments in (
-                {"run_id": alpha_run, "command_id": "x4", "day": 30},
+    day, two, long = tool_errors(
+        shared_live,
+        [
+            ("advance", {"run_id": alpha_run, "command_id": "x4", "day": 30}),
+            (
+                "advance",
                 {"run_id": alpha_run, "command_id": "x4", "days": 1, "rewind_to": 0, "a": 1},
-                {"run_id": alpha_run, "command_id": "x4", MARK: 1},
-            ):
-                result = await mcp.call_tool("advance", arguments)
-                assert result.is_error and isinstance(result.content[0], TextContent)
-                texts.append(result.content[0].text)
-        return texts
-
-    day, two, long = anyio.run(over_mcp)
+            ),
+            ("advance", {"run_id": alpha_run, "command_id": "x4", MARK: 1}),
+        ],
+    )
     prefix = "Error executing tool advance: invalid: arguments: "
     assert day == prefix + "day: Extra inputs are not permitted"
     assert two == prefix + "a: Extra inputs are not permitted (and 1 more)"
@@ -430,10 +431,7 @@ def test_no_route_or_tool_forks_rewinds_or_evaluates(shared_live: Live) -> None:
         assert not any(word in name.lower() for word in FORBIDDEN_WORDS), name
 
     async def listed() -> set[str]:
-        token = shared_live.hosted.tokens[ALPHA]
-        http = async_http_client(headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        url = f"{shared_live.url}{MCP_PATH}"
-        async with Client(streamable_http_client(url, http_client=http)) as mcp:
+        async with mcp_session(shared_live.url, shared_live.hosted.tokens[ALPHA]) as mcp:
             listed = (await mcp.list_tools()).tools
             assert all(t.input_schema.get("additionalProperties") is False for t in listed)
             tools = {t.name for t in listed}

@@ -25,7 +25,7 @@ from pydantic import AnyHttpUrl, Field, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.runtime import HostRuntime
-from workbench.messages import first_problem, location
+from workbench.messages import first_of, location, problems
 from workbench.play.models import PublicView
 from workbench.play.wire import (
     COMMAND_ID_PATTERN,
@@ -126,11 +126,8 @@ class WorkbenchMCP(MCPServer):
         """Call a tool; an unknown argument, or one that fails the schema, is one line."""
         unknown = await self._unknown_arguments(name, arguments)
         if unknown:
-            more = f" (and {len(unknown) - 1} more)" if len(unknown) > 1 else ""
-            raise ToolError(
-                f"Error executing tool {name}: invalid: arguments: {location((unknown[0],))}: "
-                f"Extra inputs are not permitted{more}"
-            )
+            extra = [f"{location((k,))}: Extra inputs are not permitted" for k in unknown]
+            raise _invalid_arguments(name, first_of(extra))
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -139,8 +136,7 @@ class WorkbenchMCP(MCPServer):
             cause = exc.__cause__
             if not isinstance(cause, ValidationError):
                 raise
-            problem = first_problem(cause, "arguments")
-            raise ToolError(f"Error executing tool {name}: invalid: {problem}") from cause
+            raise _invalid_arguments(name, first_of(problems(cause))) from cause
 
     async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
         """The arguments tool `name` does not take, sorted (none for an unknown tool)."""
@@ -151,6 +147,11 @@ class WorkbenchMCP(MCPServer):
             }
         allowed = self._parameters.get(name)
         return [] if allowed is None else sorted(k for k in arguments if k not in allowed)
+
+
+def _invalid_arguments(tool: str, problem: str) -> ToolError:
+    """A tool's refusal of its arguments, in the JSON API's words for a body."""
+    return ToolError(f"Error executing tool {tool}: invalid: arguments: {problem}")
 
 
 def http_identity() -> str:
