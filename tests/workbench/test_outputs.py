@@ -156,6 +156,50 @@ def test_a_failed_atomic_write_keeps_the_old_file_and_leaves_no_temporary(
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
+@pytest.mark.parametrize(
+    ("failing", "call", "left"),
+    [
+        ("write_all", 2, []),
+        ("fsync_file", 1, []),
+        ("fsync", 2, []),
+        ("replace", 1, []),
+        ("replace", 2, ["SHA256SUMS"]),
+    ],
+)
+def test_several_files_written_together_appear_in_order_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, call: int, left: list[str]
+) -> None:
+    """A failure at any step of `atomic_write_all` names the file, leaves no temporary
+    file, and never shows a later file without the earlier ones (report after its sums)."""
+    import errno
+
+    from workbench import outputs
+
+    seals = tmp_path / "seals.gz"
+    seals.write_bytes(b"seals")
+    sums, report = tmp_path / "SHA256SUMS", tmp_path / "report.json"
+    owner = outputs if failing in ("write_all", "fsync_file") else outputs.os
+    real = getattr(owner, failing)
+    calls = []
+
+    def fails_at_call(*args: object) -> object:
+        calls.append(args)
+        if len(calls) == call:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(*args)
+
+    monkeypatch.setattr(owner, failing, fails_at_call)
+    with pytest.raises(
+        UserError, match=r"^file .*(SHA256SUMS|report.json|seals.gz): cannot write \(Input/output"
+    ):
+        outputs.atomic_write_all([(sums, b"sums\n"), (report, b"{}\n")], written=[seals])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*left, "seals.gz"])
+    monkeypatch.setattr(owner, failing, real)
+    outputs.atomic_write_all([(sums, b"sums\n"), (report, b"{}\n")], written=[seals])
+    assert (sums.read_bytes(), report.read_bytes()) == (b"sums\n", b"{}\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["SHA256SUMS", "report.json", "seals.gz"]
+
+
 def test_a_forked_child_draws_other_temporary_names() -> None:
     """Parent and child of a fork (the evaluator's workers) never race for the same names."""
     from workbench import outputs

@@ -37,8 +37,8 @@ from workbench.evaluation.evaluator import (
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
-from workbench.outputs import check_output_dir, claim_output_dir
-from workbench.runs.files import RunPaths, atomic_write, read_registration
+from workbench.outputs import atomic_write_all, check_output_dir, claim_output_dir
+from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.registration import ControlFile
 
 LEADERBOARD: Final = "leaderboard.csv"
@@ -188,8 +188,7 @@ def validate_runs(
     rows.sort(key=lambda r: (r.run, r.agent))
     table = leaderboard(rows)
     runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
-    atomic_write(runs_path, runs_csv(rows))
-    atomic_write(board_path, to_csv(table))
+    atomic_write_all([(runs_path, runs_csv(rows)), (board_path, to_csv(table))])
     return BatchOutcome(_exit_code(rows, codes), tuple(rows), table, board_path, runs_path)
 
 

@@ -76,7 +76,7 @@ from workbench.evaluation.report import (
 )
 from workbench.evaluation.seal_stream import SealStream
 from workbench.messages import clip
-from workbench.outputs import check_output_dir, claim_output_dir
+from workbench.outputs import atomic_write_all, check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -86,7 +86,7 @@ from workbench.runs.assessment import (
 )
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import bounded_decimal
-from workbench.runs.files import RunPaths, atomic_write, read_registration
+from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.registration import ControlFile, Registration
 from workbench.runs.verify import Verification, verify_loaded
 
@@ -554,8 +554,10 @@ def write_evaluation(
     seal_key: bytes | None,
     progress: Progress | None = None,
 ) -> EvaluationOutcome:
-    """Append each pair's seals as it comes, then write SHA256SUMS, then report.json last.
+    """Append each pair's seals as it comes; then SHA256SUMS, then report.json last.
 
+    The seals file, SHA256SUMS and report.json are made durable together before either of
+    the last two is renamed into place: a report that exists names durable files.
     `out/seals` must exist (claimed by the caller).
     """
     entries: list[QuestionEntry] = []
@@ -569,7 +571,6 @@ def write_evaluation(
     if sha256 is not None:
         entries = [_with_seals_hash(entry, sha256) for entry in entries]
         sums_text = f"{sha256}  {SEALS_FILE}\n".encode()
-    atomic_write(out / "SHA256SUMS", sums_text)
     report = head.model_copy(
         update={
             "questions": entries,
@@ -578,7 +579,11 @@ def write_evaluation(
         }
     )
     report_path = out / "report.json"
-    atomic_write(report_path, report.to_bytes())
+    atomic_write_all(
+        [(out / "SHA256SUMS", sums_text), (report_path, report.to_bytes())],
+        written=[out / SEALS_FILE] if sha256 is not None else [],
+        what="evaluation output",
+    )
     code = exit_codes.OK if report.passed else exit_codes.UNSCORED
     return EvaluationOutcome(code, report, report_path)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import zlib
 from pathlib import Path
 from types import TracebackType
@@ -35,17 +34,16 @@ class SealStream:
         self._write(chunk)
 
     def finish(self) -> str | None:
-        """End the gzip stream, make it durable and close it; its SHA-256 (None: no seal).
+        """End the gzip stream and close the file; its SHA-256 (None: no seal was appended).
 
-        One fsync for every seal of the report, before SHA256SUMS and report.json (each
-        written durably) name it: a report that survives a power loss has its seals.
+        Written, not yet durable: the caller fsyncs it with the files that name it
+        (`atomic_write_all(..., written=[path])`), before any of them is renamed into place.
         """
         if self._handle is None:
             return None
         self._write(self._packer.flush(zlib.Z_FINISH))
         handle, self._handle = self._handle, None
         try:
-            os.fsync(handle.fileno())
             handle.close()
         except OSError as exc:
             raise self._error(exc) from None
