@@ -17,6 +17,7 @@ import time
 from dataclasses import astuple
 from importlib import resources
 
+from graders.blas import PINNED, kernels
 from graders.causal_gym.audit import TaskAudit, assemble, audit_task, load_report, render_report
 from graders.causal_gym.families import FAMILIES
 from graders.causal_gym.keys import DEFAULT_KEY_HEX
@@ -56,7 +57,10 @@ def main(n: int) -> int:
     generate_total = score_total = 0.0
     cpu_started = time.process_time()
     audits: dict[str, list[TaskAudit]] = {}
-    print(f"causal-gym audit benchmark: {n} tasks per family, public key")
+    print(
+        f"causal-gym audit benchmark: {n} tasks per family, public key; "
+        f"BLAS kernels {kernels()} (pinned: {PINNED})"
+    )
     for family in FAMILIES:
         started = time.perf_counter()
         tasks = [materialise(key, "train", family, task_id) for task_id in range(n)]

@@ -10,21 +10,23 @@ from typing import Any, Final, TypeVar
 import orjson
 from pydantic import TypeAdapter
 
+from graders.blas import VARIABLE, kernels
 from graders.causal_gym.families import FAMILIES
 from graders.causal_gym.keys import DEFAULT_KEY_HEX
 from graders.causal_gym.reference import honest_reference
 from graders.causal_gym.reward import estimand_score
 from graders.causal_gym.scoring import score
 from graders.causal_gym.submission import parse_submission
-from graders.causal_gym.tasks import HostTask, materialise
+from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION
 
 T = TypeVar("T")
 R = TypeVar("R")
 Mapper = Callable[[Callable[[T], R], Sequence[T]], Iterable[R]]
 """Maps a pure function over items, results in item order (builtin `map`, or a pool's)."""
-TaskAddress = tuple[bytes, str, str, int]
-"""(key, namespace, family, task id): everything that determines one task."""
+TaskAddress = tuple[bytes, str, str, int, str]
+"""(key, namespace, family, task id, BLAS kernels): everything that determines one task's
+figures; the last is the client's `graders.blas.kernels()`, which a worker must share."""
 
 SWEEP_LEVELS: Final[tuple[float, ...]] = (0.50, 0.60, 0.70, 0.80, 0.90, 0.95, 0.99)
 NULL_TINY_SHARE: Final[float] = 0.01
@@ -206,8 +208,18 @@ def audit_task(task: HostTask) -> TaskAudit:
 
 
 def audit_address(address: TaskAddress) -> TaskAudit:
-    """Materialise and audit one task: a pure function of its address (for parallel maps)."""
-    key, namespace, family_name, task_id = address
+    """Materialise and audit one task: a pure function of its address (for parallel maps).
+
+    A worker whose BLAS runs other kernels than the client's would give figures that
+    differ in their last bits, so it refuses the task instead.
+    """
+    key, namespace, family_name, task_id, expected = address
+    found = kernels()
+    if found != expected:
+        raise CausalGenerationError(
+            f"this worker's OpenBLAS runs {found} kernels, the client's {expected}: its "
+            f"figures would differ in the last bits; start the worker with {VARIABLE}={expected}"
+        )
     return audit_task(materialise(key, namespace, family_name, task_id))
 
 
@@ -264,7 +276,10 @@ def run_audit(
     order, so the report is the same as the serial one.
     """
     families = tuple(dict.fromkeys(families))
-    addresses = [(key, namespace, family, task_id) for family in families for task_id in range(n)]
+    blas = kernels()
+    addresses = [
+        (key, namespace, family, task_id, blas) for family in families for task_id in range(n)
+    ]
     audits: dict[str, list[TaskAudit]] = {family: [] for family in families}
     for audit in (mapper or map)(audit_address, addresses):
         audits[audit.family].append(audit)

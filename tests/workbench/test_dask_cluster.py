@@ -29,6 +29,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from graders.blas import VARIABLE, kernels
 from tests.workbench.batch_runs import play_short, tree
 from workbench.cli import main
 
@@ -70,10 +71,16 @@ class Cluster:
     folder: Path
 
 
-def _spawn(args: list[str], log: Path) -> subprocess.Popen[bytes]:
+def _spawn(
+    args: list[str], log: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     with log.open("wb") as sink:
         return subprocess.Popen(
-            args, stdout=sink, stderr=subprocess.STDOUT, preexec_fn=_die_with_pytest
+            args,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            preexec_fn=_die_with_pytest,
+            env=None if env is None else os.environ | env,
         )
 
 
@@ -87,16 +94,18 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-def _add_workers(cluster: Cluster, names: tuple[str, ...]) -> None:
-    """Start single-threaded `dask worker` processes (no nanny) and wait until each has
-    started and the scheduler has registered it."""
+def _add_workers(
+    cluster: Cluster, names: tuple[str, ...], env: dict[str, str] | None = None
+) -> None:
+    """Start single-threaded `dask worker` processes (no nanny; `env` added to their
+    environment) and wait until each has started and the scheduler has registered it."""
     registered = cluster.log.read_text().count("Register worker")
     spawned = []
     for name in names:
         log = cluster.folder / f"{name}.log"
         args = [DASK, "worker", cluster.address, "--host", "127.0.0.1", "--nthreads", "1"]
         args += ["--no-nanny", "--no-dashboard", "--name", name, "--death-timeout", "60"]
-        spawned.append((log, _spawn(args, log)))
+        spawned.append((log, _spawn(args, log, env)))
     for log, process in spawned:
         _wait(
             lambda log=log: _address(log, "Start worker at") is not None,
@@ -117,8 +126,10 @@ def _live(cluster: Cluster) -> list[str]:
 
 
 @contextlib.contextmanager
-def _started(folder: Path) -> Iterator[Cluster]:
-    """`dask scheduler` and two single-threaded `dask worker` processes on loopback."""
+def _started(
+    folder: Path, workers: tuple[str, ...] = ("w1", "w2"), env: dict[str, str] | None = None
+) -> Iterator[Cluster]:
+    """`dask scheduler` and single-threaded `dask worker` processes on loopback."""
     log = folder / "scheduler.log"
     scheduler = _spawn(
         [
@@ -139,7 +150,7 @@ def _started(folder: Path) -> Iterator[Cluster]:
     try:
         _wait(lambda: _address(log, "Scheduler at") is not None, START_SECONDS, "the scheduler")
         running.address = _address(log, "Scheduler at") or ""
-        _add_workers(running, ("w1", "w2"))
+        _add_workers(running, workers, env)
         yield running
     finally:
         for worker in running.workers.values():
@@ -245,6 +256,21 @@ def test_graders_on_the_cluster_match_serial(cluster: Cluster, tmp_path: Path) -
         assert done.exit_code == 0, done.output[-2000:]
         assert done.stdout.replace(str(tmp_path / "b"), str(tmp_path / "a")) == expected
     assert (tmp_path / "a").read_bytes() == (tmp_path / "b").read_bytes()
+
+
+def test_a_worker_with_other_blas_kernels_is_refused_on_connect(tmp_path: Path) -> None:
+    """Its figures could differ in the last bits (`graders.blas`): one line, exit 2."""
+    if kernels() == "Nehalem":
+        pytest.skip("this process runs the kernels the odd worker is given")
+    with _started(tmp_path, ("odd",), {VARIABLE: "Nehalem"}) as odd:
+        done = CliRunner().invoke(
+            main, ["causal", "audit", "-n", "1", "--executor", "dask", "--scheduler", odd.address]
+        )
+    assert done.exit_code == 2, done.output
+    (line,) = [line for line in done.output.splitlines() if line.startswith("Error:")]
+    assert "runs engine/Python/numpy/BLAS/platform" in line
+    assert f"/Nehalem/{sys.platform}, this process" in line
+    assert f"/{kernels()}/{sys.platform}: results would not be reproducible" in line
 
 
 WATCHER = """

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVa
 
 import numpy as np
 
+from graders.blas import kernels
 from sim.version import ENGINE_VERSION
 from workbench import exit_codes
 from workbench.errors import UserError, WorkbenchError
@@ -232,9 +233,9 @@ class LocalExecutor:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def environment() -> tuple[str, str, str, str]:
-    """What makes results reproducible: engine, Python, numpy, platform."""
-    return (ENGINE_VERSION, platform.python_version(), np.__version__, sys.platform)
+def environment() -> tuple[str, str, str, str, str]:
+    """What makes results reproducible: engine, Python, numpy, BLAS kernels, platform."""
+    return (ENGINE_VERSION, platform.python_version(), np.__version__, kernels(), sys.platform)
 
 
 class DaskExecutor:
@@ -243,8 +244,8 @@ class DaskExecutor:
     Each chunk is one task whose inputs travel inside the task graph (never scattered),
     so the scheduler can rerun it on another worker when its worker dies. Keys are unique
     per map call, so concurrent clients on one scheduler never share a result. Every
-    worker must run the same engine, Python and numpy as this process (checked on
-    connect) and see the same paths (runs directories, campaigns).
+    worker must run the same engine, Python, numpy and BLAS kernels as this process
+    (checked on connect) and see the same paths (runs directories, campaigns).
     """
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None) -> None:
@@ -322,7 +323,7 @@ class DaskExecutor:
         for address, theirs in sorted(found.items()):
             if tuple(theirs) != mine:
                 raise UserError(
-                    f"Dask worker {address} runs engine/Python/numpy/platform "
+                    f"Dask worker {address} runs engine/Python/numpy/BLAS/platform "
                     f"{'/'.join(theirs)}, this process {'/'.join(mine)}: results would "
                     "not be reproducible"
                 )
