@@ -270,7 +270,10 @@ def test_a_worker_with_other_blas_kernels_is_refused_on_connect(tmp_path: Path) 
     (line,) = [line for line in done.output.splitlines() if line.startswith("Error:")]
     assert "runs engine/Python/numpy/BLAS/platform" in line
     assert f"/Nehalem/{sys.platform}, this process" in line
-    assert f"/{kernels()}/{sys.platform}: results would not be reproducible" in line
+    assert line.endswith(
+        f"/{kernels()}/{sys.platform}: results would not be reproducible; "
+        f"start the worker with {VARIABLE}={kernels()}"
+    )
 
 
 WATCHER = """
