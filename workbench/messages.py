@@ -11,6 +11,7 @@ import re
 from typing import Final
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 CLIP: Final = 80
 """Characters of a user-supplied value echoed in a message before it is cut."""
@@ -66,9 +67,21 @@ def problems(exc: ValidationError, root: str = "") -> list[str]:
     lines = []
     for error in exc.errors(include_input=False, include_url=False):
         field = location(tuple(error["loc"])) or root
-        message = bound_line(str(error["msg"]).removeprefix("Value error, "))
+        message = bound_line(_wording(error).removeprefix("Value error, "))
         lines.append(f"{field}: {message}" if field else message)
     return lines or ["invalid"]
+
+
+def _wording(error: ErrorDetails) -> str:
+    """Pydantic's message, except where it names its own machinery (a tagged union's
+    discriminator) instead of what the user wrote, or echoes the user's value."""
+    context = error.get("ctx") or {}
+    if error["type"] == "union_tag_not_found":
+        return "Field required"
+    if error["type"] == "union_tag_invalid":
+        expected = str(context.get("expected_tags", "")).replace("'", "")
+        return f"Input should be one of: {expected}" if expected else "Input is not a known kind"
+    return str(error["msg"])
 
 
 def first_of(lines: list[str]) -> str:

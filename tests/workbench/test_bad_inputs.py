@@ -71,6 +71,28 @@ def test_script_days_must_be_a_json_integer(tmp_path: Path, days: str) -> None:
     assert not (tmp_path / "run").exists()
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ('{"advance": 3}', "kind: Field required"),
+        ('{"kind": "jump-to-day-179"}', "kind: Input should be one of: schedule, advance, "),
+        ('{"kind": 5}', "kind: Input should be one of: schedule, advance, "),
+        ('{"kind": null, "days": 1}', "kind: Input should be one of: schedule, advance, "),
+    ],
+)
+def test_a_script_line_without_a_known_kind_says_which_kinds_there_are(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    """In the script's words (`kind`), not the parser's (its discriminator), and without
+    echoing what was written."""
+    script = tmp_path / "s.jsonl"
+    script.write_text(line + "\n")
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {script}:1: {problem}")
+    assert "discriminator" not in lines[0] and "jump" not in lines[0]
+    assert lines[0].endswith("finish") or lines[0].endswith("Field required")
+
+
 def test_every_problem_of_a_script_line_gets_its_own_line(tmp_path: Path) -> None:
     script = tmp_path / "s.jsonl"
     script.write_text('{"kind":"advance","days":"3","id":"","extra":1}\n')
