@@ -8,6 +8,7 @@ changes, counts with their unit noun, and short measured numbers. Pure functions
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
+from typing import Protocol
 
 from ledger.money import format_money, to_minor
 
@@ -79,3 +80,27 @@ def short_number(value: Decimal | str | float) -> str:
     places = max(0, 3 - exponent)
     text = f"{round(number, places):,.{places}f}"
     return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+class Scored(Protocol):
+    """What `score_counts` reads of a report summary (`workbench.evaluation.report.Summary`)."""
+
+    @property
+    def questions(self) -> int: ...
+    @property
+    def scored(self) -> int: ...
+    @property
+    def mean_score(self) -> str | None: ...
+    @property
+    def conclusions_required(self) -> int: ...
+    @property
+    def conclusions_met(self) -> int: ...
+
+
+def score_counts(summary: Scored) -> str:
+    """A report summary in one phrase: `scored 6/6, mean score -2.251; conclusions met 3/3`."""
+    mean = short_number(summary.mean_score) if summary.mean_score is not None else "-"
+    return (
+        f"scored {summary.scored}/{summary.questions}, mean score {mean}; "
+        f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -51,6 +52,14 @@ def test_each_report_is_the_single_validation_byte_for_byte(runs_dir: Path, tmp_
         outcome = run_evaluation(run, single)
         assert tree(out / "reports" / run.name) == tree(single), run.name
         assert f"  {run.name} (" in stdout
+    rows = [line for line in stdout.splitlines() if line.startswith("  run-")]
+    assert len(rows) == len(AGENTS)
+    for row in rows:
+        assert re.fullmatch(
+            r"  run-\d \(\w+\): scored \d+/\d+, mean score (-?[\d,]+(\.\d{1,3})?|-); "
+            r"conclusions met \d+/\d+",
+            row,
+        ), row
     assert code == (0 if all(_passed(out / "reports" / r.name) for r in runs_dir.iterdir()) else 1)
     assert outcome.report_path is not None
 

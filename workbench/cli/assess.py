@@ -20,6 +20,7 @@ from workbench.cli.options import (
     private_options,
     run_dir_arg,
 )
+from workbench.display import money, score_counts, short_number
 from workbench.errors import UserError
 from workbench.messages import bound_line
 
@@ -61,8 +62,6 @@ class _StderrBar:
 
 
 def _print_summary(report: CounterfactualReport) -> None:
-    from workbench.display import money, short_number
-
     for q in report.questions:
         statuses = "/".join(
             b.status if b is not None else "-"
@@ -79,11 +78,7 @@ def _print_summary(report: CounterfactualReport) -> None:
         click.echo(line)
     summary = report.summary
     if summary is not None:
-        click.echo(
-            f"  scored {summary.scored}/{summary.questions}, mean score "
-            f"{short_number(summary.mean_score) if summary.mean_score else '-'}; "
-            f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
-        )
+        click.echo(f"  {score_counts(summary)}")
     for task in report.business_objective:
         click.echo(
             f"  business objective {task.task}: {'met' if task.met else 'not met'}"
@@ -174,12 +169,7 @@ def validate_counterfactual(
 def _print_row(row: RunRow) -> None:
     """One line per run as it is written (stdout), or why it has no report (stderr)."""
     if row.status == "evaluated" and row.report is not None and row.report.summary is not None:
-        s = row.report.summary
-        click.echo(
-            f"  {row.run} ({row.agent}): scored {s.scored}/{s.questions}, "
-            f"mean score {s.mean_score}; conclusions met {s.conclusions_met}/"
-            f"{s.conclusions_required}"
-        )
+        click.echo(f"  {row.run} ({row.agent}): {score_counts(row.report.summary)}")
         return
     what = {
         "integrity": "integrity failure, nothing scored",

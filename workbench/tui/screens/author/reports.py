@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
-from workbench.display import short_number
+from workbench.display import score_counts
 from workbench.errors import WorkbenchError
 from workbench.tui.messages import JobFailed, RunsListed
 from workbench.tui.screens.base import AuthorScreen
@@ -98,11 +98,7 @@ class ReportsScreen(AuthorScreen):
         self.report = report
         summary = report.summary
         counts = (
-            f"scored {summary.scored}/{summary.questions}, mean score "
-            f"{short_number(summary.mean_score) if summary.mean_score else '-'}, conclusions "
-            f"met {summary.conclusions_met}/{summary.conclusions_required}"
-            if summary is not None
-            else "no summary (the evaluation stopped)"
+            score_counts(summary) if summary is not None else "no summary (the evaluation stopped)"
         )
         objective = ", ".join(
             f"{t.task} {'met' if t.met else 'not met'}" for t in report.business_objective
