@@ -52,6 +52,7 @@ from workbench.evaluation.branches import (
     run_branch,
     supported_effects,
 )
+from workbench.messages import first_of
 from workbench.play.session import PlayerSession
 from workbench.runs.bundle import load_bundle
 from workbench.runs.registration import ControlFile, resolve_identity
@@ -418,14 +419,13 @@ def _spread_findings(
     failed = len(others) - spread.executed
     if failed:
         reasons = sorted({r for p in others if p.effect() is None for r in [_reason(p)] if r})
-        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
         severity: Severity = "warning" if 2 * failed > len(others) or effect is None else "info"
         found.add(
             "spread",
             severity,
             label,
             f"the branches do not both execute on {failed} of {len(others)} other seeds, "
-            f"e.g. {reasons[0] if reasons else 'unknown'}{more}",
+            f"e.g. {first_of(reasons or ['unknown'])}",
         )
     if None in (spread.mean, spread.stdev, spread.low, spread.high):
         return
