@@ -12,8 +12,18 @@ from click.testing import CliRunner
 from pydantic import ValidationError
 
 from campaigns import BUNDLED_CAMPAIGNS, CAMPAIGNS_DIR
-from workbench.authoring.check import FINDING_KINDS, CheckReport, Finding, check_campaign
+from workbench.authoring.check import (
+    FINDING_KINDS,
+    CheckReport,
+    EffectSpread,
+    Finding,
+    _Findings,
+    _Pair,
+    _spread_findings,
+    check_campaign,
+)
 from workbench.cli import main
+from workbench.evaluation.branches import BranchRun
 
 
 def _copy(tmp_path: Path, name: str) -> Path:
@@ -199,3 +209,41 @@ def test_every_finding_kind_is_documented_and_typed() -> None:
 def test_seeds_are_bounded() -> None:
     result = CliRunner().invoke(main, ["check", "--seeds", "1001"])
     assert result.exit_code == 2 and "1001" in result.output
+
+
+@pytest.mark.parametrize(
+    ("reasons", "example"),
+    [
+        (["cash short", "cash short", "no slot"], "e.g. cash short (and 1 more)"),
+        (["no slot"], "e.g. no slot"),
+        ([None, None], "e.g. unknown"),
+    ],
+)
+def test_a_spread_finding_names_one_failure_and_counts_the_others(
+    reasons: list[str | None], example: str
+) -> None:
+    """Branches that fail on other seeds: the first distinct reason, and how many more."""
+
+    def branch(reason: str | None) -> BranchRun:
+        return BranchRun("intervention", "Act", ("a",), "ep", "rejected", reason=reason)
+
+    others = [_Pair(branch(None), branch(reason)) for reason in reasons]
+    spread = EffectSpread(
+        question="q",
+        branch="Act",
+        units="USD",
+        scale="1",
+        effect=None,
+        seeds=len(others),
+        executed=0,
+        mean=None,
+        stdev=None,
+        low=None,
+        high=None,
+    )
+    found = _Findings("q", "questions.toml", [])
+    _spread_findings(found, "Act", spread, None, others)
+    (finding,) = found.items
+    assert finding.kind == "spread" and finding.severity == "warning"
+    assert finding.message.endswith(example)
+    assert f"on {len(others)} of {len(others)} other seeds" in finding.message
