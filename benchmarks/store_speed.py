@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
-from ledger.store import write_store
+from ledger.store import MetricSeries, write_store
 from sim.campaign_load import load_campaign
 from sim.engine import Engine
 from workbench.play.public_view import metric_series
@@ -44,11 +44,9 @@ def main() -> None:
         return engine
 
     book = simulate().book
-    series = metric_series(bundle, book)
     metrics = [
-        (day, metric_id, value, bundle.metrics[metric_id].units)
-        for metric_id, values in series.items()
-        for day, value in enumerate(values)
+        MetricSeries(metric_id, bundle.metrics[metric_id].units, values)
+        for metric_id, values in metric_series(bundle, book).items()
     ]
     with tempfile.TemporaryDirectory() as tmp:
         target = Path(tmp) / "store.sqlite"

@@ -185,6 +185,12 @@ class Book:
         return tuple(self._transactions)
 
     @property
+    def closes(self) -> tuple[Mapping[str, int], ...]:
+        """Every closed day's balances, from `first_day` on: the book's own records, read-only
+        (for a bulk reader such as the store; `balances(day)` gives a copy to keep)."""
+        return tuple(self._closes)
+
+    @property
     def accounts(self) -> dict[str, str]:
         """{account name: unit} for every account in the chart."""
         return dict(self._units)

@@ -26,11 +26,11 @@ from __future__ import annotations
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
@@ -41,8 +41,20 @@ from ledger.file_modes import replacing_mode
 SCHEMA = "cfwb.store/2"
 
 MetricValue = int | float | None
-MetricInput = tuple[int, str, Any, str] | Mapping[str, Any]
-"""A metric row from the caller: `(day, metric, value, units)` or a dict with those keys."""
+
+
+@dataclass(frozen=True)
+class MetricSeries:
+    """One metric's value on consecutive days from `first_day`, in its `units`.
+
+    Values are numbers (int, float, Decimal; bool as 0 or 1) or None for a day without one.
+    """
+
+    metric: str
+    units: str
+    values: Sequence[Any]
+    first_day: int = 0
+
 
 _TABLES = (
     "CREATE TABLE transactions (seq INTEGER PRIMARY KEY, day INTEGER NOT NULL,"
@@ -72,10 +84,33 @@ _INDEXES = (
 
 @dataclass
 class Metrics:
-    """Checked caller metrics: each day's values by metric, and each metric's units."""
+    """Checked caller metrics: each metric's units and its values, day by day."""
 
-    by_day: dict[int, dict[str, MetricValue]] = field(default_factory=dict)
     units: dict[str, str] = field(default_factory=dict)
+    first_days: list[int] = field(default_factory=list)
+    columns: list[list[MetricValue]] = field(default_factory=list)
+
+    def daily_rows(self) -> Iterator[tuple[int, str]]:
+        """`(day, {metric: value} as JSON)` for every day some metric covers, in day order."""
+        names = list(self.units)
+        if not names:
+            return
+        lengths = {len(column) for column in self.columns}
+        if set(self.first_days) == {0} and len(lengths) == 1:
+            for day, values in enumerate(zip(*self.columns, strict=True)):
+                yield day, orjson.dumps(dict(zip(names, values, strict=True))).decode("utf-8")
+            return
+        spans = list(zip(names, self.first_days, self.columns, strict=True))
+        first = min(self.first_days)
+        last = max(start + len(column) for _, start, column in spans)
+        for day in range(first, last):
+            row = {
+                name: column[day - start]
+                for name, start, column in spans
+                if start <= day < start + len(column)
+            }
+            if row:
+                yield day, orjson.dumps(row).decode("utf-8")
 
 
 class StoreError(ValueError):
@@ -84,52 +119,62 @@ class StoreError(ValueError):
 
 # -- writing ---------------------------------------------------------------------------
 
+_EXACT: Final = 2**53
+"""Below this magnitude a float holds every integer exactly."""
 
-def _bad_metric(index: int, item: object, problem: str) -> StoreError:
-    return StoreError(f"metric row {index} ({item!r}): {problem}")
+
+def _bad_series(index: int, metric: object, problem: str) -> StoreError:
+    return StoreError(f"metric series {index} ({metric!r}): {problem}")
 
 
-def _metric_value(value: Any, index: int, item: object) -> MetricValue:
+def _metric_value(value: Any) -> MetricValue:
+    """A stored value: int, float or None; a Decimal or bool as the number it is."""
     kind = type(value)
     if kind is int or kind is float or value is None:
         return value
+    if kind is Decimal:
+        if not value.is_finite():
+            raise TypeError(value)
+        number = float(value)
+        if abs(number) < _EXACT and number.is_integer():
+            return int(number)
+        return int(value) if value == value.to_integral_value() else number
     if kind is bool:
         return int(value)
-    if isinstance(value, Decimal):
+    if isinstance(value, Decimal) and value.is_finite():
         return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float)) and not isinstance(value, Decimal):
         return int(value) if isinstance(value, int) else float(value)
-    raise _bad_metric(index, item, f"value {value!r} is not a number")
+    raise TypeError(value)
 
 
-def normalise_metrics(metrics: Iterable[MetricInput]) -> Metrics:
-    """Check caller metric rows and group them by day; a bad or duplicate row is named."""
+def check_metrics(series: Iterable[MetricSeries]) -> Metrics:
+    """Check caller metric series; a bad one is named by its place and metric id."""
     checked = Metrics()
-    by_day, units_of = checked.by_day, checked.units
-    for index, item in enumerate(metrics):
-        try:
-            if type(item) is tuple:
-                day, metric, value, units = item
-            elif isinstance(item, Mapping):
-                day, metric, value = item["day"], item["metric"], item["value"]
-                units = item.get("units", "")
-            else:
-                day, metric, value, units = item
-        except (KeyError, TypeError, ValueError):
-            raise _bad_metric(index, item, "expected (day, metric, value, units)") from None
-        if type(day) is not int:
-            raise _bad_metric(index, item, "day must be an integer")
+    for index, item in enumerate(series):
+        if not isinstance(item, MetricSeries):
+            raise _bad_series(index, item, "expected a MetricSeries")
+        metric, units = item.metric, item.units
         if type(metric) is not str or not metric:
-            raise _bad_metric(index, item, "metric id must be a non-empty string")
+            raise _bad_series(index, metric, "metric id must be a non-empty string")
         if type(units) is not str:
-            raise _bad_metric(index, item, "units must be a string")
-        known = units_of.setdefault(metric, units)
-        if known != units:
-            raise _bad_metric(index, item, f"metric {metric!r} is in {known!r}, not {units!r}")
-        values = by_day.setdefault(day, {})
-        if metric in values:
-            raise _bad_metric(index, item, f"metric {metric!r} is given twice for day {day}")
-        values[metric] = _metric_value(value, index, item)
+            raise _bad_series(index, metric, "units must be a string")
+        if type(item.first_day) is not int:
+            raise _bad_series(index, metric, "first_day must be an integer")
+        if metric in checked.units:
+            raise _bad_series(index, metric, "the metric is given twice")
+        try:
+            column = [_metric_value(value) for value in item.values]
+        except TypeError as exc:
+            day = item.first_day + next(
+                i for i, value in enumerate(item.values) if value is exc.args[0]
+            )
+            raise _bad_series(
+                index, metric, f"day {day}: value {exc.args[0]!r} is not a number"
+            ) from None
+        checked.units[metric] = units
+        checked.first_days.append(item.first_day)
+        checked.columns.append(column)
     return checked
 
 
@@ -154,8 +199,6 @@ def _rows(book: Book) -> tuple[list[tuple[int, int, str, str]], list[tuple[int, 
 def _fill(db: sqlite3.Connection, book: Book, metrics: Metrics) -> None:
     """Create the tables, insert every row in one transaction, then build the indexes."""
     transactions, legs = _rows(book)
-    last = book.last_closed_day
-    closed = () if last is None else range(book.first_day, last + 1)
     db.execute("BEGIN")
     for table in _TABLES:
         db.execute(table)
@@ -163,15 +206,12 @@ def _fill(db: sqlite3.Connection, book: Book, metrics: Metrics) -> None:
     db.executemany("INSERT INTO legs VALUES (?, ?, ?, ?)", legs)
     db.executemany(
         "INSERT INTO closes VALUES (?, ?)",
-        ((day, orjson.dumps(book.balances(day)).decode("utf-8")) for day in closed),
-    )
-    db.executemany(
-        "INSERT INTO daily_metrics VALUES (?, ?)",
         (
-            (day, orjson.dumps(values).decode("utf-8"))
-            for day, values in sorted(metrics.by_day.items())
+            (day, orjson.dumps(balances).decode("utf-8"))
+            for day, balances in enumerate(book.closes, start=book.first_day)
         ),
     )
+    db.executemany("INSERT INTO daily_metrics VALUES (?, ?)", metrics.daily_rows())
     db.executemany("INSERT INTO metric_units VALUES (?, ?)", sorted(metrics.units.items()))
     db.executemany(
         "INSERT INTO accounts VALUES (?, ?, ?, ?)",
@@ -182,7 +222,7 @@ def _fill(db: sqlite3.Connection, book: Book, metrics: Metrics) -> None:
         "ledger_digest": book.digest(),
         "first_day": book.first_day,
         "open_day": book.open_day,
-        "last_closed_day": last,
+        "last_closed_day": book.last_closed_day,
         "transactions": len(transactions),
     }
     db.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
@@ -205,10 +245,10 @@ def _fsync_path(path: Path) -> None:
         os.close(fd)
 
 
-def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricInput] = ()) -> Path:
-    """Write `book` (and metric rows) to a fresh SQLite file, atomically replacing `db_path`."""
+def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricSeries] = ()) -> Path:
+    """Write `book` (and metric series) to a fresh SQLite file, atomically replacing `db_path`."""
     target = Path(db_path)
-    checked = normalise_metrics(metrics)
+    checked = check_metrics(metrics)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)

@@ -8,22 +8,20 @@ from pathlib import Path
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ledger import store
 from ledger.book import Book
-from ledger.store import StoreError, write_store
+from ledger.store import MetricSeries, StoreError, write_store
 from tests.ledger.store_queries import balances_at, closed_days, postings, query
 from tests.ledger.synthetic import CHART, build_book
 from tests.ledger.test_book_properties import CHART as SMALL_CHART
 from tests.ledger.test_book_properties import Postings, days_of_transactions
 
 METRICS = [
-    (0, "cash", 1_234, "USD"),
-    {"day": 1, "metric": "cash", "value": 5_678, "units": "USD"},
-    (0, "fill_rate", 0.75, "ratio"),
-    (1, "fill_rate", None, "ratio"),
-    {"day": 2, "metric": "cash", "value": Decimal("90.5"), "units": "USD"},
-    (2, "stockout", True, "flag"),
+    MetricSeries("cash", "USD", [1_234, 5_678, Decimal("90.5")]),
+    MetricSeries("fill_rate", "ratio", [0.75, None]),
+    MetricSeries("stockout", "flag", [True], first_day=2),
 ]
 
 
@@ -166,26 +164,64 @@ def test_a_failed_rebuild_leaves_the_previous_store_intact(
 
 
 @pytest.mark.parametrize(
-    ("rows", "message"),
+    ("series", "message"),
     [
-        ([(0, "cash", 1, "USD"), (0, "cash", 2, "USD")], "'cash' is given twice for day 0"),
-        ([(0, "cash", "high", "USD")], "value 'high' is not a number"),
-        ([(0.5, "cash", 1, "USD")], "day must be an integer"),
-        ([(True, "cash", 1, "USD")], "day must be an integer"),
-        ([(0, "", 1, "USD")], "metric id must be a non-empty string"),
-        ([(0, "cash", 1)], "expected \\(day, metric, value, units\\)"),
-        ([{"day": 0, "value": 1}], "metric row 0"),
-        ([(0, "a", 1, "x"), (1, "b", 2, 3)], "metric row 1 .*units must be a string"),
-        ([(0, "cash", 1, "USD"), (1, "cash", 2, "EUR")], "metric row 1 .*'cash' is in 'USD'"),
+        ([MetricSeries("cash", "USD", [1]), MetricSeries("cash", "USD", [2])], "given twice"),
+        ([MetricSeries("cash", "USD", [1, "high"])], r"\('cash'\): day 1: value 'high' is not"),
+        ([MetricSeries("cash", "USD", [Decimal("Infinity")], first_day=4)], "day 4: value"),
+        ([MetricSeries("cash", "USD", [1], first_day=0.5)], "first_day must be an integer"),
+        ([MetricSeries("cash", "USD", [1], first_day=True)], "first_day must be an integer"),
+        ([MetricSeries("", "USD", [1])], "metric id must be a non-empty string"),
+        ([MetricSeries("a", "x", [1]), MetricSeries("b", 3, [2])], "series 1 .*units must be"),
+        ([(0, "cash", 1, "USD")], "series 0 .*expected a MetricSeries"),
     ],
 )
-def test_bad_metric_rows_are_named_and_nothing_is_written(
-    tmp_path: Path, book: Book, rows: list, message: str
+def test_bad_metric_series_are_named_and_nothing_is_written(
+    tmp_path: Path, book: Book, series: list, message: str
 ) -> None:
     target = tmp_path / "ledger.db"
     with pytest.raises(StoreError, match=message):
-        write_store(target, book, rows)
+        write_store(target, book, series)
     assert list(tmp_path.iterdir()) == []
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 5),
+            st.lists(
+                st.none()
+                | st.booleans()
+                | st.integers(-(2**60), 2**60)
+                | st.floats(allow_nan=False, allow_infinity=False)
+                | st.decimals(allow_nan=False, allow_infinity=False, places=2),
+                max_size=6,
+            ),
+        ),
+        max_size=4,
+    )
+)
+@settings(max_examples=60, deadline=None)
+def test_metric_series_are_stored_day_by_day_as_exact_numbers(
+    spans: list[tuple[int, list[object]]],
+) -> None:
+    """Whatever days each series covers, a day's row holds exactly the metrics covering it,
+    each value as the number it is (a whole Decimal as an exact int)."""
+    series = [
+        MetricSeries(f"m{i}", "u", values, first_day=start)
+        for i, (start, values) in enumerate(spans)
+    ]
+    rows = dict(store.check_metrics(series).daily_rows())
+    expected: dict[int, dict[str, object]] = {}
+    for item in series:
+        for offset, value in enumerate(item.values):
+            if isinstance(value, bool):
+                value = int(value)
+            elif isinstance(value, Decimal):
+                value = int(value) if value == value.to_integral_value() else float(value)
+            expected.setdefault(item.first_day + offset, {})[item.metric] = value
+    assert {day: orjson.loads(text) for day, text in rows.items()} == expected
+    assert list(rows) == sorted(rows)
 
 
 def test_an_empty_book_writes_an_empty_store(tmp_path: Path) -> None:

@@ -529,7 +529,7 @@ class PlayerSession:
 
     def write_store(self) -> None:
         """Rebuild the run's SQLite store (a derived cache) from its ledger and metrics."""
-        from ledger.store import StoreError, write_store
+        from ledger.store import MetricSeries, StoreError, write_store
 
         self._require_writable()
         self._persist()
@@ -539,13 +539,12 @@ class PlayerSession:
                 f"{store} is not a regular file; remove it and the store is rebuilt "
                 "(it is derived from the journal)"
             )
-        rows = [
-            (day, metric_id, value, self.bundle.metrics[metric_id].units)
+        series = [
+            MetricSeries(metric_id, self.bundle.metrics[metric_id].units, values)
             for metric_id, values in self.metric_series().items()
-            for day, value in enumerate(values)
         ]
         with reraised(UserError, StoreError, sqlite3.Error, OSError, where=str(store)):
-            write_store(store, self._engine.book, rows)
+            write_store(store, self._engine.book, series)
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""
