@@ -119,8 +119,8 @@ class StoreError(ValueError):
 
 # -- writing ---------------------------------------------------------------------------
 
-_EXACT: Final = 2**53
-"""Below this magnitude a float holds every integer exactly."""
+_INT_RANGE: Final = range(-(2**63), 2**63)
+"""The integers SQLite's JSON (and orjson) store exactly."""
 
 
 def _bad_series(index: int, metric: object, problem: str) -> StoreError:
@@ -128,24 +128,39 @@ def _bad_series(index: int, metric: object, problem: str) -> StoreError:
 
 
 def _metric_value(value: Any) -> MetricValue:
-    """A stored value: int, float or None; a Decimal or bool as the number it is."""
+    """A stored value: int, float or None; a whole Decimal as its exact int, another Decimal
+    as the nearest float, a bool as 0 or 1. ValueError says why a value cannot be stored."""
     kind = type(value)
-    if kind is int or kind is float or value is None:
+    if kind is int:
+        if value not in _INT_RANGE:
+            raise ValueError("is out of the 64-bit range")
         return value
-    if kind is Decimal:
-        if not value.is_finite():
-            raise TypeError(value)
-        number = float(value)
-        if abs(number) < _EXACT and number.is_integer():
-            return int(number)
-        return int(value) if value == value.to_integral_value() else number
+    if kind is float or value is None:
+        return value
+    if isinstance(value, Decimal):
+        try:
+            numerator, denominator = value.as_integer_ratio()
+            return _metric_value(numerator) if denominator == 1 else numerator / denominator
+        except (OverflowError, ValueError):
+            raise ValueError("is not a finite number in range") from None
     if kind is bool:
         return int(value)
-    if isinstance(value, Decimal) and value.is_finite():
-        return int(value) if value == value.to_integral_value() else float(value)
-    if isinstance(value, (int, float)) and not isinstance(value, Decimal):
-        return int(value) if isinstance(value, int) else float(value)
-    raise TypeError(value)
+    if isinstance(value, int):
+        return _metric_value(int(value))
+    if isinstance(value, float):
+        return float(value)
+    raise ValueError("is not a number")
+
+
+def _bad_value(index: int, item: MetricSeries) -> StoreError:
+    """The first value of `item` that cannot be stored, named by its day."""
+    for offset, value in enumerate(item.values):
+        try:
+            _metric_value(value)
+        except ValueError as exc:
+            day = item.first_day + offset
+            return _bad_series(index, item.metric, f"day {day}: value {value!r} {exc}")
+    return _bad_series(index, item.metric, "a value cannot be stored")
 
 
 def check_metrics(series: Iterable[MetricSeries]) -> Metrics:
@@ -165,13 +180,8 @@ def check_metrics(series: Iterable[MetricSeries]) -> Metrics:
             raise _bad_series(index, metric, "the metric is given twice")
         try:
             column = [_metric_value(value) for value in item.values]
-        except TypeError as exc:
-            day = item.first_day + next(
-                i for i, value in enumerate(item.values) if value is exc.args[0]
-            )
-            raise _bad_series(
-                index, metric, f"day {day}: value {exc.args[0]!r} is not a number"
-            ) from None
+        except ValueError:
+            raise _bad_value(index, item) from None
         checked.units[metric] = units
         checked.first_days.append(item.first_day)
         checked.columns.append(column)

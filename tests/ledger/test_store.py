@@ -169,6 +169,8 @@ def test_a_failed_rebuild_leaves_the_previous_store_intact(
         ([MetricSeries("cash", "USD", [1]), MetricSeries("cash", "USD", [2])], "given twice"),
         ([MetricSeries("cash", "USD", [1, "high"])], r"\('cash'\): day 1: value 'high' is not"),
         ([MetricSeries("cash", "USD", [Decimal("Infinity")], first_day=4)], "day 4: value"),
+        ([MetricSeries("cash", "USD", [0, 2**63])], "day 1: value .* out of the 64-bit range"),
+        ([MetricSeries("cash", "USD", [Decimal("1E+30")])], "not a finite number in range"),
         ([MetricSeries("cash", "USD", [1], first_day=0.5)], "first_day must be an integer"),
         ([MetricSeries("cash", "USD", [1], first_day=True)], "first_day must be an integer"),
         ([MetricSeries("", "USD", [1])], "metric id must be a non-empty string"),
@@ -194,7 +196,8 @@ def test_bad_metric_series_are_named_and_nothing_is_written(
                 | st.booleans()
                 | st.integers(-(2**60), 2**60)
                 | st.floats(allow_nan=False, allow_infinity=False)
-                | st.decimals(allow_nan=False, allow_infinity=False, places=2),
+                | st.decimals(min_value=-(10**15), max_value=10**15, places=2)
+                | st.decimals(min_value=-(10**15), max_value=10**15, places=24),
                 max_size=6,
             ),
         ),
