@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from graders.causal_gym.messiness import robust_scale
@@ -23,6 +23,8 @@ from graders.causal_gym.reference import (
 from graders.causal_gym.tasks import HostTask
 
 Result = tuple[float, float, int] | str
+"""A fit, or why there is none: "arms", "rank" or "degenerate" (a zero or non-finite
+standard error, as when the outcome is fitted exactly)."""
 
 
 def pandas_ols(
@@ -40,7 +42,10 @@ def pandas_ols(
         if len(used) <= design.shape[1] or np.linalg.matrix_rank(design) < design.shape[1]:
             return "rank"
         fit = ols(used[outcome].to_numpy(dtype=float), design).fit()
-        return float(fit.params[1]), float(fit.bse[1]), len(used)
+        estimate, se = float(fit.params[1]), float(fit.bse[1])
+    if not (np.isfinite(estimate) and np.isfinite(se) and se > 0.0):
+        return "degenerate"
+    return estimate, se, len(used)
 
 
 def reference(
@@ -49,7 +54,10 @@ def reference(
     try:
         fit = ols_effect(frame, treatment, outcome, covariates)
     except Unsolvable as exc:
-        return "arms" if "arms" in str(exc) else "rank"
+        for outcome_kind, phrase in (("arms", "arms"), ("rank", "rank"), ("degenerate", "finite")):
+            if phrase in str(exc):
+                return outcome_kind
+        raise
     return fit.estimate, fit.se, fit.n_used
 
 
@@ -82,6 +90,10 @@ maybe_missing = st.one_of(st.floats(-1e6, 1e6, allow_nan=False), st.just(float("
         max_size=80,
     ),
     covariates=st.integers(0, 3),
+)
+@example(  # an outcome fitted exactly: a zero standard error, refused by both
+    rows=[(0, 0.0, [0.0, 0.0, 0.0]), (1, 0.0, [float("nan")] * 3), (0, 0.0, [1e4, 0.0, 0.0])],
+    covariates=0,
 )
 def test_any_frame_fits_as_the_pandas_formulation(
     rows: list[tuple[int, float, list[float]]], covariates: int
