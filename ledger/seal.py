@@ -13,7 +13,7 @@ import hmac
 from collections.abc import Mapping
 from typing import Any
 
-from ledger.canonical import digest, dumps
+from ledger.canonical import digest, dumps, sha256_hex
 
 SEAL_SCHEMA = "cfwb.seal/1"
 SIGNATURE_FIELD = "signature"
@@ -90,6 +90,11 @@ def seal_bytes(seal: Mapping[str, Any]) -> bytes:
 def seal_digest(seal: Mapping[str, Any]) -> str:
     """SHA-256 of the seal's canonical encoding."""
     return digest(seal)
+
+
+def seal_line_digest(line: bytes) -> str:
+    """`seal_digest` of the seal whose `seal_bytes` are `line`, without encoding it again."""
+    return sha256_hex(line.removesuffix(b"\n"))
 
 
 def seal_differences(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:

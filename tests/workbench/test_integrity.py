@@ -598,10 +598,10 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
 def test_a_seals_file_that_cannot_be_written_stops_with_one_line_and_no_report(
     demo_run: Path, tmp_path: Path
 ) -> None:
-    """Writing seals fails part way (the file may not grow): no report, nothing else lost.
+    """Writing seals fails (the file may not grow): no report, nothing else lost.
 
-    A real failing write: the child's files may grow to 1,500 bytes, less than the
-    demo's seals file, so an append in the middle of the evaluation fails.
+    A real failing write: the child's files may grow to 1,000 bytes, less than the
+    demo's seals file (1,442), so writing it fails, before any other output is written.
     """
     out = tmp_path / "o"
     before = {p.name: p.read_bytes() for p in demo_run.iterdir() if p.is_file()}
@@ -610,7 +610,7 @@ def test_a_seals_file_that_cannot_be_written_stops_with_one_line_and_no_report(
         + ["--results", str(demo_run), "--out", str(out)],
         capture_output=True,
         text=True,
-        preexec_fn=_limit_file_size(1500),
+        preexec_fn=_limit_file_size(1000),
         check=False,
     )
     assert result.returncode == 2, result.stderr

@@ -35,7 +35,7 @@ from graders import counterfactual as cf
 from ledger.canonical import dumps
 from ledger.collector import collector_paused
 from ledger.money import dollars, to_major
-from ledger.seal import seal_bytes, seal_digest, sign_seal
+from ledger.seal import seal_bytes, seal_digest, seal_line_digest, sign_seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
@@ -58,7 +58,6 @@ from workbench.evaluation.report import (
     REPORT_SCHEMA,
     Artifacts,
     Branches,
-    BranchRecord,
     BusinessObjective,
     ConclusionCheck,
     ContractEvidence,
@@ -476,11 +475,12 @@ def prepare_run(
     by_question: dict[str, list[SubmissionRecord]] = {}
     for record in replayed.submissions:
         by_question.setdefault(record.assessment.question, []).append(record)
+    schedulable = {q.id: _schedulable(q) for q in chosen}
+    registered = registered_terms(bundle, {a for ids in schedulable.values() for a in ids})
     tasks = []
     for q in chosen:
         sub = latest_eligible(q, by_question.get(q.id, []))
         choice = sub.assessment.choice if sub else None
-        actions = (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
         tasks.append(
             PairTask(
                 bundle,
@@ -490,10 +490,15 @@ def prepare_run(
                 verification.journal.head,
                 sub,
                 registration.seed_commitment,
-                registered_terms(bundle, actions),
+                {a: registered[a] for a in schedulable[q.id] if a in registered},
             )
         )
     return PreparedRun(head, tuple(tasks))
+
+
+def _schedulable(q: Question) -> tuple[str, ...]:
+    """Every action either choice of `q` may schedule."""
+    return (*q.baseline.actions, *q.intervention.actions, *q.intervention.select_from)
 
 
 def pair_results(tasks: tuple[PairTask, ...], executor: Executor) -> Iterator[PairResult]:
@@ -560,17 +565,15 @@ def write_evaluation(
     the last two is renamed into place: a report that exists names durable files.
     `out/seals` must exist (claimed by the caller).
     """
-    entries: list[QuestionEntry] = []
+    stored: list[tuple[QuestionEntry, dict[str, str]]] = []
     with SealStream(out / SEALS_FILE) as stream:
         for result in results:
-            entries.append(_store_seals(result, stream, seal_key))
+            stored.append((result.entry, _store_seals(result, stream, seal_key)))
             if progress is not None:
-                progress(len(entries), total, result.entry.id)
+                progress(len(stored), total, result.entry.id)
         sha256 = stream.finish()
-    sums_text = b""
-    if sha256 is not None:
-        entries = [_with_seals_hash(entry, sha256) for entry in entries]
-        sums_text = f"{sha256}  {SEALS_FILE}\n".encode()
+    entries = [_naming_seals(entry, digests, sha256) for entry, digests in stored]
+    sums_text = b"" if sha256 is None else f"{sha256}  {SEALS_FILE}\n".encode()
     report = head.model_copy(
         update={
             "questions": entries,
@@ -648,40 +651,36 @@ def _select_questions(bundle: CampaignBundle, wanted: list[str] | None) -> list[
     return [bundle.questions[q] for q in dict.fromkeys(wanted)]
 
 
-def _store_seals(result: PairResult, stream: SealStream, seal_key: bytes | None) -> QuestionEntry:
-    """Append a pair's seals (signed for a private run) to the seals file; name them.
+def _store_seals(result: PairResult, stream: SealStream, seal_key: bytes | None) -> dict[str, str]:
+    """Append a pair's seals (signed for a private run) to the seals file; their digests.
 
-    Each branch record names the seals file and its own seal's digest; the file's
-    SHA-256 is known only when it is finished (`_with_seals_hash`).
+    The digests are by branch name, for the branch records that name them
+    (`_naming_seals`, once the file is finished and its SHA-256 known).
     """
-    entry = result.entry
-    records: dict[str, BranchRecord | None] = {
-        "baseline": entry.branches.baseline,
-        "intervention": entry.branches.intervention,
+    branches = result.entry.branches
+    present = {"baseline": branches.baseline, "intervention": branches.intervention}
+    lines = {
+        name: seal_bytes(seal if seal_key is None else sign_seal(seal, seal_key))
+        for name, record in present.items()
+        if record is not None and (seal := result.seals.get(name)) is not None
     }
-    seals = {
-        name: seal if seal_key is None else sign_seal(seal, seal_key)
-        for name in records
-        if records[name] is not None and (seal := result.seals.get(name)) is not None
-    }
-    if not seals:
+    if lines:
+        stream.append(b"".join(lines.values()))
+    return {name: seal_line_digest(line) for name, line in lines.items()}
+
+
+def _naming_seals(
+    entry: QuestionEntry, digests: dict[str, str], sha256: str | None
+) -> QuestionEntry:
+    """The entry whose branch records name the seals file, its SHA-256 and their seal's digest."""
+    if not digests or sha256 is None:
         return entry
-    stream.append(b"".join(seal_bytes(seal) for seal in seals.values()))
-    for name, seal in seals.items():
-        record = records[name]
-        assert record is not None
-        records[name] = record.model_copy(
-            update={"seal_file": SEALS_FILE, "seal_digest": seal_digest(seal)}
-        )
-    return entry.model_copy(update={"branches": Branches(**records)})
-
-
-def _with_seals_hash(entry: QuestionEntry, sha256: str) -> QuestionEntry:
-    """The entry with the finished seals file's SHA-256 on each record that names it."""
     records = {
         name: record
-        if record is None or record.seal_file is None
-        else record.model_copy(update={"seal_sha256": sha256})
+        if record is None or name not in digests
+        else record.model_copy(
+            update={"seal_file": SEALS_FILE, "seal_sha256": sha256, "seal_digest": digests[name]}
+        )
         for name, record in (
             ("baseline", entry.branches.baseline),
             ("intervention", entry.branches.intervention),

@@ -1,10 +1,10 @@
 """The seals file of one evaluation: every branch seal, one canonical line each, gzip.
 
-Each pair's seals are appended as the pair comes and flushed to the operating system
-before the next pair starts (a sync-flushed gzip stream, finished at the end), so the
-evaluator creates one file per report, not one per branch: creating files cost more
-than anything else the evaluator adds to its simulation. The bytes are a pure function
-of the seals, so the file is the same for any executor or worker count.
+Each pair's seals go into one gzip stream as the pair comes (compressed in memory,
+written through a buffered file as the compressor fills, finished at the end), so the
+evaluator creates one file per report, not one per branch, and makes no system call
+per pair. The bytes are a pure function of the seals, so the file is the same for any
+executor or worker count; it is made durable with the files that name it.
 """
 
 from __future__ import annotations
@@ -30,8 +30,7 @@ class SealStream:
 
     def append(self, lines: bytes) -> None:
         """Compress and write one pair's seal lines; a failure is a UserError naming the file."""
-        chunk = self._packer.compress(lines) + self._packer.flush(zlib.Z_SYNC_FLUSH)
-        self._write(chunk)
+        self._write(self._packer.compress(lines))
 
     def finish(self) -> str | None:
         """End the gzip stream and close the file; its SHA-256 (None: no seal was appended).
@@ -61,7 +60,6 @@ class SealStream:
             if self._handle is None:
                 self._handle = open(self.path, "xb")  # noqa: SIM115 - closed by finish/close
             self._handle.write(chunk)
-            self._handle.flush()
         except OSError as exc:
             raise self._error(exc) from None
         self._sha256.update(chunk)
