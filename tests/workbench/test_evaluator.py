@@ -8,6 +8,7 @@ import subprocess
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from workbench.cli import main
@@ -211,3 +212,36 @@ def test_author_check_passes_on_the_default_campaign() -> None:
     result = CliRunner().invoke(main, ["check", "--json"])
     assert result.exit_code == 0, result.output[-2000:]
     assert '"ok": true' in result.output
+
+
+def test_an_evaluation_in_this_process_leaves_the_collector_as_it_found_it(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """The collector is paused for an in-process evaluation and restored after it, whether
+    the evaluation wrote its report or was refused half way (an unfinished run)."""
+    import gc
+
+    from workbench.errors import UserError
+    from workbench.evaluation.evaluator import run_evaluation
+    from workbench.evaluation.executors import ExecutorSpec
+
+    assert ExecutorSpec().in_process and ExecutorSpec("local", workers=1).in_process
+    assert not ExecutorSpec("local", workers=2).in_process
+    assert not ExecutorSpec("dask", workers=1).in_process
+    seen: list[bool] = []
+    outcome = run_evaluation(
+        demo_run, tmp_path / "o", progress=lambda *_: seen.append(gc.isenabled())
+    )
+    assert outcome.exit_code == 0 and seen and not any(seen)
+    assert gc.isenabled()
+    unfinished = tmp_path / "unfinished"
+    PlayerSession.create(unfinished)
+    with pytest.raises(UserError, match="only finished runs are evaluated"):
+        run_evaluation(unfinished, tmp_path / "refused")
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        run_evaluation(demo_run, tmp_path / "o2")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

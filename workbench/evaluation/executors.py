@@ -419,6 +419,11 @@ class ExecutorSpec:
                 "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
             )
 
+    @property
+    def in_process(self) -> bool:
+        """True when every task runs in this process, one after another (one local worker)."""
+        return self.kind == "local" and (self.workers or 1) == 1
+
 
 @contextlib.contextmanager
 def open_executor(spec: ExecutorSpec) -> Iterator[Executor]:
