@@ -648,6 +648,7 @@ def evaluate_run(job: RunJob) -> RunEvaluation:
 
 
 def _evaluated_run(job: RunJob) -> RunEvaluation:
+    """`evaluate_run` with the collector paused: refusals become the run's outcome."""
     name = job.run_dir.name
     try:
         registration = read_registration(RunPaths(job.run_dir))
