@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from ledger.bounded_read import read_at_most
 from ledger.canonical import digest
 from sim.campaign_checks import cross_check
 from sim.campaign_errors import CampaignError, Problem
@@ -119,7 +120,7 @@ def _read_bytes(folder: Path, name: str, problems: list[Problem], required: bool
         return None
     try:
         with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+            data = read_at_most(handle, MAX_FILE_BYTES)
     except OSError as exc:
         problems.append(Problem(name, "", f"cannot be read ({exc.strerror or exc})"))
         return None

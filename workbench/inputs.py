@@ -12,6 +12,7 @@ import stat
 from pathlib import Path
 from typing import Final
 
+from ledger.bounded_read import read_at_most
 from workbench.errors import UserError
 
 KIB: Final = 1024
@@ -44,7 +45,7 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
             info = os.fstat(handle.fileno())
             if stat.S_ISDIR(info.st_mode):
                 raise UserError(f"{path}: {what} is a directory, not a file")
-            data = handle.read(cap + 1)
+            data = read_at_most(handle, cap)
     except UserError:
         raise
     except FileNotFoundError:

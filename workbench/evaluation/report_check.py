@@ -25,6 +25,7 @@ import orjson
 from pydantic import ValidationError
 
 from graders import counterfactual as cf
+from ledger.bounded_read import read_at_most
 from ledger.canonical import dumps
 from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
@@ -169,7 +170,7 @@ def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, dict[str, Any]
     limit = LIMITS["seals"]
     try:
         with gzip.GzipFile(fileobj=io.BytesIO(compressed)) as stream:
-            data = stream.read(limit + 1)
+            data = read_at_most(stream, limit)
     except (OSError, EOFError, zlib.error):
         check.problems.append(f"{path}: not a whole gzip file")
         return None
