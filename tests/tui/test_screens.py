@@ -321,17 +321,35 @@ async def test_a_screen_repaints_when_shown_out_of_date_and_only_then(
         assert "[b reverse] 1 Dashboard" in str(dashboard.bar.content)
 
 
+BREAKPOINTS = frozenset({"-narrow", "-wide", "-short", "-tall"})
+
+
+def textual_breakpoint_classes(app: PlayerApp, width: int, height: int) -> frozenset[str]:
+    """The breakpoint classes Textual's own rule gives a screen of the app at this size."""
+    rule = app.screen._get_breakpoint_classes
+    return frozenset(
+        rule(width, app.HORIZONTAL_BREAKPOINTS) | rule(height, app.VERTICAL_BREAKPOINTS)
+    )
+
+
 async def test_a_new_screen_starts_with_the_breakpoint_classes_textual_gives_it(
     app: PlayerApp,
 ) -> None:
     """Set before mounting, so Textual's first resize changes nothing and does not restyle
-    the whole new screen; they must be exactly Textual's, at every size (edges too)."""
+    the whole new screen; they must be exactly Textual's, at every size (edges too).
+
+    Textual gives the shown screen its classes when the screen handles the resize, after
+    the app's size changed (under load, one pause was not enough): the test waits for them.
+    """
     async with app.run_test(size=SIZE) as pilot:
         for size in ((80, 24), (99, 31), (100, 32), (120, 40), (60, 50)):
             await pilot.resize_terminal(*size)
-            await wait_for(pilot, lambda s=size: app.size == s, f"size {size}")
-            await pilot.pause()
+            textuals = textual_breakpoint_classes(app, *size)
+            await wait_for(
+                pilot,
+                lambda want=textuals: app.screen.classes & BREAKPOINTS == want,
+                f"the shown screen restyled for {size}",
+            )
             fresh = LedgerScreen()
-            breakpoints = {"-narrow", "-wide", "-short", "-tall"}
-            assert fresh.classes & breakpoints == app.screen.classes & breakpoints, size
-            assert len(fresh.classes & breakpoints) == 2, size
+            assert fresh.classes & BREAKPOINTS == textuals, size
+            assert len(textuals) == 2, size
