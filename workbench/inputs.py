@@ -2,7 +2,8 @@
 
 Every file a user hands the workbench (control files, scripts, submissions, grader inputs,
 seals, registrations) is read through `read_bounded`, which refuses anything larger than its
-documented limit, anything that is not a regular file, and unreadable paths, with one line.
+documented limit, a directory, a pipe or device where only the workbench's own regular
+files belong, and unreadable paths, with one line; it never waits for a pipe's writer.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from ledger.bounded_read import read_at_most
+from ledger.file_kinds import kind_of
 from workbench.errors import UserError
 
 KIB: Final = 1024
@@ -33,18 +35,32 @@ LIMITS: Final[dict[str, int]] = {
 """Documented size limit of each kind of input (README, "Input limits")."""
 
 
+WRITTEN_BY_THE_WORKBENCH: Final = frozenset(
+    {"registration", "seal", "seals", "journal", "report", "checksums"}
+)
+"""Kinds only the workbench writes, always as regular files: a named pipe or a device in
+their place is refused, never waited on (a planted pipe would hang a batch validation)."""
+
+
 def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes:
     """The bytes of `path`, a `what` (a key of LIMITS unless `limit` is given), or a UserError.
 
-    Reads at most limit + 1 bytes, so a device such as /dev/zero or a FIFO never exhausts memory.
+    Reads at most limit + 1 bytes, so a device such as /dev/zero or a FIFO never exhausts
+    memory. The open never waits for a named pipe's writer; a pipe or a device is read (a
+    script from process substitution) unless `what` is WRITTEN_BY_THE_WORKBENCH.
     """
     path = Path(path)
     cap = LIMITS[what] if limit is None else limit
     try:
-        with open(path, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if stat.S_ISDIR(info.st_mode):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb") as handle:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
                 raise UserError(f"{path}: {what} is a directory, not a file")
+            if not stat.S_ISREG(mode):
+                if what in WRITTEN_BY_THE_WORKBENCH:
+                    raise UserError(f"{path}: {what} is {kind_of(mode)}, not a regular file")
+                os.set_blocking(fd, True)
             data = read_at_most(handle, cap)
     except UserError:
         raise

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ledger.durable import fsync_file, write_all
+from ledger.file_kinds import kind_of
 from ledger.file_modes import existing_mode, umask_clears
 from workbench.errors import UserError
 
@@ -35,21 +36,6 @@ os.register_at_fork(after_in_child=_names.seed)
 
 RUN_MARKER = "run.json"
 """The file that makes a directory a run directory (workbench.runs.files.RUN_FILE)."""
-
-
-def _kind(mode: int) -> str:
-    """What a non-regular file is, in words."""
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
 
 
 def _why(exc: OSError) -> str:
@@ -194,7 +180,7 @@ def write_new_file(
         raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
     if info is not None:
         if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{what} {path}: is {_kind(info.st_mode)}; refusing to replace it")
+            raise UserError(f"{what} {path}: is {kind_of(info.st_mode)}; refusing to replace it")
         if not force:
             raise UserError(
                 f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
@@ -252,7 +238,8 @@ def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
         ) from None
     if not stat.S_ISDIR(info.st_mode):
         raise UserError(
-            f"output directory {out}: is {_kind(info.st_mode)}, not a new directory", subject="out"
+            f"output directory {out}: is {kind_of(info.st_mode)}, not a new directory",
+            subject="out",
         )
     try:
         empty = not any(out.iterdir())

@@ -4,12 +4,16 @@ A seal that is not a canonical seal object, a second journal header, a store tha
 directory and a run.json without its journal are each named; an honestly interrupted run
 (journal ahead of its seal) is told apart from a changed one and resumes when re-run; a
 run whose journal header differs from this workbench's (another engine, numpy, campaign)
-is named by the field and neither verified nor resumed.
+is named by the field and neither verified nor resumed. A run file that is a named pipe or
+a device is refused at once, never read or waited on.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import orjson
@@ -238,3 +242,44 @@ def test_every_header_field_is_among_those_checked(tmp_path: Path) -> None:
         session.advance(1)
     header = (tmp_path / "run" / "journal.jsonl").read_bytes().split(b"\n", 1)[0]
     assert set(orjson.loads(header)["payload"]) == set(HEADER_FIELDS)
+
+
+def _in_place_of(path: Path, kind: str) -> None:
+    """Put a named pipe with no writer, or a device, where a run's file was."""
+    path.unlink()
+    if kind == "named pipe":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+
+
+@pytest.mark.parametrize("kind", ["named pipe", "device"])
+@pytest.mark.parametrize(
+    ("name", "code"), [("run.json", 2), ("journal.jsonl", 3), ("seal.json", 3)]
+)
+def test_a_run_file_that_is_a_pipe_or_device_is_refused_without_waiting(
+    run: Path, tmp_path: Path, kind: str, name: str, code: int
+) -> None:
+    """A planted pipe would hang verification (and a whole batch) waiting for a writer:
+    each command names the file at once and validation writes nothing."""
+    _in_place_of(run / name, kind)
+    out = tmp_path / "out"
+    commands = [
+        ["verify", str(run)],
+        ["validate", "counterfactual", "--results", str(run), "--out", str(out)],
+    ]
+    if name != "seal.json":  # show reads the journal, not the seal
+        commands.append(["show", str(run)])
+    for args in commands:
+        done = subprocess.run(
+            [sys.executable, "-m", "workbench", *args],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        assert done.returncode == code, (args, done.stderr)
+        assert "Traceback" not in done.stderr
+        (line,) = done.stderr.splitlines()
+        assert f"{run / name}: " in line and f"is a {kind}, not a regular file" in line, line
+    assert not out.exists()

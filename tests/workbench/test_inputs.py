@@ -1,13 +1,17 @@
-"""Bounded reads: limits hold for regular files, devices, directories and missing paths."""
+"""Bounded reads: limits hold for regular files, devices, pipes, directories and missing paths."""
 
 from __future__ import annotations
 
+import os
+import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from workbench.errors import UserError
-from workbench.inputs import read_bounded
+from workbench.inputs import WRITTEN_BY_THE_WORKBENCH, read_bounded
 
 
 def test_reads_a_file_within_its_limit(tmp_path: Path) -> None:
@@ -33,3 +37,61 @@ def test_missing_and_directory_paths_name_the_input(tmp_path: Path, kind: str) -
     path = tmp_path / "nope" if kind == "missing" else tmp_path
     with pytest.raises(UserError, match=f"{path}: script"):
         read_bounded(path, "script")
+
+
+def _without_waiting(read: Callable[[], bytes]) -> bytes:
+    """`read()` in a thread that must finish promptly: a wait for a pipe's writer fails."""
+    result: list[bytes] = []
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            result.append(read())
+        except BaseException as exc:  # re-raised in the test's thread
+            errors.append(exc)
+
+    reader = threading.Thread(target=run, daemon=True)
+    reader.start()
+    reader.join(timeout=30)
+    assert not reader.is_alive(), "the read waited for a writer"
+    if errors:
+        raise errors[0]
+    return result[0]
+
+
+@pytest.mark.parametrize("what", sorted(WRITTEN_BY_THE_WORKBENCH))
+def test_a_pipe_or_device_where_only_the_workbench_writes_is_refused_unread(
+    tmp_path: Path, what: str
+) -> None:
+    """A named pipe with no writer is refused at once, and so is a device: never waited on."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(UserError, match=f"^{pipe}: {what} is a named pipe, not a regular file$"):
+        _without_waiting(lambda: read_bounded(pipe, what))
+    with pytest.raises(UserError, match=f"^/dev/zero: {what} is a device, not a regular file$"):
+        read_bounded("/dev/zero", what)
+
+
+def test_a_named_pipe_a_user_hands_over_is_read_and_never_waited_for(tmp_path: Path) -> None:
+    """A script may come from a pipe (process substitution): read when written, and a pipe
+    with no writer reads as empty rather than hanging the command."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    assert _without_waiting(lambda: read_bounded(pipe, "script")) == b""
+    writer_ready = threading.Event()
+
+    def write() -> None:
+        fd = os.open(pipe, os.O_RDWR)  # holds the pipe open for writing before the read
+        writer_ready.set()
+        os.write(fd, b"advance 3\n")
+        time.sleep(0.2)  # the reader must wait for the rest, not take a partial read as all
+        os.write(fd, b"advance 4\n")
+        os.close(fd)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    writer_ready.wait()
+    try:
+        assert read_bounded(pipe, "script") == b"advance 3\nadvance 4\n"
+    finally:
+        writer.join()

@@ -245,7 +245,9 @@ class PlayerSession:
             try:
                 journal = read_journal(paths)
             except JournalError as exc:
-                raise IntegrityError(f"{paths.journal}: {exc}") from None
+                raise IntegrityError(
+                    exc.reason if exc.line is None else f"{paths.journal}: {exc}"
+                ) from None
             if journal.header is None:
                 _unfinished_creation(paths, read_only)
             elif problem := header_problem(journal.header, bundle, registration):

@@ -90,8 +90,8 @@ def read_registration(paths: RunPaths) -> Registration:
 def read_journal(paths: RunPaths) -> Journal:
     """Open and verify the run's journal through a bounded read; a missing file is empty.
 
-    Anything that keeps it from being read (a directory, a device, too large) is a
-    JournalError like any other damage, naming the file.
+    Anything that keeps it from being read (a directory, a pipe, a device, too large) is
+    a JournalError like any other damage, with no line: its reason names the file.
     """
     if not os.path.lexists(paths.journal):
         return Journal.open(paths.journal, b"")

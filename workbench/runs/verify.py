@@ -100,7 +100,7 @@ def verify_loaded(
     try:
         journal = read_journal(paths)
     except JournalError as exc:
-        result.divergence = f"journal {exc}"
+        result.divergence = exc.reason if exc.line is None else f"journal {exc}"
         return result
     result.journal = journal
     header = journal.header
