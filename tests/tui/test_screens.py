@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 
 import pytest
@@ -184,6 +185,20 @@ async def test_journal_screen_never_reads_the_file_to_repaint(app: PlayerApp) ->
         assert "Chain BROKEN" not in screen_text(app.screen)
         await pilot.press("v")
         await notified(pilot, "Chain BROKEN")
+
+
+async def test_journal_verify_names_a_pipe_planted_in_place_of_the_journal(
+    app: PlayerApp,
+) -> None:
+    """The re-read is the bounded run reader: a named pipe is refused, not waited on."""
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "4")
+        journal = app.session.paths.journal
+        journal.rename(journal.with_suffix(".moved"))
+        os.mkfifo(journal)
+        await pilot.press("v")
+        await notified(pilot, "journal is a named pipe, not a regular file")
+        assert "Chain BROKEN" in screen_text(app.screen)
 
 
 async def test_ledger_balances_follows_days_and_exports_atomically(app: PlayerApp) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import ComposeResult
@@ -12,6 +12,9 @@ from textual.widgets import Static
 from workbench.tui.messages import JournalVerified
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.journal import EntryScreen, JournalTable
+
+if TYPE_CHECKING:
+    from workbench.runs.files import RunPaths
 
 
 class JournalScreen(PlayerScreen):
@@ -69,16 +72,17 @@ class JournalScreen(PlayerScreen):
             return
         self.integrity.set_classes("")
         self.integrity.update("Verifying the journal file …")
-        self.verify(local.paths.journal, local.journal_head)
+        self.verify(local.paths, local.journal_head)
 
     @work(thread=True, exclusive=True, group="journal-verify")
-    def verify(self, path: Path, head: str) -> None:
-        """Re-read the file (which checks every hash link) and compare its head."""
-        from ledger.journal import Journal, JournalError
+    def verify(self, paths: RunPaths, head: str) -> None:
+        """Re-read the file (bounded; which checks every hash link) and compare its head."""
+        from ledger.journal import JournalError
+        from workbench.runs.files import read_journal
 
         try:
-            journal = Journal.open(path)
-        except (JournalError, OSError) as exc:
+            journal = read_journal(paths)
+        except JournalError as exc:
             self.post_message(JournalVerified(False, 0, "", str(exc)))
             return
         same = journal.head == head
