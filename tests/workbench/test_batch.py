@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import shutil
 from decimal import Decimal
@@ -127,6 +128,38 @@ def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path)
     assert rows["run-1"]["status"] == "integrity" and rows["run-1"]["report"] == ""
     assert rows["run-open"]["status"] == "refused"
     assert rows["run-0"]["report"] == "reports/run-0/report.json"
+
+
+@pytest.mark.parametrize("damage", ["device", "named pipe", "directory", "too large", "not JSON"])
+def test_a_run_json_that_cannot_be_read_fails_its_run_alone(
+    runs_dir: Path, tmp_path: Path, damage: str
+) -> None:
+    """Whatever stands in a run's run.json, the batch names that run and evaluates the rest:
+    unreadable (a device, a pipe, a directory, over its limit) is refused, exit 1; readable
+    but not a registration is an integrity failure, exit 3."""
+    mixed = tmp_path / "runs"
+    shutil.copytree(runs_dir, mixed)
+    registration = mixed / "run-2" / "run.json"
+    registration.unlink()
+    if damage == "device":
+        registration.symlink_to("/dev/zero")
+    elif damage == "named pipe":
+        os.mkfifo(registration)
+    elif damage == "directory":
+        registration.mkdir()
+    elif damage == "too large":
+        registration.write_bytes(b" " * (64 * 1024 + 1))
+    else:
+        registration.write_bytes(b"garbage\n")
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(out))
+    status = "integrity" if damage == "not JSON" else "refused"
+    assert code == (3 if status == "integrity" else 1), stdout + stderr
+    assert "Traceback" not in stdout + stderr
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert rows["run-2"]["status"] == status and str(registration) in rows["run-2"]["reason"]
+    assert [rows[f"run-{i}"]["status"] for i in (0, 1, 3)] == ["evaluated"] * 3
+    assert (out / "leaderboard.csv").exists()
 
 
 def test_private_batch_names_missing_agents_and_leaves_out_others(

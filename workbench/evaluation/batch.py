@@ -11,9 +11,10 @@ atomically, so a batch without leaderboard.csv did not finish.
 Which runs count: with `--control`, the runs of the control file's campaign, and every
 agent registered there is expected to have at least one; without it, every development
 run. Runs that do not belong (another campaign) are named and left out. A run that is
-covered but cannot be evaluated (unfinished, its campaign changed, its task lost) is
-skipped with a line naming it and makes the exit code 1, like an unscored question; a
-run that fails integrity gets no report and makes it 3, and the others are still written.
+covered but cannot be evaluated (unfinished, its campaign changed, its task lost, its
+run.json unreadable) is skipped with a line naming it and makes the exit code 1, like an
+unscored question; a run that fails integrity (an altered run.json included) gets no
+report and makes it 3, and the others are still written.
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ def _discover(
             registration = read_registration(paths)
         except IntegrityError as exc:
             rows.append(RunRow(name, "", "integrity", reason=exc.message))
+            continue
+        except UserError as exc:  # unreadable: too large, a pipe or device, no permission
+            rows.append(RunRow(name, "", "refused", reason=exc.message))
             continue
         agent = registration.agent_id
         if control is None:
