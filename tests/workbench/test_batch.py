@@ -7,6 +7,8 @@ import io
 import os
 import re
 import shutil
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -160,6 +162,43 @@ def test_a_run_json_that_cannot_be_read_fails_its_run_alone(
     assert rows["run-2"]["status"] == status and str(registration) in rows["run-2"]["reason"]
     assert [rows[f"run-{i}"]["status"] for i in (0, 1, 3)] == ["evaluated"] * 3
     assert (out / "leaderboard.csv").exists()
+
+
+def _as_a_user(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI with file permissions enforced: as root, without the capabilities to
+    override them (setpriv, util-linux), so the refusal is the kernel's own."""
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    prefix = drop if os.geteuid() == 0 else []
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "workbench", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_a_run_directory_that_cannot_be_entered_fails_its_run_alone(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    """A run directory without permissions is that run's 'refused' row; the rest is evaluated
+    (it was a PermissionError traceback, and no report for anyone)."""
+    mixed = tmp_path / "runs"
+    shutil.copytree(runs_dir, mixed)
+    locked = mixed / "run-1"
+    locked.chmod(0)  # not even its owner may enter it
+    try:
+        done = _as_a_user(
+            "validate", "counterfactual", str(mixed), "--all-agents", "--out", str(tmp_path / "o")
+        )
+    finally:
+        locked.chmod(0o755)
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    rows = {row["run"]: row for row in _csv(tmp_path / "o" / "runs.csv")}
+    assert rows["run-1"]["status"] == "refused"
+    assert rows["run-1"]["reason"] == f"{locked / 'run.json'}: cannot read (Permission denied)"
+    assert [rows[f"run-{i}"]["status"] for i in (0, 2, 3)] == ["evaluated"] * 3
 
 
 def test_private_batch_names_missing_agents_and_leaves_out_others(

@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import click
 
-from workbench import __version__
-from workbench.errors import WorkbenchError
+from workbench import __version__, exit_codes
+from workbench.errors import UserError, WorkbenchError
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -26,6 +26,13 @@ FLAGS: dict[str, str] = {
     "force": "--force",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
+
+
+def os_error_message(exc: OSError) -> str:
+    """`PATH: cannot access (reason)` for an OSError, naming both paths of a rename."""
+    reason = exc.strerror or str(exc)
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: cannot access ({reason})" if paths else reason
 
 
 def cli_message(error: WorkbenchError) -> str:
@@ -133,12 +140,22 @@ class LazyGroup(click.Group):
         return command
 
     def invoke(self, ctx: click.Context) -> object:
-        """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code."""
+        """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code.
+
+        A file system refusal no command turned into a message of its own (a directory it
+        may not enter, a full disk) is one line naming the path, exit 2, never a traceback.
+        A closed standard output (`| head`) is left to Python, as before.
+        """
         try:
             return super().invoke(ctx)
         except WorkbenchError as exc:
             click.echo(f"Error: {cli_message(exc)}", err=True)
             ctx.exit(exc.exit_code)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            click.echo(f"Error: {cli_message(UserError(os_error_message(exc)))}", err=True)
+            ctx.exit(exit_codes.USAGE)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, _COMMANDS[name].help) for name in self.list_commands(ctx)]

@@ -90,16 +90,20 @@ def _discover(
     seen_agents: set[str] = set()
     for run_dir in _entries(runs_dir):
         paths = RunPaths(run_dir)
-        if not paths.exists():
-            continue
         name = run_dir.name
         try:
+            if not paths.exists():
+                continue
             registration = read_registration(paths)
         except IntegrityError as exc:
             rows.append(RunRow(name, "", "integrity", reason=exc.message))
             continue
         except UserError as exc:  # unreadable: too large, a pipe or device, no permission
             rows.append(RunRow(name, "", "refused", reason=exc.message))
+            continue
+        except OSError as exc:  # a directory this process may not look into
+            why = f"{paths.registration}: cannot read ({exc.strerror or exc})"
+            rows.append(RunRow(name, "", "refused", reason=why))
             continue
         agent = registration.agent_id
         if control is None:
