@@ -15,6 +15,7 @@ import contextlib
 import errno
 import os
 import random
+import shutil
 import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -214,6 +215,15 @@ class OutputClaim:
         with contextlib.suppress(OSError):
             self.claim.rmdir()
             if self.created_root:
+                self.root.rmdir()
+
+    def discard(self) -> None:
+        """Undo a claim whose writing failed or was interrupted: remove the claim with all
+        that was written into it (ours alone: no other process can claim it), then the root
+        if this process created it, so the same output directory can be used again."""
+        shutil.rmtree(self.claim, ignore_errors=True)
+        if self.created_root:
+            with contextlib.suppress(OSError):
                 self.root.rmdir()
 
 

@@ -6,7 +6,9 @@ import csv
 import io
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 from decimal import Decimal
@@ -199,6 +201,33 @@ def test_a_run_directory_that_cannot_be_entered_fails_its_run_alone(
     assert rows["run-1"]["status"] == "refused"
     assert rows["run-1"]["reason"] == f"{locked / 'run.json'}: cannot read (Permission denied)"
     assert [rows[f"run-{i}"]["status"] for i in (0, 2, 3)] == ["evaluated"] * 3
+
+
+def test_a_batch_that_cannot_write_removes_what_it_wrote(runs_dir: Path, tmp_path: Path) -> None:
+    """A write fails part way (files may not grow past 2,000 bytes: a report is larger):
+    one line, exit 2, OUT gone with every report written before; the same OUT then works."""
+
+    def small_files() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2_000, 2_000))
+
+    out = tmp_path / "o"
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", "validate", "counterfactual", str(runs_dir)]
+        + ["--all-agents", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        preexec_fn=small_files,
+        check=False,
+        timeout=600,
+    )
+    assert done.returncode == 2, done.stderr
+    (error,) = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert "cannot write (File too large)" in error and "Traceback" not in done.stderr
+    assert not out.exists()
+    code, stdout, stderr = _validate(str(runs_dir), "--all-agents", "--out", str(out))
+    assert code == 1, stdout + stderr  # these runs leave questions unscored
+    assert (out / "leaderboard.csv").exists()
 
 
 def test_private_batch_names_missing_agents_and_leaves_out_others(

@@ -595,31 +595,40 @@ def _limit_file_size(limit: int) -> Callable[[], None]:
     return limit_size
 
 
-def test_a_seals_file_that_cannot_be_written_stops_with_one_line_and_no_report(
-    demo_run: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("limit", "failing"),
+    [(1_000, "seals file"), (5_000, "evaluation output")],
+)
+@pytest.mark.parametrize("existing", [False, True])
+def test_output_that_cannot_be_written_stops_with_one_line_and_leaves_nothing(
+    demo_run: Path, tmp_path: Path, limit: int, failing: str, existing: bool
 ) -> None:
-    """Writing seals fails (the file may not grow): no report, nothing else lost.
+    """Writing fails (files may not grow): no report, nothing half-written, nothing lost.
 
-    A real failing write: the child's files may grow to 1,000 bytes, less than the
-    demo's seals file (1,442), so writing it fails, before any other output is written.
+    A real failing write: the child's files may grow to `limit` bytes, less than the
+    demo's seals file (1,442) or than its report (about 11 KB, after the seals are
+    written). What the evaluation wrote is removed, the directory too if it made it, so
+    the same --out works once there is room.
     """
     out = tmp_path / "o"
+    if existing:
+        out.mkdir()
     before = {p.name: p.read_bytes() for p in demo_run.iterdir() if p.is_file()}
     result = subprocess.run(
         [sys.executable, "-m", "workbench", "validate", "counterfactual"]
         + ["--results", str(demo_run), "--out", str(out)],
         capture_output=True,
         text=True,
-        preexec_fn=_limit_file_size(1000),
+        preexec_fn=_limit_file_size(limit),
         check=False,
     )
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr
     (error,) = [line for line in result.stderr.splitlines() if line.startswith("Error:")]
-    assert "seals file" in error and "cannot write (File too large)" in error
-    assert not (out / "report.json").exists() and not (out / "SHA256SUMS").exists()
+    assert error.startswith(f"Error: {failing} ") and "cannot write (File too large)" in error
+    assert sorted(out.iterdir()) == [] if existing else not out.exists()
     assert {p.name: p.read_bytes() for p in demo_run.iterdir() if p.is_file()} == before
-    retry = cli("validate", "counterfactual", "--results", demo_run, "--out", tmp_path / "o2")
+    retry = cli("validate", "counterfactual", "--results", demo_run, "--out", out)
     assert retry.exit_code == 0, retry.output
 
 

@@ -6,7 +6,8 @@ every question pair in order, nothing written) on the chosen executor; this proc
 claims OUT (by creating `OUT/reports`, atomically), writes each run's report into
 `OUT/reports/<run>/` (seals, SHA256SUMS, report.json, exactly as a single validation) in
 run-name order, then `runs.csv`, then `leaderboard.csv` last. Every file is written
-atomically, so a batch without leaderboard.csv did not finish.
+atomically, so a batch without leaderboard.csv did not finish; one that fails or is
+interrupted removes what it wrote (OUT too, if it made it), so OUT can be used again.
 
 Which runs count: with `--control`, the runs of the control file's campaign, and every
 agent registered there is expected to have at least one; without it, every development
@@ -190,13 +191,13 @@ def validate_runs(
                     codes.append(code)
                 if on_row is not None:
                     on_row(row)
+            rows.sort(key=lambda r: (r.run, r.agent))
+            table = leaderboard(rows)
+            runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
+            atomic_write_all([(runs_path, runs_csv(rows)), (board_path, to_csv(table))])
         except BaseException:
-            claim.abandon()
+            claim.discard()
             raise
-    rows.sort(key=lambda r: (r.run, r.agent))
-    table = leaderboard(rows)
-    runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
-    atomic_write_all([(runs_path, runs_csv(rows)), (board_path, to_csv(table))])
     return BatchOutcome(_exit_code(rows, codes), tuple(rows), table, board_path, runs_path)
 
 

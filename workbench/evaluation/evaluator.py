@@ -527,7 +527,9 @@ def run_evaluation(
 
     Pairs run where `executor` says (a local pool of `workers` processes when None); it
     starts only after every check passed, so a refusal never waits for a cluster, and the
-    output directory is claimed only once it runs, so a cluster that fails leaves none.
+    output directory is claimed only once it runs, so a cluster that fails leaves none. An
+    evaluation that fails or is interrupted while writing (a full disk, ctrl+c) removes
+    what it wrote, so the same output directory can be used again.
     """
     results, registration = _resolve_run(Path(results_dir), control, agent)
     out = Path(out_dir)
@@ -569,7 +571,7 @@ def _evaluate(
                 out, prepared.head, pairs, len(prepared.tasks), seal_key, progress
             )
         except BaseException:
-            claim.abandon()
+            claim.discard()
             raise
 
 

@@ -66,8 +66,7 @@ class SealStream:
 
     def _error(self, exc: OSError) -> UserError:
         return UserError(
-            f"seals file {self.path}: cannot write ({exc.strerror or exc}); "
-            "no report was written: evaluate into a new directory"
+            f"seals file {self.path}: cannot write ({exc.strerror or exc}); no report was written"
         )
 
     def __enter__(self) -> SealStream:
