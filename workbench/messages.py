@@ -26,6 +26,14 @@ def printable(text: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
+def single_line(text: str) -> str:
+    """`text` printable on one line: every control character escaped, newlines and tabs too,
+    for what a line shows of other people's names (a run directory, a campaign id)."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
+
+
 def clip(value: object, limit: int = CLIP) -> str:
     """A user value as a quoted, printable string of at most about `limit` characters.
 

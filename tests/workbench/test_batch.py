@@ -230,6 +230,23 @@ def test_a_batch_that_cannot_write_removes_what_it_wrote(runs_dir: Path, tmp_pat
     assert (out / "leaderboard.csv").exists()
 
 
+def test_run_names_that_would_break_lines_or_drive_the_terminal_are_escaped(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    """Run directories are named by whoever submitted them: each prints as one escaped line."""
+    mixed = tmp_path / "runs"
+    mixed.mkdir()
+    shutil.copytree(runs_dir / "run-0", mixed / "red\x1b[31m\nforged line")
+    shutil.copytree(runs_dir / "run-1", mixed / "open\x07")
+    (mixed / "open\x07" / "seal.json").unlink()  # fails integrity: a stderr line of its own
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "o"))
+    assert code == 3, stdout + stderr
+    assert "\x1b" not in stdout + stderr and "\x07" not in stdout + stderr
+    assert "  red\\x1b[31m\\nforged line (ada): scored " in stdout
+    assert not any(line.startswith("forged line") for line in stdout.splitlines())
+    assert any(line.startswith("open\\x07: integrity failure") for line in stderr.splitlines())
+
+
 def test_private_batch_names_missing_agents_and_leaves_out_others(
     private: Private, runs_dir: Path, tmp_path: Path
 ) -> None:

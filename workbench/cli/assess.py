@@ -22,7 +22,7 @@ from workbench.cli.options import (
 )
 from workbench.display import money, score_counts, short_number
 from workbench.errors import UserError
-from workbench.messages import bound_line
+from workbench.messages import bound_line, single_line
 
 if TYPE_CHECKING:
     from workbench.evaluation.executors import ExecutorSpec
@@ -169,7 +169,10 @@ def validate_counterfactual(
 def _print_row(row: RunRow) -> None:
     """One line per run as it is written (stdout), or why it has no report (stderr)."""
     if row.status == "evaluated" and row.report is not None and row.report.summary is not None:
-        click.echo(f"  {row.run} ({row.agent}): {score_counts(row.report.summary)}")
+        click.echo(
+            bound_line(f"  {single_line(row.run)} ({row.agent}): ")
+            + score_counts(row.report.summary)
+        )
         return
     what = {
         "integrity": "integrity failure, nothing scored",
@@ -179,7 +182,7 @@ def _print_row(row: RunRow) -> None:
         "excluded": "not in this batch",
     }.get(row.status, row.status)
     subject = row.run or f"agent {row.agent}"
-    click.echo(f"{subject}: {what}: {row.reason}", err=True)
+    click.echo(bound_line(single_line(f"{subject}: {what}: {row.reason}")), err=True)
 
 
 def _validate_all(

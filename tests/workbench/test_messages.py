@@ -1,0 +1,30 @@
+"""Shaping what a line shows of other people's text: printable, one line, bounded."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from workbench.messages import bound_line, single_line
+
+
+@given(st.text(max_size=200))
+def test_any_text_shows_on_one_printable_line(text: str) -> None:
+    shown = single_line(text)
+    assert shown.isprintable() and "\n" not in shown and "\x1b" not in shown
+
+
+@given(st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"))))
+def test_printable_text_is_shown_as_it_is(text: str) -> None:
+    if text.isprintable():
+        assert single_line(text) == text
+
+
+def test_a_name_that_would_drive_the_terminal_is_shown_escaped() -> None:
+    assert single_line("run\x1b[31mRED\nnext\tcol") == "run\\x1b[31mRED\\nnext\\tcol"
+
+
+@given(st.text(max_size=2_000))
+def test_a_bounded_line_is_printable_and_short(text: str) -> None:
+    shown = bound_line(single_line(text), 100)
+    assert shown.isprintable() and len(shown) <= 100 + len("… (00000 chars)")
