@@ -5,11 +5,14 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
+from textual.geometry import Region
 from textual.message import Message
 
 from campaigns import DEFAULT_CAMPAIGN
+from ledger.canonical import dumps
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
 from workbench.cli import main
@@ -93,7 +96,7 @@ async def test_unfinished_run_is_refused_and_finished_run_validates(runs_root: P
         assert "finished-validation" in text and "baseline" in text and "intervention" in text
         reports.questions.move_cursor(row=1)
         await pilot.pause()
-        second = reports.questions.get_row_at(1)[0]
+        second = reports.questions.row_text(1)[0]
         assert second in str(reports.detail.render())
 
 
@@ -112,3 +115,32 @@ def test_author_command_is_listed() -> None:
     assert "author" in result.output
     result = CliRunner().invoke(main, ["author", "--help"])
     assert result.exit_code == 0 and "--control" in result.output and "--runs" in result.output
+
+
+async def test_other_peoples_names_show_as_they_are(demo_run: Path, tmp_path: Path) -> None:
+    """Run directories and run.json fields come from whoever made the runs: markup in them
+    is text (a campaign id `[/]` closed the app; `[@click=…]` would have been a link)."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    forged = root / "forged"
+    shutil.copytree(demo_run, forged)
+    registration = orjson.loads((forged / "run.json").read_bytes())
+    registration["campaign_id"] = "[/]"
+    (forged / "run.json").write_bytes(dumps(registration) + b"\n")
+    shutil.copytree(demo_run, root / "[@click=app.quit]run")
+    app = AuthorApp(DEFAULT_CAMPAIGN, root)
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        await wait_for(pilot, lambda: screen.table.row_count == 2, "runs listed")
+        rows = [screen.table.row_text(i) for i in range(2)]
+        assert rows[0][:2] == ["[@click=app.quit]run", "harbor-roasters"]
+        assert rows[1][:2] == ["forged", "[/]"]
+        await pilot.click(type(screen.table), offset=(2, 1))  # the first row's name
+        await pilot.pause()
+        assert app.is_running
+        shown = screen.table.render_lines(Region(0, 0, *screen.table.size))
+        lines = [strip.text for strip in shown]
+        assert any("[@click=app.quit]run" in line for line in lines)
+        assert any("[/]" in line for line in lines)

@@ -56,7 +56,7 @@ async def test_vc_batch_grades_a_file_and_the_bar_rests(app: PlayerApp, tmp_path
         screen.file.value = str(path)
         await pilot.press("ctrl+b")
         await wait_for(pilot, lambda: screen.summary.row_count == 3, "summary rows")
-        names = [screen.summary.get_row_at(i)[0] for i in range(screen.summary.row_count)]
+        names = [screen.summary.row_text(i)[0] for i in range(screen.summary.row_count)]
         assert names == ["easy", "hard", "all"]
         assert not bar.running and not bar.display
 

@@ -121,7 +121,7 @@ async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> Non
         await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "history row")
-        row = screen.history.get_row_at(0)
+        row = screen.history.row_text(0)
         assert row[2] == "q_spring_campaign" and row[3] == "1500" and row[6] == "yes"
 
 
@@ -218,7 +218,7 @@ async def test_ledger_balances_follows_days_and_exports_atomically(app: PlayerAp
         assert (app.export_dir / "ledger.beancount").read_text()
         assert (app.export_dir / "ledger.csv").read_text()
         assert not list(app.export_dir.glob(".*.tmp"))
-        rows = [screen.balances.get_row_at(i) for i in range(screen.balances.row_count)]
+        rows = [screen.balances.row_text(i) for i in range(screen.balances.row_count)]
         money = [str(row[1]) for row in rows if row[2] == "USD"]
         assert any(m.startswith("-$") for m in money)
         assert all(re.fullmatch(r"-?\$\d{1,3}(,\d{3})*\.\d\d", m) for m in money)

@@ -95,7 +95,7 @@ async def test_visit_everything(app: PlayerApp) -> None:
         async def drill(row: int) -> None:
             await pilot.press("enter")
             await pilot.pause()
-            assert ledger.history.account == ledger.balances.get_row_at(row)[0]
+            assert ledger.history.account == ledger.balances.row_text(row)[0]
             assert ledger.history.row_count == app.session.day + 1
 
         assert await walk_rows(pilot, ledger.balances, drill) > 0

@@ -90,9 +90,7 @@ class RunsTable(KeyedTable):
         """One row per run, keyed by its path."""
         self.clear()
         for run in runs:
-            self.add_row(
-                run.path.name, run.campaign_id, run.agent_id, escape(run.state), key=str(run.path)
-            )
+            self.add_row(run.path.name, run.campaign_id, run.agent_id, run.state, key=str(run.path))
 
     def action_validate(self) -> None:
         """Ask to validate the highlighted run."""

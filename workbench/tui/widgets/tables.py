@@ -1,14 +1,27 @@
-"""The base of every table: its columns exist from construction, before any mount runs."""
+"""The base of every table: its columns exist from construction, before any mount runs,
+and its cells show text as it is."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from rich.text import Text
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey, RowKey
 
 
-class Table(DataTable[str]):
-    """A row-cursor table whose `COLUMNS` are added when it is built.
+def literal(cell: str | Text) -> Text:
+    """A cell that shows its text as it is.
+
+    DataTable reads a `str` cell as Rich markup: a run directory or a campaign id from
+    someone else's run.json such as `[/]` raised MarkupError and closed the app, and one
+    such as `[@click=…]` became an action link.
+    """
+    return Text(cell) if isinstance(cell, str) else cell
+
+
+class Table(DataTable[Text]):
+    """A row-cursor table whose `COLUMNS` are added when it is built; its cells are literal.
 
     A screen may paint its tables from its own mount handler, which can run before
     a child's; columns added at construction are there whichever runs first.
@@ -21,6 +34,33 @@ class Table(DataTable[str]):
         super().__init__(**kwargs)
         if self.COLUMNS:
             self.add_columns(*self.COLUMNS)
+
+    def add_row(
+        self,
+        *cells: str | Text,
+        height: int | None = 1,
+        key: str | None = None,
+        label: str | Text | None = None,
+    ) -> RowKey:
+        """Add a row whose `str` cells show as they are (see `literal`)."""
+        return super().add_row(
+            *(literal(cell) for cell in cells), height=height, key=key, label=label
+        )
+
+    def update_cell(
+        self,
+        row_key: RowKey | str,
+        column_key: ColumnKey | str,
+        value: str | Text,
+        *,
+        update_width: bool = False,
+    ) -> None:
+        """Replace a cell's value, shown as it is (see `literal`)."""
+        super().update_cell(row_key, column_key, literal(value), update_width=update_width)
+
+    def row_text(self, row_index: int) -> list[str]:
+        """The cells of the row at `row_index` as plain text."""
+        return [cell.plain for cell in self.get_row_at(row_index)]
 
     @property
     def selected(self) -> str | None:
