@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input
 
 from tests.tui.conftest import SIZE, SMALL, go, notices, notified, wait_for
 from tests.tui.text import screen_text
+from workbench.play.session import PlayerSession
 from workbench.tui.app import AUTHOR_SCREENS, PLAYER_SCREENS, PlayerApp
 from workbench.tui.screens.actions import ActionsScreen
 from workbench.tui.screens.confirm import ConfirmSchedule
@@ -188,9 +190,11 @@ async def test_journal_screen_never_reads_the_file_to_repaint(app: PlayerApp) ->
 
 
 async def test_journal_verify_names_a_pipe_planted_in_place_of_the_journal(
-    app: PlayerApp,
+    tmp_path: Path,
 ) -> None:
-    """The re-read is the bounded run reader: a named pipe is refused, not waited on."""
+    """The re-read is the bounded run reader: a named pipe is refused, not waited on; the
+    message quotes the run's path, shown as text however its folders are named."""
+    app = PlayerApp(PlayerSession.create(tmp_path / "run[" / "x]"), briefing_at_start=False)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await go(pilot, "4")
         journal = app.session.paths.journal

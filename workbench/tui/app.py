@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import LoadingIndicator, Static
@@ -175,6 +176,23 @@ class WorkbenchShell(App[None]):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.theme = DARK
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """A notification, always shown as text (`markup` is ignored).
+
+        Messages quote what people typed or named (a path, a value, a run): read as
+        markup, `[/]` in one raised MarkupError and closed the app. A widget's `notify`
+        asks for markup by default, so the app does not take the request.
+        """
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
 
     @property
     def screen_table(self) -> tuple[ScreenSpec, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -97,5 +98,5 @@ class JournalScreen(PlayerScreen):
         else:
             text = f"Chain BROKEN: {message.detail}"
             self.notify(text, severity="error", timeout=8)
-        self.integrity.update(text)
+        self.integrity.update(Text(text))  # it quotes the file's path: text, not markup
         self.integrity.set_classes("-ok" if message.ok else "-broken")
