@@ -75,6 +75,38 @@ def test_consistently_edited_numbers_are_caught_against_the_run(out: Path, demo_
     _mismatch(_cli("verify-report", str(out), "--results", str(demo_run)), "submission.value")
 
 
+def _rename_first_question(report: dict) -> None:
+    report["questions"][0]["id"] = "q_renamed"
+
+
+def _edit_first_scale(report: dict) -> None:
+    report["questions"][0]["contract"]["scale"] = "1"
+
+
+def _swap_first_branches(report: dict) -> None:
+    branches = report["questions"][0]["branches"]
+    branches["baseline"], branches["intervention"] = branches["intervention"], branches["baseline"]
+
+
+@pytest.mark.parametrize(
+    ("edit", "says"),
+    [
+        (_rename_first_question, ["its contract is the one of", "episode id is not the one"]),
+        (_edit_first_scale, ["contract_digest differs from its contract"]),
+        (_swap_first_branches, ["baseline: the record is named 'intervention'"]),
+    ],
+)
+def test_an_edit_of_what_the_report_derives_from_itself_is_caught(
+    out: Path, edit: Callable[[dict], None], says: list[str]
+) -> None:
+    """A question renamed, its terms edited or its branches swapped, alone: each breaks a
+    reference the report makes to itself (contract, digest, episode ids)."""
+    report = _report(out)
+    edit(report)
+    _write_report(out, report)
+    _mismatch(_cli("verify-report", str(out)), *says)
+
+
 def test_an_edited_checksum_file_is_caught(out: Path) -> None:
     sums = out / "SHA256SUMS"
     sums.write_bytes(sums.read_bytes().replace(b"  seals/", b"  seals/x", 1))

@@ -3,9 +3,10 @@
 An output directory is consistent when report.json is canonical and names the SHA-256 of
 SHA256SUMS; SHA256SUMS lists exactly the files under seals/ with their true hashes; every
 branch record of the report points at its own seal in its question's file (hash, seal
-digest, episode, branch, campaign) and every seal has its record; its effects, losses,
-scores and summary follow from its own numbers; and, when the results directory is
-given, evaluating that run again gives the same report.
+digest, episode, branch, campaign) and every seal has its record; each question's
+contract, contract digest and episode ids are the ones derived from its id and the run's
+journal head; its effects, losses, scores and summary follow from its own numbers; and,
+when the results directory is given, evaluating that run again gives the same report.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ledger.bounded_read import read_at_most
 from ledger.canonical import dumps
 from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
+from workbench.evaluation.branches import episode_id
 from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
 from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport, QuestionEntry
 from workbench.inputs import LIMITS, MIB, read_bounded
@@ -93,6 +95,7 @@ def check_report(
     check.questions = len(report.questions)
     listed = _check_sums(out, report, check)
     _check_branches(out, report, listed, check)
+    _check_identities(report, check)
     _check_arithmetic(report, check)
     if results is not None:
         _compare_with_results(document, report, Path(results), control, agent, check)
@@ -254,6 +257,33 @@ def _check_branches(
             )
     for name in sorted(set(listed) - set(named)):
         check.problems.append(f"{out / name}: no branch record of report.json names it")
+
+
+def _check_identities(report: CounterfactualReport, check: ReportCheck) -> None:
+    """What the report derives from its own fields: each question's contract is its own
+    (its id, and the digest of its terms) and each branch's episode id is the one the
+    evaluator derives from the run's journal head, the question and the branch, so a
+    question cannot be renamed or its terms edited alone."""
+    head = report.factual.journal_head
+    for question in report.questions:
+        where = f"report.json: {clip(question.id)}"
+        contract = question.contract
+        if contract.id != question.id:
+            check.problems.append(f"{where}: its contract is the one of {clip(contract.id)}")
+        if hashlib.sha256(dumps(contract.to_data())).hexdigest() != question.contract_digest:
+            check.problems.append(f"{where}: contract_digest differs from its contract")
+        for name, branch in (
+            ("baseline", question.branches.baseline),
+            ("intervention", question.branches.intervention),
+        ):
+            if branch is None:
+                continue
+            if branch.name != name:
+                check.problems.append(f"{where} {name}: the record is named {clip(branch.name)}")
+            if head is not None and branch.episode_id != episode_id(head, question.id, name):
+                check.problems.append(
+                    f"{where} {name}: episode id is not the one of this run, question and branch"
+                )
 
 
 def _decimal(text: str | None) -> Decimal | None:
