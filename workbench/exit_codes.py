@@ -10,3 +10,6 @@ a wrong control file, an unfinished run given to `validate`, a command to a fini
 INTEGRITY = 3
 """The factual run failed verification: broken journal chain, divergent re-execution, bad seal
 or seal signature, a command after `finish`, an altered run.json."""
+INTERRUPTED = 130
+"""Stopped by Ctrl+C (128 + SIGINT, the shell's convention): what a validation was writing
+is removed; a run keeps its last durable state."""

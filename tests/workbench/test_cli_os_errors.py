@@ -1,4 +1,4 @@
-"""File system refusals no command named itself: one line, exit 2, never a traceback."""
+"""What no command names itself (file system refusals, Ctrl+C): one line, its own exit code."""
 
 from __future__ import annotations
 
@@ -62,3 +62,16 @@ def test_an_error_without_a_path_gives_its_reason() -> None:
         "No space left on device"
     )
     assert os_error_message(OSError("odd")) == "odd"
+
+
+@click.command()
+def interrupted() -> None:
+    """A command stopped by Ctrl+C."""
+    raise KeyboardInterrupt
+
+
+def test_ctrl_c_is_one_line_and_its_own_exit_code(monkeypatch: pytest.MonkeyPatch) -> None:
+    """130, not click's `Aborted!` with 1 (which means unscored to whoever reads codes)."""
+    monkeypatch.setitem(cli._COMMANDS, "stop", CommandEntry(__name__, "interrupted", "test"))
+    result = CliRunner().invoke(main, ["stop"])
+    assert (result.exit_code, result.output) == (130, "Error: interrupted\n")

@@ -144,13 +144,17 @@ class LazyGroup(click.Group):
 
         A file system refusal no command turned into a message of its own (a directory it
         may not enter, a full disk) is one line naming the path, exit 2, never a traceback.
-        A closed standard output (`| head`) is left to Python, as before.
+        A closed standard output (`| head`) is left to Python, as before. Ctrl+C is
+        `Error: interrupted`, exit 130 (click's `Aborted!` exited 1, which means unscored).
         """
         try:
             return super().invoke(ctx)
         except WorkbenchError as exc:
             click.echo(f"Error: {cli_message(exc)}", err=True)
             ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("Error: interrupted", err=True)
+            ctx.exit(exit_codes.INTERRUPTED)
         except BrokenPipeError:
             raise
         except OSError as exc:
