@@ -16,6 +16,7 @@ from ledger.canonical import dumps
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
 from workbench.cli import main
+from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
 from workbench.tui.app import AuthorApp
 from workbench.tui.messages import JobProgress
@@ -144,3 +145,27 @@ async def test_other_peoples_names_show_as_they_are(demo_run: Path, tmp_path: Pa
         lines = [strip.text for strip in shown]
         assert any("[@click=app.quit]run" in line for line in lines)
         assert any("[/]" in line for line in lines)
+
+
+async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path: Path) -> None:
+    """The report browser reads every report.json under the runs folder: markup in an id,
+    a reason or an outcome is shown as text, never read as markup (`[/]` closed the app)."""
+    root = tmp_path / "runs"
+    root.mkdir()
+    out = root / "run-validation"
+    run_evaluation(demo_run, out)
+    report = orjson.loads((out / "report.json").read_bytes())
+    first = report["questions"][0]
+    first["id"], first["reason"] = "[/]q", "[@click=app.quit]why"
+    first["branches"]["baseline"]["outcome"] = "[/x]"
+    (out / "report.json").write_bytes(dumps(report) + b"\n")
+    app = AuthorApp(DEFAULT_CAMPAIGN, root)
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "3")
+        reports = app.screen
+        assert isinstance(reports, ReportsScreen)
+        await wait_for(pilot, lambda: reports.questions.row_count > 0, "report shown")
+        detail = str(reports.detail.render())
+        assert "[/]q" in detail and "[@click=app.quit]why" in detail and "[/x]" in detail
+        assert reports.questions.row_text(0)[0] == "[/]q"
+        assert app.is_running

@@ -149,31 +149,41 @@ class ReportQuestions(KeyedTable):
             )
 
 
+def _shown(value: object) -> str:
+    """A value of a report as markup-safe text (a report may come from anyone)."""
+    return escape(str(value))
+
+
 def branch_text(name: str, record: BranchRecord | None) -> str:
     """One branch record's status, outcome and reason."""
     if record is None:
         return f"{name}: not run"
-    reason = f" — {escape(record.reason)}" if record.reason else ""
+    reason = f" — {_shown(record.reason)}" if record.reason else ""
     return (
-        f"{name} [i]{escape(record.choice)}[/i]: {record.status}, outcome {record.outcome}{reason}"
+        f"{name} [i]{_shown(record.choice)}[/i]: {_shown(record.status)}, "
+        f"outcome {_shown(record.outcome)}{reason}"
     )
 
 
 def question_detail(entry: QuestionEntry) -> str:
-    """A report entry: status, both branches, effect, prediction, score, conclusion verdict."""
-    reason = f" ({escape(entry.reason)})" if entry.reason else ""
+    """A report entry: status, both branches, effect, prediction, score, conclusion verdict.
+
+    Every value is escaped: a report.json under the runs folder may have been written by
+    anyone, and `[/]` in one read as markup closed the app.
+    """
+    reason = f" ({_shown(entry.reason)})" if entry.reason else ""
     prediction = entry.submission.value if entry.submission else "none"
     lines = [
-        f"[b]{entry.id}[/b]: {entry.status}{reason}",
+        f"[b]{_shown(entry.id)}[/b]: {_shown(entry.status)}{reason}",
         branch_text("baseline", entry.branches.baseline),
         branch_text("intervention", entry.branches.intervention),
-        f"effect {entry.effect} · prediction {prediction} · loss {entry.loss} · "
-        f"score {entry.score}",
+        f"effect {_shown(entry.effect)} · prediction {_shown(prediction)} · "
+        f"loss {_shown(entry.loss)} · score {_shown(entry.score)}",
     ]
     if entry.conclusion is not None:
         c = entry.conclusion
         lines.append(
-            f"conclusion {c.verdict}: submitted {escape(str(c.submitted))}, "
-            f"expected {escape(str(c.expected))}"
+            f"conclusion {_shown(c.verdict)}: submitted {_shown(c.submitted)}, "
+            f"expected {_shown(c.expected)}"
         )
     return "\n".join(lines)
