@@ -7,8 +7,6 @@ import stat
 
 def kind_of(mode: int) -> str:
     """`st_mode`'s file type in words: "a directory", "a named pipe", "a device", ..."""
-    if stat.S_ISREG(mode):
-        return "a regular file"
     if stat.S_ISLNK(mode):
         return "a symbolic link"
     if stat.S_ISDIR(mode):

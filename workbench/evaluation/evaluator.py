@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from graders import counterfactual as cf
-from ledger.canonical import dumps
 from ledger.collector import collector_paused
 from ledger.money import dollars, to_major
 from ledger.seal import seal_bytes, seal_digest, seal_line_digest, sign_seal
@@ -73,6 +72,7 @@ from workbench.evaluation.report import (
     Summary,
     Verdict,
     VerificationInfo,
+    contract_digest,
 )
 from workbench.evaluation.seal_stream import SealStream
 from workbench.messages import clip
@@ -307,7 +307,7 @@ def _judge(task: PairTask) -> PairResult:
     entry = QuestionEntry(
         id=q.id,
         contract=contract,
-        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
+        contract_digest=contract_digest(contract),
         submission=_submission_used(sub),
         branches=Branches(
             baseline=None if base is None else base.record(),
@@ -331,7 +331,7 @@ def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
     return QuestionEntry(
         id=task.question.id,
         contract=contract,
-        contract_digest=hashlib.sha256(dumps(contract.to_data())).hexdigest(),
+        contract_digest=contract_digest(contract),
         submission=_submission_used(task.submission),
         branches=Branches(),
         effect=None,
@@ -690,11 +690,9 @@ def _store_seals(result: PairResult, stream: SealStream, seal_key: bytes | None)
     The digests are by branch name, for the branch records that name them
     (`_naming_seals`, once the file is finished and its SHA-256 known).
     """
-    branches = result.entry.branches
-    present = {"baseline": branches.baseline, "intervention": branches.intervention}
     lines = {
         name: seal_bytes(seal if seal_key is None else sign_seal(seal, seal_key))
-        for name, record in present.items()
+        for name, record in result.entry.branches.named()
         if record is not None and (seal := result.seals.get(name)) is not None
     }
     if lines:
@@ -714,10 +712,7 @@ def _naming_seals(
         else record.model_copy(
             update={"seal_file": SEALS_FILE, "seal_sha256": sha256, "seal_digest": digests[name]}
         )
-        for name, record in (
-            ("baseline", entry.branches.baseline),
-            ("intervention", entry.branches.intervention),
-        )
+        for name, record in entry.branches.named()
     }
     return entry.model_copy(update={"branches": Branches(**records)})
 

@@ -7,6 +7,7 @@ are decimal strings.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -119,11 +120,20 @@ class BranchRecord(_Model):
     seal_digest: str | None = None
 
 
+def contract_digest(contract: QuestionContract) -> str:
+    """SHA-256 of a question contract's canonical data: the entry's `contract_digest`."""
+    return hashlib.sha256(dumps(contract.to_data())).hexdigest()
+
+
 class Branches(_Model):
     """Both branches of a question (None when a branch was never run)."""
 
     baseline: BranchRecord | None = None
     intervention: BranchRecord | None = None
+
+    def named(self) -> tuple[tuple[str, BranchRecord | None], ...]:
+        """Both records with their branch names, baseline first."""
+        return (("baseline", self.baseline), ("intervention", self.intervention))
 
 
 class ContractEvidence(_Model):

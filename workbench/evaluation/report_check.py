@@ -32,7 +32,12 @@ from ledger.seal import seal_bytes, seal_digest
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.branches import episode_id
 from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
-from workbench.evaluation.report import QUESTION_STATUSES, CounterfactualReport, QuestionEntry
+from workbench.evaluation.report import (
+    QUESTION_STATUSES,
+    CounterfactualReport,
+    QuestionEntry,
+    contract_digest,
+)
 from workbench.inputs import LIMITS, MIB, read_bounded
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
@@ -213,11 +218,7 @@ def _check_branches(
     opened: dict[str, dict[Identity, dict[str, Any]] | None] = {}
     named: dict[str, set[Identity]] = {}
     for question in report.questions:
-        branches = question.branches
-        for name, branch in (
-            ("baseline", branches.baseline),
-            ("intervention", branches.intervention),
-        ):
+        for name, branch in question.branches.named():
             if branch is None:
                 continue
             where = f"report.json: {clip(question.id)} {clip(name)}"
@@ -270,12 +271,9 @@ def _check_identities(report: CounterfactualReport, check: ReportCheck) -> None:
         contract = question.contract
         if contract.id != question.id:
             check.problems.append(f"{where}: its contract is the one of {clip(contract.id)}")
-        if hashlib.sha256(dumps(contract.to_data())).hexdigest() != question.contract_digest:
+        if contract_digest(contract) != question.contract_digest:
             check.problems.append(f"{where}: contract_digest differs from its contract")
-        for name, branch in (
-            ("baseline", question.branches.baseline),
-            ("intervention", question.branches.intervention),
-        ):
+        for name, branch in question.branches.named():
             if branch is None:
                 continue
             if branch.name != name:
