@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import durable
-from ledger.durable import append_durably, write_all
+from ledger.durable import append_durably, start_writeback, write_all
 
 
 @given(data=st.binary(max_size=5000), step=st.integers(min_value=1, max_value=700))
@@ -55,3 +55,30 @@ def test_a_failed_append_raises_and_leaves_the_file(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         append_durably(path, b"x")
     assert path.is_dir()
+
+
+@given(data=st.binary(max_size=20_000))
+def test_starting_writeback_is_a_hint_that_changes_nothing(tmp_path_factory, data: bytes) -> None:  # type: ignore[no-untyped-def]
+    """A file's bytes are the same after the hint, whether or not they were synced yet."""
+    path = tmp_path_factory.mktemp("hint") / "file"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        write_all(fd, data)
+        start_writeback(fd)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    assert path.read_bytes() == data
+
+
+def test_starting_writeback_never_fails_on_what_is_not_a_file(tmp_path: Path) -> None:
+    """Pipes, directories and closed descriptors take the hint silently: it is never an error."""
+    read, write = os.pipe()
+    directory = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for fd in (read, write, directory):
+            start_writeback(fd)
+    finally:
+        for fd in (read, write, directory):
+            os.close(fd)
+    start_writeback(directory)

@@ -294,3 +294,33 @@ def test_a_bad_run_out_is_one_line_and_creates_nothing(kind: str, tmp_path: Path
     _one_line_error(_cli("run", "--out", str(out)))
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert (tmp_path / "file").read_text() == "mine" if kind in ("file", "under a file") else True
+
+
+def test_every_file_starts_its_writeback_before_the_first_wait_for_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One journal commit can carry every file only if each file's writeback has started
+    before the first fsync; the evaluation's seals file starts its own as it is finished."""
+    from workbench import outputs
+    from workbench.evaluation import seal_stream
+
+    events: list[str] = []
+    real_fsync, real_fsync_file = outputs.os.fsync, outputs.fsync_file
+    monkeypatch.setattr(outputs, "start_writeback", lambda fd: events.append("start"))
+    monkeypatch.setattr(seal_stream, "start_writeback", lambda fd: events.append("start seals"))
+    monkeypatch.setattr(outputs.os, "fsync", lambda fd: (events.append("fsync"), real_fsync(fd)))
+    monkeypatch.setattr(
+        outputs, "fsync_file", lambda p: (events.append("fsync seals"), real_fsync_file(p))
+    )
+    with seal_stream.SealStream(tmp_path / "seals.gz") as stream:
+        stream.append(b"{}\n")
+        stream.finish()
+    sums, report = tmp_path / "SHA256SUMS", tmp_path / "report.json"
+    outputs.atomic_write_all(
+        [(sums, b"sums\n"), (report, b"{}\n")], written=[tmp_path / "seals.gz"]
+    )
+    starts = [i for i, e in enumerate(events) if e.startswith("start")]
+    waits = [i for i, e in enumerate(events) if e.startswith("fsync")]
+    assert events[:3] == ["start seals", "start", "start"]
+    assert len(starts) == 3 and "fsync seals" in events and max(starts) < min(waits)
+    assert (sums.read_bytes(), report.read_bytes()) == (b"sums\n", b"{}\n")

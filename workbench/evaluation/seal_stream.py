@@ -16,6 +16,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import BinaryIO
 
+from ledger.durable import start_writeback
 from workbench.errors import UserError
 
 
@@ -35,7 +36,8 @@ class SealStream:
     def finish(self) -> str | None:
         """End the gzip stream and close the file; its SHA-256 (None: no seal was appended).
 
-        Written, not yet durable: the caller fsyncs it with the files that name it
+        Written and its writeback started (the disk works while the report is built), not
+        yet durable: the caller fsyncs it with the files that name it
         (`atomic_write_all(..., written=[path])`), before any of them is renamed into place.
         """
         if self._handle is None:
@@ -43,6 +45,8 @@ class SealStream:
         self._write(self._packer.flush(zlib.Z_FINISH))
         handle, self._handle = self._handle, None
         try:
+            handle.flush()
+            start_writeback(handle.fileno())
             handle.close()
         except OSError as exc:
             raise self._error(exc) from None
