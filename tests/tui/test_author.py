@@ -8,6 +8,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner
+from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 
@@ -149,15 +150,17 @@ async def test_other_peoples_names_show_as_they_are(demo_run: Path, tmp_path: Pa
 
 async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path: Path) -> None:
     """The report browser reads every report.json under the runs folder: markup in an id,
-    a reason or an outcome is shown as text, never read as markup (`[/]` closed the app)."""
+    a reason or an outcome is shown as text, never read as markup (`[/]` closed the app; an
+    id ending in a backslash turned the template's closing tag into text)."""
     root = tmp_path / "runs"
     root.mkdir()
     out = root / "run-validation"
     run_evaluation(demo_run, out)
     report = orjson.loads((out / "report.json").read_bytes())
     first = report["questions"][0]
-    first["id"], first["reason"] = "[/]q", "[@click=app.quit]why"
+    first["id"], first["reason"] = "[/]q\\", "[@click=app.quit]why"
     first["branches"]["baseline"]["outcome"] = "[/x]"
+    first["branches"]["baseline"]["choice"] = "[b"
     (out / "report.json").write_bytes(dumps(report) + b"\n")
     app = AuthorApp(DEFAULT_CAMPAIGN, root)
     async with app.run_test(size=SIZE) as pilot:
@@ -165,7 +168,12 @@ async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path
         reports = app.screen
         assert isinstance(reports, ReportsScreen)
         await wait_for(pilot, lambda: reports.questions.row_count > 0, "report shown")
-        detail = str(reports.detail.render())
-        assert "[/]q" in detail and "[@click=app.quit]why" in detail and "[/x]" in detail
-        assert reports.questions.row_text(0)[0] == "[/]q"
+        detail = reports.detail.render()
+        assert isinstance(detail, Content)
+        text = detail.plain
+        assert "[/]q\\: " in text and "[@click=app.quit]why" in text and "[/x]" in text
+        assert "baseline [b: " in text
+        bold = [text[s.start : s.end] for s in detail.spans if str(s.style) == "b"]
+        assert bold == ["[/]q\\"]
+        assert reports.questions.row_text(0)[0] == "[/]q\\"
         assert app.is_running

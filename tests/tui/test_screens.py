@@ -337,7 +337,7 @@ async def test_a_screen_repaints_when_shown_out_of_date_and_only_then(
         await pilot.press("n")
         await wait_for(pilot, lambda: "Day 2 " in screen_text(dashboard), "day 2 shown")
         assert repaints == [1, 1]
-        assert "[b reverse] 1 Dashboard" in str(dashboard.bar.content)
+        assert "[b reverse] 1 Dashboard" in dashboard.bar.content.markup
 
 
 BREAKPOINTS = frozenset({"-narrow", "-wide", "-short", "-tall"})

@@ -23,6 +23,7 @@ from textual.widgets import LoadingIndicator, Static
 
 from ledger.collector import settle_for_serving
 from workbench.tui.errors import guarded
+from workbench.tui.markup import styled
 from workbench.tui.messages import SessionChanged, SessionFailed, SessionOpened
 
 if TYPE_CHECKING:
@@ -279,7 +280,10 @@ class OpeningScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         """A title, what is being opened, and a busy indicator."""
-        yield Static(f"[b]Counterfactual Workbench[/b]\n\nOpening {self.what} …", id="opening")
+        yield Static(
+            styled("[b]Counterfactual Workbench[/b]\n\nOpening $what …", what=self.what),
+            id="opening",
+        )
         yield LoadingIndicator()
 
 

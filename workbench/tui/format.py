@@ -1,12 +1,16 @@
-"""Text of the views as Rich markup, from typed core values (formatting only, no decisions)."""
+"""Text of the views, from typed core values (formatting only, no decisions).
+
+Values go into markup only as template variables (`workbench.tui.markup`).
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
+from textual.content import Content
 
 from workbench.display import amount
+from workbench.tui.markup import joined, styled
 
 if TYPE_CHECKING:
     from workbench.play.objective import Briefing, CampaignSummary, ObjectiveProgress
@@ -14,39 +18,49 @@ if TYPE_CHECKING:
 STATUS_COLOURS = {"met": "green", "on track": "green", "behind": "yellow", "not met": "red"}
 
 
-def briefing_text(brief: Briefing) -> str:
-    """The briefing as markup: situation, objective, questions, how to play."""
-    lines = [
-        f"[b]{escape(brief.title)}[/b]",
+def briefing_text(brief: Briefing) -> Content:
+    """The briefing: situation, objective, questions, how to play."""
+    lines: list[Content | str] = [
+        styled("[b]$title[/b]", title=brief.title),
         f"{brief.company} · {brief.horizon} days from {brief.start_date.isoformat()}",
         "",
-        escape(brief.description),
+        brief.description,
         "",
     ]
     for target in brief.objectives:
-        lines.append(f"[b]Objective:[/b] {escape(target.title)}")
+        lines.append(styled("[b]Objective:[/b] $title", title=target.title))
         lines += [f"  • {goal.text}" for goal in target.goals]
     if brief.questions:
-        lines += ["", "[b]Questions[/b] (predict intervention − baseline before each deadline)"]
         lines += [
-            f"  • day {q.deadline_day:>3}  {q.question_id}: {escape(q.title)}"
-            for q in brief.questions
+            "",
+            styled("[b]Questions[/b] (predict intervention − baseline before each deadline)"),
+        ]
+        lines += [
+            f"  • day {q.deadline_day:>3}  {q.question_id}: {q.title}" for q in brief.questions
         ]
     lines += [
         "",
-        "[b]How to play[/b]  n next day · w seven days · ctrl+o then 2 schedules actions, "
-        "3 answers questions · f finishes the run early · b shows this briefing again · "
-        "f1 every key",
+        styled(
+            "[b]How to play[/b]  n next day · w seven days · ctrl+o then 2 schedules actions, "
+            "3 answers questions · f finishes the run early · b shows this briefing again · "
+            "f1 every key"
+        ),
     ]
-    return "\n".join(lines)
+    return joined(lines)
 
 
-def objective_lines(progress: tuple[ObjectiveProgress, ...]) -> list[str]:
+def objective_lines(progress: tuple[ObjectiveProgress, ...]) -> list[Content | str]:
     """Each objective with its verdict and each goal's value against its threshold."""
-    lines = []
+    lines: list[Content | str] = []
     for item in progress:
         colour = STATUS_COLOURS[item.status]
-        lines.append(f"[{colour}]{item.status}[/{colour}] · [b]{item.objective.title}[/b]")
+        lines.append(
+            styled(
+                f"[{colour}]$status[/{colour}] · [b]$title[/b]",
+                status=item.status,
+                title=item.objective.title,
+            )
+        )
         for goal in item.goals:
             mark = "✓" if goal.holds else "✗"
             value = amount(goal.value, goal.goal.units)
@@ -55,15 +69,27 @@ def objective_lines(progress: tuple[ObjectiveProgress, ...]) -> list[str]:
     return lines
 
 
-def summary_text(summary: CampaignSummary) -> str:
-    """The end-of-campaign summary as markup."""
+def summary_text(summary: CampaignSummary) -> Content:
+    """The end-of-campaign summary."""
     head = "The campaign is over" if summary.finished else "The campaign is still in play"
-    lines = [f"[b]{head}[/b] (day {summary.day} of {summary.horizon})", ""]
+    lines: list[Content | str] = [
+        styled(
+            "[b]$head[/b] (day $day of $horizon)",
+            head=head,
+            day=summary.day,
+            horizon=summary.horizon,
+        ),
+        "",
+    ]
     lines += objective_lines(summary.objectives)
     lines += [
         "",
-        f"[b]Submissions[/b]: {summary.submissions_made} made; "
-        f"{summary.answered} of {len(summary.questions)} question(s) have one that counts",
+        styled(
+            "[b]Submissions[/b]: $made made; $answered of $total question(s) have one that counts",
+            made=summary.submissions_made,
+            answered=summary.answered,
+            total=len(summary.questions),
+        ),
     ]
     for q in summary.questions:
         if q.answered:
@@ -73,6 +99,6 @@ def summary_text(summary: CampaignSummary) -> str:
         else:
             state = "no submission"
         lines.append(f"  • {q.question_id} (deadline day {q.deadline_day}): {state}")
-    lines += ["", "[b]What happens next[/b]"]
+    lines += ["", styled("[b]What happens next[/b]")]
     lines += [f"  {step}" for step in summary.next_steps]
-    return "\n".join(lines)
+    return joined(lines)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.actions import ActionCatalog, ActionDetail, preview_text
@@ -54,7 +55,7 @@ class ActionsScreen(PlayerScreen):
         """Fill the catalog once."""
         self.catalog.fill(self.session.view().actions)
 
-    def preview(self, action_id: str) -> str:
+    def preview(self, action_id: str) -> Content:
         """The preview of scheduling `action_id` now, with its question warnings."""
         from workbench.play.traps import traps_if_scheduled
 
@@ -71,7 +72,7 @@ class ActionsScreen(PlayerScreen):
         if terms is None:
             return
         if self.session.finished:
-            preview = "the campaign has ended: nothing more can be scheduled."
+            preview = Content("the campaign has ended: nothing more can be scheduled.")
         else:
             preview = self.preview(action_id)
         self.detail.show(self.session.day, preview, terms)

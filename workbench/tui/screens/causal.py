@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
 
 from graders.causal_gym.panel import PanelError
 from graders.causal_gym.tasks import CausalGenerationError
+from workbench.tui.markup import joined, styled
 from workbench.tui.messages import JobFailed, TaskLoaded
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
@@ -165,7 +166,7 @@ class CausalScreen(PlayerScreen):
         self._error(self.info, message.message)
 
     def _error(self, where: Static, message: str) -> None:
-        where.update(f"[b]error:[/b] {escape(message)}")
+        where.update(styled("[b]error:[/b] $message", message=message))
         self.notify(message, severity="error", timeout=8)
 
     def on_task_loaded(self, message: TaskLoaded) -> None:
@@ -173,10 +174,14 @@ class CausalScreen(PlayerScreen):
         info, frame = message.info, message.frame
         self.panel, self.result, self.last_estimate = message.panel, None, None
         self.info.update(
-            f"[b]{info.family}[/b] {info.split} #{info.task_id}: effect of {info.treatment} "
-            f"on {info.outcome}, {info.rows} rows\npre-treatment: "
-            f"{', '.join(info.pre_treatment)}\npost-treatment: "
-            f"{', '.join(info.post_treatment) or 'none'}"
+            styled(
+                "[b]$family[/b] $task",
+                family=info.family,
+                task=f"{info.split} #{info.task_id}: effect of {info.treatment} "
+                f"on {info.outcome}, {info.rows} rows\npre-treatment: "
+                f"{', '.join(info.pre_treatment)}\npost-treatment: "
+                f"{', '.join(info.post_treatment) or 'none'}",
+            )
         )
         self.preview.clear(columns=True)
         self.preview.add_columns(*(str(c) for c in frame.columns))
@@ -202,8 +207,10 @@ class CausalScreen(PlayerScreen):
         self.last_estimate = (estimate, columns)
         how = f"OLS adjusted for {', '.join(columns)}" if columns else "difference in means"
         self.estimate.update(
-            f"{how}: {estimate.estimate:.4f} (SE {estimate.se:.4f}), 90% interval "
-            f"[{estimate.lo:.4f}, {estimate.hi:.4f}], {estimate.n_used} rows used"
+            Content(
+                f"{how}: {estimate.estimate:.4f} (SE {estimate.se:.4f}), 90% interval "
+                f"[{estimate.lo:.4f}, {estimate.hi:.4f}], {estimate.n_used} rows used"
+            )
         )
 
     def action_diff_in_means(self) -> None:
@@ -248,15 +255,16 @@ class CausalScreen(PlayerScreen):
         self.result = result
         if not result.accepted:
             errors = "; ".join(str(e.get("msg", e)) for e in result.errors) or result.message
-            self.outcome.update(f"[b]not accepted:[/b] {escape(errors)}")
+            self.outcome.update(styled("[b]not accepted:[/b] $errors", errors=errors))
             self.notify(errors or "submission rejected", severity="error")
             return
-        lines = [escape(result.message)] if result.message else []
+        lines: list[Content | str] = [result.message] if result.message else []
         if result.score is not None:
             lines += breakdown_lines(result.score.to_dict())
         try:
-            lines.append(f"[b]truth (revealed after scoring): {self.panel.truth():.4f}[/b]")
+            truth = f"{self.panel.truth():.4f}"
+            lines.append(styled("[b]truth (revealed after scoring): $truth[/b]", truth=truth))
         except PANEL_ERRORS as exc:
-            lines.append(escape(str(exc)))
-        self.outcome.update("\n".join(lines))
+            lines.append(str(exc))
+        self.outcome.update(joined(lines))
         self.notify("Causal answer scored")

@@ -9,8 +9,11 @@ from typing import Any, ClassVar, Literal
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
+
+from workbench.tui.markup import styled
 
 
 class Confirm(ModalScreen[bool]):
@@ -44,7 +47,7 @@ class Confirm(ModalScreen[bool]):
     VARIANT: ClassVar[Literal["primary", "warning"]] = "primary"
 
     def __init__(
-        self, question: str, detail: str, on_yes: Callable[[], object], **kwargs: Any
+        self, question: str, detail: Content | str, on_yes: Callable[[], object], **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
         self.question = question
@@ -54,8 +57,11 @@ class Confirm(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         """The question, the detail and two buttons."""
         with Vertical():
-            yield Static(f"[b]{self.question}[/b]")
-            yield Static(self.detail, id="confirm-preview")
+            yield Static(styled("[b]$question[/b]", question=self.question))
+            yield Static(
+                Content(self.detail) if isinstance(self.detail, str) else self.detail,
+                id="confirm-preview",
+            )
             with Horizontal():
                 yield Button(f"{self.VERB} (y)", id="confirm-yes", variant=self.VARIANT)
                 yield Button("Cancel (esc)", id="confirm-no")
@@ -83,7 +89,7 @@ class ConfirmSchedule(Confirm):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "confirm", "Schedule")]
     VERB = "Schedule"
 
-    def __init__(self, action_id: str, preview: str) -> None:
+    def __init__(self, action_id: str, preview: Content) -> None:
         super().__init__(
             f"Schedule {action_id} at today's decisions?",
             preview,

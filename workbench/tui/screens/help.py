@@ -7,8 +7,11 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from workbench.tui.markup import joined, styled
 
 if TYPE_CHECKING:
     from workbench.tui.app import ScreenSpec
@@ -29,22 +32,22 @@ def _keys(bindings: list[Any]) -> list[str]:
     return lines
 
 
-def key_table(table: tuple[ScreenSpec, ...], app_bindings: list[Any]) -> str:
-    """The scheme, the keys that work everywhere, then each screen's own keys, as markup."""
-    lines = [SCHEME, "", "[b]Everywhere[/b]"]
+def key_table(table: tuple[ScreenSpec, ...], app_bindings: list[Any]) -> Content:
+    """The scheme, the keys that work everywhere, then each screen's own keys."""
+    lines: list[Content | str] = [styled(SCHEME), "", styled("[b]Everywhere[/b]")]
     lines += _keys(app_bindings)
     lines += ["  ctrl+p     command palette", "  ctrl+q     quit"]
     for spec in table:
         screen = spec.load()
         own = _keys(list(getattr(screen, "BINDINGS", [])))
-        lines.append(f"[b]{spec.key} {spec.label}[/b]")
+        lines.append(styled("[b]$key $label[/b]", key=spec.key, label=spec.label))
         lines += own or ["  (no keys of its own)"]
         for part in getattr(screen, "PARTS", ()):
             part_keys = _keys(list(getattr(part, "BINDINGS", [])))
             if part_keys:
                 lines.append(f"  in {getattr(part, 'HELP_NAME', part.__name__)}:")
                 lines += [f"  {line}" for line in part_keys]
-    return "\n".join(lines)
+    return joined(lines)
 
 
 class HelpScreen(ModalScreen[None]):

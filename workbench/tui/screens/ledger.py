@@ -5,9 +5,11 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.widgets import Input, Static
 
 from workbench.play.public_view import unbalanced
+from workbench.tui.markup import styled
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.ledger import AccountHistory, TrialBalance
@@ -80,7 +82,7 @@ class LedgerScreen(PlayerScreen):
         units = len({unit for _, unit, _ in rows})
         if off:
             parts = ", ".join(f"{unit} off by {text}" for unit, text in off.items())
-            self.balance_line.update(f"Day {day}: NOT BALANCED: {parts}")
+            self.balance_line.update(Content(f"Day {day}: NOT BALANCED: {parts}"))
         else:
             self.balance_line.update(
                 f"Day {day}: balanced · {len(rows)} accounts in {units} units sum to zero"
@@ -93,7 +95,7 @@ class LedgerScreen(PlayerScreen):
         ledger = self.session.ledger()
         unit = next(u for a, u, _ in ledger.trial_balance() if a == account)
         self.history.show(account, unit, ledger.account_history(account))
-        self.drill_title.update(f"[b]{account}[/b] by day")
+        self.drill_title.update(styled("[b]$account[/b] by day", account=account))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Show the trial balance at the typed day."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from workbench.display import money
+from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
@@ -38,8 +39,8 @@ def effect_text(effect: Mapping[str, Any]) -> str:
     return f"{effect['kind']} {' '.join(parts)}".strip()
 
 
-def detail_text(terms: ActionTerms) -> str:
-    """Every term of an action, as markup."""
+def detail_text(terms: ActionTerms) -> Content:
+    """Every term of an action."""
     pre = terms.prerequisites
     needs = [
         f"completed: {', '.join(pre.completed)}" if pre.completed else "",
@@ -48,8 +49,8 @@ def detail_text(terms: ActionTerms) -> str:
         ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
     ]
     effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
-    return (
-        f"[b]{escape(terms.title)}[/b]  ({terms.id})\n{escape(terms.description)}\n\n"
+    terms_text = (
+        f"{terms.description}\n\n"
         f"Upfront {money(terms.upfront_cost)} (capitalised {money(terms.capitalized)}), "
         f"running {money(terms.running_cost_per_day)}/day for {terms.running_days} "
         f"day(s), reserves {money(terms.reserved_cash)}\n"
@@ -59,20 +60,27 @@ def detail_text(terms: ActionTerms) -> str:
         f"Contract components: financing_net_assets {money(terms.financing_net_assets)}, "
         f"irreversible_work {money(terms.irreversible_work)}"
     )
+    return styled("[b]$title[/b]  ($id)\n$terms", title=terms.title, id=terms.id, terms=terms_text)
 
 
-def preview_text(outcome: ScheduleOutcome, traps: tuple[Trap, ...]) -> str:
+def preview_text(outcome: ScheduleOutcome, traps: tuple[Trap, ...]) -> Content:
     """What scheduling now would do, and which questions it would make unresolvable."""
     if outcome.accepted:
         waits = f", after waiting {outcome.waits} day(s) for staff" if outcome.waits else ""
-        lines = [f"[green]Would be accepted: starts on day {outcome.start_day}{waits}.[/green]"]
-        lines += [f"[b yellow]Warning:[/b yellow] {escape(t.text)}." for t in traps]
+        lines: list[Content | str] = [
+            styled(
+                "[green]Would be accepted: starts on day $day$waits.[/green]",
+                day=outcome.start_day,
+                waits=waits,
+            )
+        ]
+        lines += [styled("[b yellow]Warning:[/b yellow] $text.", text=t.text) for t in traps]
     else:
         lines = [
-            f"[b red]Would be rejected:[/b red] {escape(outcome.reason or '')}",
+            styled("[b red]Would be rejected:[/b red] $reason", reason=outcome.reason or ""),
             "Scheduling anyway journals the rejection.",
         ]
-    return "\n".join(lines)
+    return joined(lines)
 
 
 class ActionCatalog(Table):
@@ -146,6 +154,7 @@ class ActionDetail(Static):
     }
     """
 
-    def show(self, day: int, preview: str, terms: ActionTerms) -> None:
+    def show(self, day: int, preview: Content, terms: ActionTerms) -> None:
         """Paint the preview at `day` and the terms."""
-        self.update(f"[b]Day {day}[/b]: {preview}\n\n{detail_text(terms)}")
+        head = styled("[b]Day $day[/b]: ", day=day)
+        self.update(joined([head + preview, detail_text(terms)], separator="\n\n"))

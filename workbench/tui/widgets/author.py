@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.binding import Binding
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
+from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
@@ -149,41 +150,35 @@ class ReportQuestions(KeyedTable):
             )
 
 
-def _shown(value: object) -> str:
-    """A value of a report as markup-safe text (a report may come from anyone)."""
-    return escape(str(value))
-
-
-def branch_text(name: str, record: BranchRecord | None) -> str:
+def branch_text(name: str, record: BranchRecord | None) -> Content:
     """One branch record's status, outcome and reason."""
     if record is None:
-        return f"{name}: not run"
-    reason = f" — {_shown(record.reason)}" if record.reason else ""
-    return (
-        f"{name} [i]{_shown(record.choice)}[/i]: {_shown(record.status)}, "
-        f"outcome {_shown(record.outcome)}{reason}"
+        return Content(f"{name}: not run")
+    reason = f" — {record.reason}" if record.reason else ""
+    return styled(
+        "$name [i]$choice[/i]: $rest",
+        name=name,
+        choice=record.choice,
+        rest=f"{record.status}, outcome {record.outcome}{reason}",
     )
 
 
-def question_detail(entry: QuestionEntry) -> str:
+def question_detail(entry: QuestionEntry) -> Content:
     """A report entry: status, both branches, effect, prediction, score, conclusion verdict.
 
-    Every value is escaped: a report.json under the runs folder may have been written by
-    anyone, and `[/]` in one read as markup closed the app.
+    A report.json under the runs folder may have been written by anyone (`[/]` in one, read
+    as markup, closed the app): every value goes in as text (`styled`).
     """
-    reason = f" ({_shown(entry.reason)})" if entry.reason else ""
+    reason = f" ({entry.reason})" if entry.reason else ""
     prediction = entry.submission.value if entry.submission else "none"
-    lines = [
-        f"[b]{_shown(entry.id)}[/b]: {_shown(entry.status)}{reason}",
+    lines: list[Content | str] = [
+        styled("[b]$id[/b]: $rest", id=entry.id, rest=f"{entry.status}{reason}"),
         branch_text("baseline", entry.branches.baseline),
         branch_text("intervention", entry.branches.intervention),
-        f"effect {_shown(entry.effect)} · prediction {_shown(prediction)} · "
-        f"loss {_shown(entry.loss)} · score {_shown(entry.score)}",
+        f"effect {entry.effect} · prediction {prediction} · loss {entry.loss} · "
+        f"score {entry.score}",
     ]
     if entry.conclusion is not None:
         c = entry.conclusion
-        lines.append(
-            f"conclusion {_shown(c.verdict)}: submitted {_shown(c.submitted)}, "
-            f"expected {_shown(c.expected)}"
-        )
-    return "\n".join(lines)
+        lines.append(f"conclusion {c.verdict}: submitted {c.submitted}, expected {c.expected}")
+    return joined(lines)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.content import Content
 from textual.widgets import Static
+
+from workbench.tui.markup import joined, styled
 
 if TYPE_CHECKING:
     from workbench.tui.app import ScreenSpec
@@ -27,13 +30,14 @@ class ScreenBar(Static):
         super().__init__(self.markup_for(table, current), **kwargs)  # type: ignore[arg-type]
 
     @staticmethod
-    def markup_for(table: tuple[ScreenSpec, ...], current: str) -> str:
+    def markup_for(table: tuple[ScreenSpec, ...], current: str) -> Content:
         """The bar's text: clickable screen names, the current one in bold reverse."""
-        parts = []
+        parts = [Content("≡ ")]
         for spec in table:
             label = f"{spec.key} {spec.label}"
             if spec.mode == current:
-                parts.append(f"[b reverse] {label} [/]")
+                parts.append(styled("[b reverse] $label [/]", label=label))
             else:
-                parts.append(f"[@click=app.view('{spec.mode}')] {label} [/]")
-        return "≡ " + "".join(parts) + "  [dim]ctrl+o go to · f1 help[/]"
+                parts.append(styled(f"[@click=app.view('{spec.mode}')] $label [/]", label=label))
+        parts.append(styled("  [dim]ctrl+o go to · f1 help[/]"))
+        return joined(parts, separator="")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from workbench.display import amount, money, signed_amount
 from workbench.tui.format import objective_lines
+from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
@@ -36,12 +36,18 @@ class DayStatus(Static):
         """Paint from the public view."""
         state = view.state
         left = view.horizon - view.day
-        tail = "[b]campaign ended[/b] (e: summary)" if view.finished else f"{left} days left"
         free = f" (free {money(state.free_cash)})" if state.free_cash != state.cash else ""
-        self.update(
-            f"[b]Day {view.day}[/b] / {view.horizon} · {view.date} · "
-            f"cash {money(state.cash)}{free} · {tail}"
+        head = styled(
+            "[b]Day $day[/b] / $horizon · $date · cash $cash · ",
+            day=view.day,
+            horizon=view.horizon,
+            date=view.date,
+            cash=money(state.cash) + free,
         )
+        tail = (
+            styled("[b]campaign ended[/b] (e: summary)") if view.finished else f"{left} days left"
+        )
+        self.update(head + tail)
 
 
 class ObjectivePanel(Static):
@@ -58,7 +64,7 @@ class ObjectivePanel(Static):
 
     def show(self, progress: tuple[ObjectiveProgress, ...]) -> None:
         """Paint the objectives' progress."""
-        self.update("\n".join(objective_lines(progress)) or "No business objective.")
+        self.update(joined(objective_lines(progress)) if progress else "No business objective.")
 
 
 class MetricsTable(Table):
@@ -126,11 +132,12 @@ class OperationsPanel(Static):
                 f"{last.sold:,} · lost {last.lost_sales:,}"
             )
         stock = state.inventory_units
-        self.update(
-            f"[b]Operations[/b]\n{ops}\nStaff: {staff}\nPrice {money(state.price)} · "
-            f"supplier {state.supplier}\nStock: raw {stock.raw:,} · in transit "
-            f"{stock.in_transit:,} · finished {stock.finished:,}"
+        text = (
+            f"{ops}\nStaff: {staff}\nPrice {money(state.price)} · supplier {state.supplier}\n"
+            f"Stock: raw {stock.raw:,} · in transit {stock.in_transit:,} · finished "
+            f"{stock.finished:,}"
         )
+        self.update(styled("[b]Operations[/b]\n$text", text=text))
 
 
 class AlertsPanel(Static):
@@ -148,7 +155,7 @@ class AlertsPanel(Static):
 
     def show(self, alerts: Sequence[AlertRow], missed: int, limit: int = 6) -> None:
         """Paint the newest `limit` alerts."""
-        lines = [f"day {a.day:>3} {a.kind}: {escape(a.message)}" for a in alerts[-limit:]]
-        head = f"[b]Alerts[/b] · missed payrolls: {missed}"
-        self.update("\n".join([head, *(lines or ["none"])]))
+        lines = [f"day {a.day:>3} {a.kind}: {a.message}" for a in alerts[-limit:]]
+        head = styled("[b]Alerts[/b] · missed payrolls: $missed", missed=missed)
+        self.update(joined([head, *(lines or ["none"])]))
         self.set_class(bool(lines) or missed > 0, "-warn")

@@ -5,14 +5,15 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Static
 
+from workbench.tui.markup import styled
 from workbench.tui.widgets.tables import Table
 
 if TYPE_CHECKING:
@@ -74,13 +75,14 @@ class JournalTable(Table):
             self.post_message(self.Expand(int(event.row_key.value)))
 
 
-def entry_text(entry: JournalRecord) -> str:
+def entry_text(entry: JournalRecord) -> Content:
     """Every field of an entry, the payload pretty-printed."""
     payload = json.dumps(dict(entry.payload), sort_keys=True, indent=2)
-    return (
-        f"[b]Entry {entry.seq}[/b] · day {entry.day} · {entry.kind}\n"
-        f"command id {escape(entry.id)}\nhash {entry.hash}\n\n"
-        f"{escape(payload)}"
+    return styled(
+        "[b]Entry $seq[/b] $rest",
+        seq=entry.seq,
+        rest=f"· day {entry.day} · {entry.kind}\ncommand id {entry.id}\nhash {entry.hash}\n\n"
+        f"{payload}",
     )
 
 

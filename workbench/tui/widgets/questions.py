@@ -5,13 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Select, Static
 
 from workbench.display import unit_label
+from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.tables import Table
 
@@ -29,24 +30,28 @@ def countdown(question: QuestionView) -> str:
 
 def contract_text(
     q: QuestionView, cautions: tuple[str, ...], sprung: tuple[Trap, ...], needs: str | None
-) -> str:
+) -> Content:
     """A question's public contract, what not to schedule early, and what already broke it."""
     base, arm = q.baseline, q.intervention
     arm_actions = ", ".join(arm.actions) or "none"
     if arm.select_from:
         arm_actions = f"your pick of {', '.join(arm.select_from)}"
-    lines = [
-        f"[b]{escape(q.title)}[/b]",
-        f"Baseline [i]{escape(base.name)}[/i]: {', '.join(base.actions) or 'no actions'}",
-        f"Intervention [i]{escape(arm.name)}[/i]: {arm_actions}",
+    lines: list[Content | str] = [
+        styled("[b]$title[/b]", title=q.title),
+        styled(
+            "Baseline [i]$name[/i]: $actions",
+            name=base.name,
+            actions=", ".join(base.actions) or "no actions",
+        ),
+        styled("Intervention [i]$name[/i]: $actions", name=arm.name, actions=arm_actions),
         f"Branches from day {q.intervene_on_day} to day {q.outcome_day}; submit before "
         f"day {q.deadline_day} ({countdown(q)})",
         f"Predict {q.predict} of {q.metric_title} in {unit_label(q.units)} (scale {q.scale})",
         f"Conclusion: {needs}" if needs else "No conclusion required.",
     ]
-    lines += [f"[b red]Unresolvable:[/b red] {escape(t.sprung_text)}." for t in sprung]
-    lines += [f"[yellow]Caution:[/yellow] {escape(line)}" for line in cautions]
-    return "\n".join(lines)
+    lines += [styled("[b red]Unresolvable:[/b red] $text.", text=t.sprung_text) for t in sprung]
+    lines += [styled("[yellow]Caution:[/yellow] $text", text=line) for line in cautions]
+    return joined(lines)
 
 
 class QuestionTable(Table):
@@ -177,7 +182,7 @@ class AssessmentForm(Vertical):
 
     def show_check(self, problems: tuple[str, ...], note: str) -> None:
         """The shared check's verdict: its errors, or ready (with a note such as ineligible)."""
-        self.check.update(escape("; ".join(problems) if problems else note))
+        self.check.update(Content("; ".join(problems) if problems else note))
         self.check.set_class(bool(problems), "-problem")
         self.check.set_class(not problems and note == "ready to submit", "-ready")
         self.check.set_class(not problems and note != "ready to submit", "-note")

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import Button, Input, Static
 
 from workbench.errors import WorkbenchError
+from workbench.tui.markup import styled
 from workbench.tui.messages import CheckFinished, JobFailed, JobProgress
 from workbench.tui.screens.base import AuthorScreen
 from workbench.tui.widgets.author import FindingsTable, KeyedTable
@@ -78,7 +79,7 @@ class CheckScreen(AuthorScreen):
         if not text:
             self.notify("Type a campaign directory.", severity="error")
             return
-        self.summary.update(f"Checking {escape(text)} …")
+        self.summary.update(Content(f"Checking {text} …"))
         self.progress.start()
         self.check(Path(text))
 
@@ -100,12 +101,12 @@ class CheckScreen(AuthorScreen):
     def on_job_progress(self, message: JobProgress) -> None:
         """Move the bar and name the question being checked."""
         self.progress.step(message.done, message.total)
-        self.summary.update(f"Checking … {message.done}/{message.total} {message.label}")
+        self.summary.update(Content(f"Checking … {message.done}/{message.total} {message.label}"))
 
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why the check could not run."""
         self.progress.finish()
-        self.summary.update(f"[b]Check failed:[/b] {escape(message.message)}")
+        self.summary.update(styled("[b]Check failed:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
 
     def on_check_finished(self, message: CheckFinished) -> None:
@@ -113,12 +114,14 @@ class CheckScreen(AuthorScreen):
         self.progress.finish()
         report = message.report
         self.findings, self.ok = report.findings, report.ok
-        verdict = "[green]OK[/green]" if report.ok else "[red]errors found[/red]"
+        verdict = styled("[green]OK[/green]") if report.ok else styled("[red]errors found[/red]")
         counts = (
             f"{report.count('error')} error(s), {report.count('warning')} warning(s), "
             f"{report.count('info')} info"
         )
-        self.summary.update(f"Check of {escape(str(message.campaign))}: {verdict} · {counts}")
+        self.summary.update(
+            Content(f"Check of {message.campaign}: ") + verdict + Content(f" · {counts}")
+        )
         self.table.show(self.findings)
         if self.findings:
             self._detail(0)
@@ -131,6 +134,10 @@ class CheckScreen(AuthorScreen):
     def _detail(self, index: int) -> None:
         f = self.findings[index]
         self.detail.update(
-            f"[b]{escape(f.question)}[/b] · {escape(f.branch)} · {f.severity} · {f.kind}\n"
-            f"{escape(f.message)}\n[dim]{escape(f.where)}[/dim]"
+            styled(
+                "[b]$question[/b] $rest\n[dim]$where[/dim]",
+                question=f.question,
+                rest=f"· {f.branch} · {f.severity} · {f.kind}\n{f.message}",
+                where=f.where,
+            )
         )

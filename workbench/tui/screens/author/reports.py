@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.widgets import Static
 
 from workbench.display import score_counts
 from workbench.errors import WorkbenchError
+from workbench.tui.markup import styled
 from workbench.tui.messages import JobFailed, RunsListed
 from workbench.tui.screens.base import AuthorScreen
 from workbench.tui.widgets.author import KeyedTable, ReportQuestions, ReportsTable, question_detail
@@ -68,8 +69,10 @@ class ReportsScreen(AuthorScreen):
         self.reports.show(message.reports)
         if not message.reports:
             self.summary.update(
-                f"No validation reports under {escape(str(self.author.runs_root))}: "
-                "validate a finished run on the Runs screen."
+                Content(
+                    f"No validation reports under {self.author.runs_root}: "
+                    "validate a finished run on the Runs screen."
+                )
             )
             return
         keys = [str(r.path) for r in message.reports]
@@ -103,12 +106,14 @@ class ReportsScreen(AuthorScreen):
         objective = ", ".join(
             f"{t.task} {'met' if t.met else 'not met'}" for t in report.business_objective
         )
-        apart = f"\nbusiness objective (not scored): {escape(objective)}" if objective else ""
-        self.summary.update(f"[b]{escape(path.name)}[/b] · {counts}{apart}")
+        apart = f"\nbusiness objective (not scored): {objective}" if objective else ""
+        self.summary.update(styled("[b]$name[/b] · $rest", name=path.name, rest=counts + apart))
         self.questions.show(report.questions)
         if report.questions:
             self.detail.update(question_detail(report.questions[0]))
 
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why a report could not be read."""
-        self.summary.update(f"[b]Cannot read the report:[/b] {escape(message.message)}")
+        self.summary.update(
+            styled("[b]Cannot read the report:[/b] $message", message=message.message)
+        )

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.widgets import Input, Static
 
 from workbench.errors import WorkbenchError
+from workbench.tui.markup import styled
 from workbench.tui.messages import JobFailed, JobProgress, RunsListed, ValidationFinished
 from workbench.tui.screens.base import AuthorScreen
 from workbench.tui.widgets.author import KeyedTable, RunsTable
@@ -82,14 +83,14 @@ class RunsScreen(AuthorScreen):
         """Fill the table."""
         self.table.show(message.runs)
         if not message.runs:
-            self.summary.update(f"No run directories under {escape(self.root.value)}.")
+            self.summary.update(Content(f"No run directories under {self.root.value}."))
 
     def on_keyed_table_chosen(self, message: KeyedTable.Chosen) -> None:
         """Validate the chosen run (the worker refuses an unfinished one)."""
         if self.progress.running:
             self.notify("A validation is already running.", severity="warning")
             return
-        self.summary.update(f"Validating {escape(message.key)} …")
+        self.summary.update(Content(f"Validating {message.key} …"))
         self.progress.start()
         self.validate(Path(message.key))
 
@@ -111,12 +112,12 @@ class RunsScreen(AuthorScreen):
     def on_job_progress(self, message: JobProgress) -> None:
         """Move the bar and name the question being evaluated."""
         self.progress.step(message.done, message.total)
-        self.summary.update(f"Validating … {message.done}/{message.total} {message.label}")
+        self.summary.update(Content(f"Validating … {message.done}/{message.total} {message.label}"))
 
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why the run was not validated."""
         self.progress.finish()
-        self.summary.update(f"[b]Not validated:[/b] {escape(message.message)}")
+        self.summary.update(styled("[b]Not validated:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
 
     def on_validation_finished(self, message: ValidationFinished) -> None:
@@ -133,7 +134,9 @@ class RunsScreen(AuthorScreen):
         where = outcome.report_path or message.out
         self.author.last_report = message.out
         self.summary.update(
-            f"Validated: exit {outcome.exit_code} · {escape(counts)}\nreport: {escape(str(where))}"
-            " · ctrl+o 3 browses it"
+            Content(
+                f"Validated: exit {outcome.exit_code} · {counts}\nreport: {where}"
+                " · ctrl+o 3 browses it"
+            )
         )
         self.notify(f"Validation finished: report in {message.out}")
