@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ledger.canonical import digest, dumps, sha256_hex
@@ -35,69 +36,127 @@ def keyed_commitment(key: bytes, material: bytes) -> str:
     return hmac.new(key, material, hashlib.sha256).hexdigest()
 
 
-def sign_seal(seal: Mapping[str, Any], key: bytes) -> dict[str, Any]:
-    """The seal with its `signature`: HMAC-SHA256 over the canonical unsigned seal."""
-    unsigned = {k: v for k, v in seal.items() if k != SIGNATURE_FIELD}
-    mac = hmac.new(key, dumps(unsigned), hashlib.sha256).hexdigest()
-    return {**unsigned, SIGNATURE_FIELD: SIGNATURE_PREFIX + mac}
+class SealFormatError(ValueError):
+    """Data that is not a seal: the message names the field and what is wrong with it."""
 
 
-def seal_signature_ok(seal: Mapping[str, Any], key: bytes) -> bool:
-    """True when the seal carries a signature that `key` made over its other fields."""
-    stated = seal.get(SIGNATURE_FIELD)
-    if not isinstance(stated, str):
-        return False
-    expected = sign_seal(seal, key)[SIGNATURE_FIELD]
-    return hmac.compare_digest(stated.encode(), expected.encode())
+_TEXT_FIELDS = (
+    "campaign_id",
+    "campaign_digest",
+    "seed_commitment",
+    "journal_head",
+    "ledger_digest",
+    "engine_version",
+)
+_COUNT_FIELDS = ("journal_entries", "final_day")
 
 
-def make_seal(
-    *,
-    campaign_id: str,
-    campaign_digest: str,
-    identities: Mapping[str, Any],
-    seed_commitment: str,
-    journal_head: str,
-    journal_entries: int,
-    ledger_digest: str,
-    final_day: int,
-    engine_version: str,
-    extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Build a seal document (a plain dict; encode it with `seal_bytes`)."""
-    seal: dict[str, Any] = {
-        "schema": SEAL_SCHEMA,
-        "campaign_id": campaign_id,
-        "campaign_digest": campaign_digest,
-        "identities": dict(identities),
-        "seed_commitment": seed_commitment,
-        "journal_head": journal_head,
-        "journal_entries": journal_entries,
-        "ledger_digest": ledger_digest,
-        "final_day": final_day,
-        "engine_version": engine_version,
-    }
-    if extra:
-        seal["extra"] = dict(extra)
-    return seal
+@dataclass(frozen=True)
+class Seal:
+    """A seal: what a run (or an evaluation's branch) ran on and what it reached.
+
+    Encoded as canonical JSON (`to_bytes`); `signature` appears only when signed.
+    `identities` names who or what ran (a run: company, agent, tasks; a branch: episode
+    and branch name).
+    """
+
+    campaign_id: str
+    campaign_digest: str
+    identities: Mapping[str, Any]
+    seed_commitment: str
+    journal_head: str
+    journal_entries: int
+    ledger_digest: str
+    final_day: int
+    engine_version: str
+    signature: str | None = None
+
+    @classmethod
+    def from_data(cls, data: object) -> Seal:
+        """The seal a decoded JSON document holds; SealFormatError names what is not."""
+        if not isinstance(data, dict):
+            raise SealFormatError("a JSON object is expected")
+        unknown = sorted(set(data) - _FIELDS)
+        if unknown:
+            raise SealFormatError(f"unknown field {unknown[0]!r}")
+        missing = [name for name in _REQUIRED if name not in data]
+        if missing:
+            raise SealFormatError(f"field {missing[0]!r} is missing")
+        if data["schema"] != SEAL_SCHEMA:
+            raise SealFormatError(f"schema is not {SEAL_SCHEMA}")
+        for name in _TEXT_FIELDS:
+            if not isinstance(data[name], str):
+                raise SealFormatError(f"field {name!r} is not a string")
+        for name in _COUNT_FIELDS:
+            if type(data[name]) is not int or data[name] < 0:
+                raise SealFormatError(f"field {name!r} is not a count")
+        if not isinstance(data["identities"], dict):
+            raise SealFormatError("field 'identities' is not an object")
+        if not isinstance(data.get(SIGNATURE_FIELD, ""), str):
+            raise SealFormatError(f"field {SIGNATURE_FIELD!r} is not a string")
+        return cls(**{name: value for name, value in data.items() if name != "schema"})
+
+    def to_data(self) -> dict[str, Any]:
+        """The seal as the JSON object its encoding holds."""
+        data: dict[str, Any] = {
+            "schema": SEAL_SCHEMA,
+            "campaign_id": self.campaign_id,
+            "campaign_digest": self.campaign_digest,
+            "identities": dict(self.identities),
+            "seed_commitment": self.seed_commitment,
+            "journal_head": self.journal_head,
+            "journal_entries": self.journal_entries,
+            "ledger_digest": self.ledger_digest,
+            "final_day": self.final_day,
+            "engine_version": self.engine_version,
+        }
+        if self.signature is not None:
+            data[SIGNATURE_FIELD] = self.signature
+        return data
+
+    def to_bytes(self) -> bytes:
+        """Canonical bytes of the seal, newline-terminated for files."""
+        return dumps(self.to_data()) + b"\n"
+
+    def digest(self) -> str:
+        """SHA-256 of the seal's canonical encoding."""
+        return digest(self.to_data())
+
+    def signed(self, key: bytes) -> Seal:
+        """The seal with its signature: HMAC-SHA256 over the canonical unsigned seal."""
+        unsigned = replace(self, signature=None)
+        mac = hmac.new(key, dumps(unsigned.to_data()), hashlib.sha256).hexdigest()
+        return replace(self, signature=SIGNATURE_PREFIX + mac)
+
+    def signature_ok(self, key: bytes) -> bool:
+        """True when the seal carries a signature that `key` made over its other fields."""
+        if self.signature is None:
+            return False
+        expected = self.signed(key).signature or ""
+        return hmac.compare_digest(self.signature.encode(), expected.encode())
+
+    def differences(self, other: Seal) -> list[str]:
+        """Field names whose values differ between this seal and `other`, in a stable order."""
+        mine, theirs = self.to_data(), other.to_data()
+        return [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
 
 
-def seal_bytes(seal: Mapping[str, Any]) -> bytes:
-    """Canonical bytes of a seal, newline-terminated for files."""
-    return dumps(seal) + b"\n"
-
-
-def seal_digest(seal: Mapping[str, Any]) -> str:
-    """SHA-256 of the seal's canonical encoding."""
-    return digest(seal)
+_REQUIRED = (
+    "schema",
+    "campaign_id",
+    "campaign_digest",
+    "identities",
+    "seed_commitment",
+    "journal_head",
+    "journal_entries",
+    "ledger_digest",
+    "final_day",
+    "engine_version",
+)
+"""Every field a seal must have, in the order a missing one is named."""
+_FIELDS = frozenset({*_REQUIRED, SIGNATURE_FIELD})
 
 
 def seal_line_digest(line: bytes) -> str:
-    """`seal_digest` of the seal whose `seal_bytes` are `line`, without encoding it again."""
+    """`Seal.digest` of the seal whose `to_bytes` are `line`, without encoding it again."""
     return sha256_hex(line.removesuffix(b"\n"))
-
-
-def seal_differences(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> list[str]:
-    """Field names whose values differ between two seals, in a stable order."""
-    keys = sorted(set(expected) | set(actual))
-    return [k for k in keys if expected.get(k) != actual.get(k)]

@@ -62,8 +62,8 @@ def test_a_branch_without_actions_is_the_engine_run_on(day20: Snapshot) -> None:
     engine.run_to(60)
     metric = day20.bundle.metrics["net_assets"]
     assert run.outcome == str(to_display(metric, metric_value(engine.book, metric, 60)))
-    assert run.seal is not None and run.seal["final_day"] == 60
-    assert run.seal["seed_commitment"] == "sc"
+    assert run.seal is not None and run.seal.final_day == 60
+    assert run.seal.seed_commitment == "sc"
 
 
 def test_the_episode_id_changes_the_seal_but_never_the_outcome(day20: Snapshot) -> None:

@@ -99,8 +99,8 @@ def test_two_writers_on_one_run_never_interleave(tmp_path: Path) -> None:
         paths = RunPaths(run)
         journal = read_journal(paths)  # raises on any torn, interleaved or unchained line
         seal = read_seal(paths)
-        assert seal is not None and len(journal) == seal["journal_entries"] == 1 + written
-        assert seal["journal_head"] == journal.head
+        assert seal is not None and len(journal) == seal.journal_entries == 1 + written
+        assert seal.journal_head == journal.head
     assert written >= ROUNDS
     result = verify_run(run)
     assert result.ok, result.divergence

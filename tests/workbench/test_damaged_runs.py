@@ -53,6 +53,7 @@ def run(demo_run: Path, tmp_path: Path) -> Path:
         (b"", "not valid JSON"),
         (b"{\n", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
+        (b'{"final_day":"180"}\n', "is not a seal: field 'schema' is missing"),
     ],
 )
 def test_a_seal_that_is_not_a_seal_object_is_an_integrity_failure(
@@ -63,6 +64,24 @@ def test_a_seal_that_is_not_a_seal_object_is_an_integrity_failure(
     result = _cli("validate", "counterfactual", "--results", str(run), "--out", str(tmp_path / "o"))
     assert says in _error(result, 3)
     assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "says"),
+    [
+        ("final_day", "180", "field 'final_day' is not a count"),
+        ("journal_entries", True, "field 'journal_entries' is not a count"),
+        ("identities", None, "field 'identities' is not an object"),
+        ("signed_by", "me", "unknown field 'signed_by'"),
+    ],
+)
+def test_a_seal_with_a_field_of_the_wrong_kind_is_named(
+    run: Path, field: str, value: object, says: str
+) -> None:
+    """A canonical seal whose field has the wrong type fails verification naming the field."""
+    seal = orjson.loads((run / "seal.json").read_bytes())
+    (run / "seal.json").write_bytes(dumps({**seal, field: value}) + b"\n")
+    assert f"seal.json is not a seal: {says}" in _error(_cli("verify", str(run)), 3)
 
 
 def test_a_non_canonical_seal_is_refused(run: Path) -> None:

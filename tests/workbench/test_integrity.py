@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from graders import counterfactual as cf
 from ledger.canonical import dumps
 from ledger.journal import GENESIS, Journal, make_entry
-from ledger.seal import seal_bytes
+from ledger.seal import Seal
 from sim.campaign_load import load_campaign
 from sim.engine import Engine
 from workbench.cli import main
@@ -363,7 +363,7 @@ def test_a_resealed_edit_of_a_private_run_exits_3(
     before = cli("verify", private_run, "--control", private.control_path, "--agent", "agent-7")
     assert before.exit_code == 0, before.output
     seal = reseal(_edit_submission(private_run))
-    (private_run / "seal.json").write_bytes(seal_bytes(seal))
+    (private_run / "seal.json").write_bytes(Seal.from_data(seal).to_bytes())
     verified = cli("verify", private_run, "--control", private.control_path, "--agent", "agent-7")
     assert verified.exit_code == 3
     assert expected in one_line_error(verified)
@@ -396,16 +396,12 @@ def test_a_session_will_not_reseal_an_edited_private_run(
 
 
 def _sign(seal: dict[str, Any], key: bytes) -> dict[str, Any]:
-    from ledger.seal import sign_seal
-
-    return sign_seal(seal, key)
+    return Seal.from_data(seal).signed(key).to_data()
 
 
 def test_the_signed_private_run_verifies(private: Private, private_run: Path) -> None:
-    from ledger.seal import seal_signature_ok
-
-    seal = json.loads((private_run / "seal.json").read_text())
-    assert seal_signature_ok(seal, private.control.seal_key())
+    seal = Seal.from_data(json.loads((private_run / "seal.json").read_text()))
+    assert seal.signature_ok(private.control.seal_key())
     result = cli("verify", private_run, "--control", private.control_path, "--agent", "agent-7")
     assert result.exit_code == 0, result.output
 
@@ -662,8 +658,6 @@ def test_a_worker_killed_halfway_loses_no_other_question(demo_run: Path, tmp_pat
 def test_branch_seals_carry_the_commitment_and_a_signature(
     private: Private, private_run: Path, tmp_path: Path
 ) -> None:
-    from ledger.seal import seal_signature_ok
-
     out = tmp_path / "o"
     result = cli(
         "validate",
@@ -681,11 +675,12 @@ def test_branch_seals_carry_the_commitment_and_a_signature(
     assert result.exit_code == 0, result.output
     commitment = json.loads((private_run / "run.json").read_text())["seed_commitment"]
     (path,) = (out / "seals").iterdir()
-    seals = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
-    assert [seal["identities"]["branch"] for seal in seals] == ["baseline", "intervention"]
+    lines = gzip.decompress(path.read_bytes()).splitlines()
+    seals = [Seal.from_data(json.loads(line)) for line in lines]
+    assert [seal.identities["branch"] for seal in seals] == ["baseline", "intervention"]
     for seal in seals:
-        assert seal["seed_commitment"] == commitment != ""
-        assert seal_signature_ok(seal, private.control.seal_key())
+        assert seal.seed_commitment == commitment != ""
+        assert seal.signature_ok(private.control.seal_key())
 
 
 def test_the_branch_verifier_rechecks_terms_digests(

@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from ledger.canonical import dumps
-from ledger.seal import seal_digest
+from ledger.seal import Seal
 from workbench.cli import main
 
 
@@ -151,7 +151,7 @@ def test_the_seals_file_holds_every_branch_seal_in_question_order(out: Path) -> 
     records = [
         q["branches"][name] for q in report["questions"] for name in ("baseline", "intervention")
     ]
-    assert [seal_digest(orjson.loads(line)) for line in lines] == [
+    assert [Seal.from_data(orjson.loads(line)).digest() for line in lines] == [
         r["seal_digest"] for r in records
     ]
     assert {r["seal_file"] for r in records} == {"seals/branches.jsonl.gz"}

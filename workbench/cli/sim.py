@@ -96,9 +96,7 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
     seal = result.seal
     if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
-    click.echo(
-        f"{run_dir}: intact (journal head {seal['journal_head'][:16]}, day {seal['final_day']})"
-    )
+    click.echo(f"{run_dir}: intact (journal head {seal.journal_head[:16]}, day {seal.final_day})")
     for task in result.tasks:
         status = task.status
         if status == "open":

@@ -13,12 +13,11 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from ledger.book import Book
 from ledger.canonical import digest
 from ledger.journal import HEADER_KIND, Journal
-from ledger.seal import make_seal
+from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Action, Metric
 from sim.effects import gauge_of
@@ -40,7 +39,7 @@ class BranchRun:
     reason: str | None = None
     outcome: str | None = None
     schedule: list[ScheduleStep] = field(default_factory=list)
-    seal: dict[str, Any] | None = None
+    seal: Seal | None = None
     book: Book | None = None
 
     def record(self) -> BranchRecord:
@@ -159,7 +158,7 @@ def run_branch(
             engine.run_to(outcome_day)
         run.book = engine.book
         run.outcome = str(to_display(metric, metric_value(engine.book, metric, outcome_day)))
-        run.seal = make_seal(
+        run.seal = Seal(
             campaign_id=snapshot.bundle.id,
             campaign_digest=snapshot.bundle.digest,
             identities={"episode_id": episode, "branch": name},

@@ -35,7 +35,7 @@ import numpy as np
 from graders import counterfactual as cf
 from ledger.collector import collector_paused
 from ledger.money import dollars, to_major
-from ledger.seal import seal_bytes, seal_digest, seal_line_digest, sign_seal
+from ledger.seal import Seal, seal_line_digest
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
 from sim.engine import Snapshot
@@ -147,7 +147,7 @@ class PairResult:
     """A judged question and the seals of its branches (written by the parent)."""
 
     entry: QuestionEntry
-    seals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seals: dict[str, Seal] = field(default_factory=dict)
 
 
 def _submission_used(sub: SubmissionRecord | None) -> SubmissionUsed | None:
@@ -691,7 +691,7 @@ def _store_seals(result: PairResult, stream: SealStream, seal_key: bytes | None)
     (`_naming_seals`, once the file is finished and its SHA-256 known).
     """
     lines = {
-        name: seal_bytes(seal if seal_key is None else sign_seal(seal, seal_key))
+        name: (seal if seal_key is None else seal.signed(seal_key)).to_bytes()
         for name, record in result.entry.branches.named()
         if record is not None and (seal := result.seals.get(name)) is not None
     }
@@ -719,7 +719,7 @@ def _naming_seals(
 
 def _report_head(v: Verification) -> CounterfactualReport:
     reg = v.registration
-    seal = v.seal or {}
+    seal = v.seal
     return CounterfactualReport(
         registration=RegistrationInfo(
             campaign_id=reg.campaign_id,
@@ -731,9 +731,9 @@ def _report_head(v: Verification) -> CounterfactualReport:
         factual=Factual(
             run=v.run_dir.name,
             company=v.bundle.campaign.company.name,
-            journal_head=seal.get("journal_head"),
-            seal_digest=seal_digest(seal) if seal else None,
-            final_day=seal.get("final_day"),
+            journal_head=None if seal is None else seal.journal_head,
+            seal_digest=None if seal is None else seal.digest(),
+            final_day=None if seal is None else seal.final_day,
             verification=VerificationInfo(ok=v.ok, divergence=v.divergence),
         ),
         execution=Execution(

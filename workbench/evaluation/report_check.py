@@ -28,7 +28,7 @@ from pydantic import ValidationError
 from graders import counterfactual as cf
 from ledger.bounded_read import read_at_most
 from ledger.canonical import dumps
-from ledger.seal import seal_bytes, seal_digest
+from ledger.seal import Seal, SealFormatError
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.branches import episode_id
 from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
@@ -167,7 +167,7 @@ Identity = tuple[str, str]
 """A seal's (branch, episode id): the key a branch record finds its seal by."""
 
 
-def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, dict[str, Any]] | None:
+def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, Seal] | None:
     """The seals in a gzip seals file by identity, read with a bound on its expanded size.
 
     Each line must be a canonical seal naming a branch and episode no other line names.
@@ -185,21 +185,20 @@ def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, dict[str, Any]
     if len(data) > limit:
         check.problems.append(f"{path}: expands beyond the limit of {limit // MIB} MiB")
         return None
-    seals: dict[Identity, dict[str, Any]] = {}
+    seals: dict[Identity, Seal] = {}
     for number, line in enumerate(data.splitlines(keepends=True), start=1):
         try:
-            seal = orjson.loads(line)
+            seal = Seal.from_data(orjson.loads(line))
         except orjson.JSONDecodeError:
             check.problems.append(f"{path}:{number}: does not hold JSON")
             return None
-        if not isinstance(seal, dict) or seal_bytes(seal) != line:
+        except SealFormatError as exc:
+            check.problems.append(f"{path}:{number}: does not hold a seal ({exc})")
+            return None
+        if seal.to_bytes() != line:
             check.problems.append(f"{path}:{number}: does not hold a canonical seal")
             return None
-        identities = seal.get("identities")
-        if not isinstance(identities, dict):
-            check.problems.append(f"{path}:{number}: a seal without identities")
-            return None
-        key = (str(identities.get("branch")), str(identities.get("episode_id")))
+        key = (str(seal.identities.get("branch")), str(seal.identities.get("episode_id")))
         if key in seals:
             check.problems.append(f"{path}:{number}: a second seal of one branch")
             return None
@@ -215,7 +214,7 @@ def _check_branches(
     A record finds its seal in the file it names by branch and episode id; a seal that
     no record names, or a listed file no record names, is a problem.
     """
-    opened: dict[str, dict[Identity, dict[str, Any]] | None] = {}
+    opened: dict[str, dict[Identity, Seal] | None] = {}
     named: dict[str, set[Identity]] = {}
     for question in report.questions:
         for name, branch in question.branches.named():
@@ -245,9 +244,9 @@ def _check_branches(
             if seal is None:
                 check.problems.append(f"{where}: {file} holds no seal of this branch's episode")
                 continue
-            if seal_digest(seal) != branch.seal_digest:
+            if seal.digest() != branch.seal_digest:
                 check.problems.append(f"{where}: seal_digest differs from {file}")
-            if seal.get("campaign_digest") != report.registration.campaign_digest:
+            if seal.campaign_digest != report.registration.campaign_digest:
                 check.problems.append(f"{where}: {file} is for another campaign")
     check.seals = sum(len(seals) for seals in opened.values() if seals)
     for file, seals in opened.items():

@@ -124,4 +124,4 @@ def _seal_lags(paths: RunPaths) -> bool:
     if seal is None:
         return True
     entries = read_entries(paths.journal.read_bytes()) if paths.journal.exists() else []
-    return not entries or seal.get("journal_head") != entries[-1].hash
+    return not entries or seal.journal_head != entries[-1].hash

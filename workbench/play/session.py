@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
-from ledger.seal import seal_signature_ok
+from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
@@ -110,11 +110,11 @@ def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
         raise IntegrityError(str(exc)) from None
     if stored is None:
         raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
-    if not seal_signature_ok(stored, key):
+    if not stored.signature_ok(key):
         raise IntegrityError(
             f"{paths.seal} is not signed with the control file's key (re-sealed or edited)"
         )
-    if stored.get("journal_head") not in {entry.hash for entry in journal.entries}:
+    if stored.journal_head not in {entry.hash for entry in journal.entries}:
         raise IntegrityError(
             f"{paths.seal} does not seal this journal: an entry was changed after it was sealed"
         )
@@ -513,7 +513,7 @@ class PlayerSession:
         if not self._fsync_each:
             self._journal.sync()
 
-    def seal(self) -> dict[str, Any]:
+    def seal(self) -> Seal:
         """Write the journal (when held back) and then seal.json for the run as it stands."""
         self._require_writable()
         self._persist()

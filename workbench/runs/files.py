@@ -14,7 +14,7 @@ from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.durable import append_durably
 from ledger.journal import Entry, Journal, JournalError
-from ledger.seal import make_seal, seal_bytes, sign_seal
+from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench.errors import UserError, WorkbenchError
@@ -102,7 +102,7 @@ def read_journal(paths: RunPaths) -> Journal:
     return Journal.open(paths.journal, data)
 
 
-def read_seal(paths: RunPaths) -> dict[str, Any] | None:
+def read_seal(paths: RunPaths) -> Seal | None:
     """The stored seal, or None when absent; SealError when it is not a canonical seal."""
     if not os.path.lexists(paths.seal):
         return None
@@ -111,12 +111,12 @@ def read_seal(paths: RunPaths) -> dict[str, Any] | None:
     except WorkbenchError as exc:
         raise SealError(exc.message) from None
     try:
-        seal = orjson.loads(data)
+        seal = Seal.from_data(orjson.loads(data))
     except orjson.JSONDecodeError:
         raise SealError(f"{paths.seal} is not valid JSON (changed or corrupted file)") from None
-    if not isinstance(seal, dict):
-        raise SealError(f"{paths.seal} is not a seal: a JSON object is expected")
-    if seal_bytes(seal) != data:
+    except SealFormatError as exc:
+        raise SealError(f"{paths.seal} is not a seal: {exc}") from None
+    if seal.to_bytes() != data:
         raise SealError(f"{paths.seal} is not in canonical encoding (changed file)")
     return seal
 
@@ -157,9 +157,9 @@ def build_seal(
     book: Book,
     day: int,
     seal_key: bytes | None = None,
-) -> dict[str, Any]:
+) -> Seal:
     """The seal binding this run's identity, journal head and ledger; signed when keyed."""
-    seal = make_seal(
+    seal = Seal(
         campaign_id=bundle.id,
         campaign_digest=bundle.digest,
         identities={
@@ -174,9 +174,9 @@ def build_seal(
         final_day=day,
         engine_version=ENGINE_VERSION,
     )
-    return seal if seal_key is None else sign_seal(seal, seal_key)
+    return seal if seal_key is None else seal.signed(seal_key)
 
 
-def write_seal(paths: RunPaths, seal: dict[str, Any]) -> None:
+def write_seal(paths: RunPaths, seal: Seal) -> None:
     """Write seal.json atomically."""
-    atomic_write(paths.seal, seal_bytes(seal))
+    atomic_write(paths.seal, seal.to_bytes())

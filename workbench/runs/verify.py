@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from ledger.journal import Journal, JournalError
-from ledger.seal import SIGNATURE_FIELD, seal_differences, seal_signature_ok
+from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
 from workbench.messages import clip
@@ -47,7 +46,7 @@ class Verification:
     divergence: str | None = None
     journal: Journal | None = None
     replayed: ReplayResult | None = None
-    seal: dict[str, Any] | None = None
+    seal: Seal | None = None
     tasks: list[TaskResult] = field(default_factory=list)
 
     def pending_questions(self) -> list[str]:
@@ -131,19 +130,19 @@ def verify_loaded(
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
         return result
-    if identity.seal_key is not None and not seal_signature_ok(stored, identity.seal_key):
-        state = "is unsigned" if SIGNATURE_FIELD not in stored else "has a wrong signature"
+    if identity.seal_key is not None and not stored.signature_ok(identity.seal_key):
+        state = "is unsigned" if stored.signature is None else "has a wrong signature"
         result.divergence = (
             f"{paths.seal} {state}: a private run's seal must be signed with its control "
             "file's key (re-sealed or edited without it)"
         )
         return result
-    differing = seal_differences(stored, rebuilt)
+    differing = stored.differences(rebuilt)
     if differing and _sealed_prefix(stored, rebuilt, journal):
         result.divergence = (
             f"the run was interrupted: its journal has {len(journal)} entries (day "
-            f"{engine.day}) but seal.json covers only the first {stored['journal_entries']} "
-            f"(day {stored.get('final_day')}); run into {paths.root} again "
+            f"{engine.day}) but seal.json covers only the first {stored.journal_entries} "
+            f"(day {stored.final_day}); run into {paths.root} again "
             "(workbench run or play) to resume and seal it"
         )
         return result
@@ -155,22 +154,19 @@ def verify_loaded(
 
 
 _PROGRESS_FIELDS = frozenset(
-    {"journal_head", "journal_entries", "ledger_digest", "final_day", SIGNATURE_FIELD}
+    {"journal_head", "journal_entries", "ledger_digest", "final_day", "signature"}
 )
 """Seal fields that move as a run goes on; every other field names the run itself."""
 
 
-def _sealed_prefix(stored: dict[str, Any], rebuilt: dict[str, Any], journal: Journal) -> bool:
+def _sealed_prefix(stored: Seal, rebuilt: Seal, journal: Journal) -> bool:
     """True when the stored seal is this run's own seal of an earlier point of its journal.
 
     That is an honest interruption (the journal moved on, the seal did not follow), not a
     change: the seal's head is the hash of the journal's entry at the seal's length, and
     every identity field agrees.
     """
-    count = stored.get("journal_entries")
-    if not isinstance(count, int) or isinstance(count, bool) or not 0 < count < len(journal):
+    count = stored.journal_entries
+    if not 0 < count < len(journal) or stored.journal_head != journal.entries[count - 1].hash:
         return False
-    if stored.get("journal_head") != journal.entries[count - 1].hash:
-        return False
-    names = (set(stored) | set(rebuilt)) - _PROGRESS_FIELDS
-    return all(stored.get(name) == rebuilt.get(name) for name in names)
+    return not set(stored.differences(rebuilt)) - _PROGRESS_FIELDS
