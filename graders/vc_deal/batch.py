@@ -15,6 +15,7 @@ import orjson
 from graders.vc_deal.extract import extract_value
 from graders.vc_deal.gold import Amount
 from graders.vc_deal.verdicts import gold_window, judge
+from ledger.bounded_read import read_at_most
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) every `PROGRESS_EVERY` lines and once at the end."""
@@ -158,13 +159,14 @@ def parse_inputs(data: bytes, path: str = "<input>") -> tuple[GradingInput, ...]
 
 
 def read_bounded_input(path: str | Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of a grading input, reading at most `limit` + 1 so no stream exhausts memory."""
+    """The bytes of a grading input, reading at most `limit` + 1 so no stream exhausts memory
+    (and no buffer the size of the limit is allocated for a small file)."""
     name = str(path)
     try:
         with open(path, "rb") as handle:
             if stat.S_ISDIR(os.fstat(handle.fileno()).st_mode):
                 raise GradeInputError(name, None, "is a directory, not a file")
-            data = handle.read(limit + 1)
+            data = read_at_most(handle, limit)
     except FileNotFoundError as exc:
         raise GradeInputError(name, None, "no such file") from exc
     except IsADirectoryError as exc:

@@ -1,5 +1,7 @@
 """The dashboard's VCPanel and batch grading: results in order, summaries by difficulty."""
 
+import contextlib
+import os
 from pathlib import Path
 
 import orjson
@@ -224,3 +226,32 @@ def test_the_prompts_form_is_shown_apart_from_the_studys_format_verdict(
     assert grade.answer_form is follows
     assert follows_answer_form(text) is follows
     assert (grade.format_valid_number, grade.extracted is not None) == (1.0, True)
+
+
+@pytest.mark.parametrize(
+    ("size", "limit", "whole"), [(200_000, 300_000, True), (200_000, 100_000, False)]
+)
+def test_a_piped_grading_input_is_read_whole_or_refused_at_its_limit(
+    size: int, limit: int, whole: bool
+) -> None:
+    """A pipe says nothing of its size: it is read in chunks until its end or past the limit."""
+    import threading
+
+    read, write = os.pipe()
+    data = bytes(range(256)) * (size // 256)
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError), os.fdopen(write, "wb") as out:
+            out.write(data)
+
+    feeder = threading.Thread(target=feed)
+    feeder.start()
+    try:
+        if whole:
+            assert read_bounded_input(f"/proc/self/fd/{read}", limit=limit) == data
+        else:
+            with pytest.raises(GradeInputError, match="larger than the grading input limit"):
+                read_bounded_input(f"/proc/self/fd/{read}", limit=limit)
+    finally:
+        os.close(read)
+        feeder.join()
