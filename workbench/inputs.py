@@ -31,12 +31,13 @@ LIMITS: Final[dict[str, int]] = {
     "journal": 256 * MIB,
     "report": 64 * MIB,
     "checksums": 16 * MIB,
+    "host record": 64 * KIB,
 }
 """Documented size limit of each kind of input (README, "Input limits")."""
 
 
 WRITTEN_BY_THE_WORKBENCH: Final = frozenset(
-    {"registration", "seal", "seals", "journal", "report", "checksums"}
+    {"registration", "seal", "seals", "journal", "report", "checksums", "host record"}
 )
 """Kinds only the workbench writes, always as regular files: a named pipe or a device in
 their place is refused, never waited on (a planted pipe would hang a batch validation)."""
@@ -46,21 +47,25 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     """The bytes of `path`, a `what` (a key of LIMITS unless `limit` is given), or a UserError.
 
     Reads at most limit + 1 bytes, so a device such as /dev/zero or a FIFO never exhausts
-    memory. The open never waits for a named pipe's writer; a pipe or a device is read (a
-    script from process substitution) unless `what` is WRITTEN_BY_THE_WORKBENCH.
+    memory, and none of a regular file already larger than the limit. The open never waits
+    for a named pipe's writer; a pipe or a device is read (a script from process
+    substitution) unless `what` is WRITTEN_BY_THE_WORKBENCH.
     """
     path = Path(path)
     cap = LIMITS[what] if limit is None else limit
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         with open(fd, "rb") as handle:
-            mode = os.fstat(fd).st_mode
+            info = os.fstat(fd)
+            mode = info.st_mode
             if stat.S_ISDIR(mode):
                 raise UserError(f"{path}: {what} is a directory, not a file")
             if not stat.S_ISREG(mode):
                 if what in WRITTEN_BY_THE_WORKBENCH:
                     raise UserError(f"{path}: {what} is {kind_of(mode)}, not a regular file")
                 os.set_blocking(fd, True)
+            elif info.st_size > cap:
+                raise _too_large(path, what, cap)
             data = read_at_most(handle, cap)
     except UserError:
         raise
@@ -71,8 +76,12 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     except OSError as exc:
         raise UserError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
     if len(data) > cap:
-        raise UserError(f"{path}: {what} is larger than its limit of {_size(cap)}")
+        raise _too_large(path, what, cap)
     return data
+
+
+def _too_large(path: Path, what: str, cap: int) -> UserError:
+    return UserError(f"{path}: {what} is larger than its limit of {_size(cap)}")
 
 
 def _size(n: int) -> str:

@@ -9,6 +9,10 @@ from importlib import resources
 from pathlib import Path
 from string import Formatter
 
+from ledger.bounded_read import read_at_most
+
+MAX_TEMPLATE_BYTES = 1024 * 1024
+"""Largest template file read (1 MiB; the bundled one is a few KiB)."""
 BASE_FIELDS = frozenset({"company", "investor", "round", "sector", "raise", "pre"})
 """Placeholders any template may use; {raise} and {pre} are required in every one."""
 
@@ -106,9 +110,12 @@ def load_templates(path: str | Path | None = None) -> TemplateBank:
         source = "templates.toml"
     else:
         try:
-            raw = Path(path).read_bytes()
+            with open(path, "rb") as handle:
+                raw = read_at_most(handle, MAX_TEMPLATE_BYTES)
         except OSError as exc:
-            raise TemplateError(f"{path}: cannot read ({exc.strerror})") from exc
+            raise TemplateError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        if len(raw) > MAX_TEMPLATE_BYTES:
+            raise TemplateError(f"{path}: larger than the template file limit of 1 MiB")
         source = str(path)
     try:
         data = tomllib.loads(raw.decode("utf-8"))

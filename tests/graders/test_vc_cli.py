@@ -216,3 +216,14 @@ def test_grade_one_text_against_a_gold_too_large_to_round() -> None:
     code, out, err = _run("vc", "grade", "--answer", "1" * 30, "The answer is 5")
     assert (code, out) == (2, "")
     assert "--answer is too large to round to cents in 28 digits" in err
+
+
+def test_a_template_file_over_its_limit_is_refused_unread(tmp_path: Path) -> None:
+    """A template file is bounded like every other input (1 MiB), a sparse one included."""
+    big = tmp_path / "t.toml"
+    with big.open("wb") as handle:
+        handle.truncate(64 * 1024 * 1024)
+    code, out, err = _run("vc", "generate", "-n", "2", "--templates", str(big))
+    assert code == 2 and out == ""
+    assert err.strip().endswith("t.toml: larger than the template file limit of 1 MiB")
+    assert len(err.strip().splitlines()) == 1

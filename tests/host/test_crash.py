@@ -7,6 +7,7 @@ damaged run) are also built directly and recovered.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import threading
@@ -19,8 +20,9 @@ import httpx2
 import pytest
 
 from ledger.journal import Journal
+from workbench.errors import UserError
 from workbench.host.recovery import STAGING
-from workbench.host.runtime import Limits
+from workbench.host.runtime import HostRuntime, Limits
 from workbench.host.server import ServerThread
 from workbench.play.session import PlayerSession
 from workbench.play.wire import API_PREFIX
@@ -253,6 +255,59 @@ def test_a_damaged_run_is_refused_alone(played: tuple[Hosted, str]) -> None:
         other = client.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"})
         assert other.status_code == 201
     runtime.close()
+
+
+def _opened_promptly(hosted: Hosted) -> HostRuntime:
+    """`hosted.runtime()` in a thread that must finish: a read waiting on a pipe fails."""
+    opened: list[HostRuntime | BaseException] = []
+
+    def start() -> None:
+        try:
+            opened.append(hosted.runtime())
+        except BaseException as exc:  # the caller inspects what start-up raised
+            opened.append(exc)
+
+    worker = threading.Thread(target=start, daemon=True)
+    worker.start()
+    worker.join(timeout=120)
+    assert opened, "the host's start-up waited on a pipe"
+    result = opened[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "seal.json"])
+@pytest.mark.parametrize("kind", ["named pipe", "oversized file"])
+def test_a_planted_pipe_or_oversized_file_in_a_run_is_damage_not_a_hang(
+    played: tuple[Hosted, str], name: str, kind: str
+) -> None:
+    """Start-up recovery reads every run's journal and seal: a pipe in place of one hung
+    the host before it served anyone, and a 300 MiB file was read whole. Each is now that
+    run's damage; the host starts and serves the others."""
+    hosted, run_id = played
+    target = hosted.runs / run_id / name
+    target.unlink()
+    if kind == "named pipe":
+        os.mkfifo(target)
+    else:
+        with target.open("wb") as handle:
+            handle.truncate(300 * 1024 * 1024)
+    runtime = _opened_promptly(hosted)
+    try:
+        assert set(runtime.recovery.damaged) == {run_id}
+        assert name in runtime.recovery.damaged[run_id]
+    finally:
+        runtime.close()
+
+
+def test_a_host_record_that_is_a_pipe_is_refused_at_once(hosted: Hosted) -> None:
+    hosted.runtime().close()
+    record = hosted.runs / "host.json"
+    record.unlink()
+    os.mkfifo(record)
+    with pytest.raises(UserError, match="host record is a named pipe, not a regular file"):
+        _opened_promptly(hosted)
 
 
 def test_the_seal_follows_the_journal(live: Live) -> None:

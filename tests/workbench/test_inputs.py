@@ -27,6 +27,24 @@ def test_one_byte_over_the_limit_is_refused(tmp_path: Path) -> None:
         read_bounded(path, "submission", limit=100)
 
 
+def test_a_regular_file_over_its_limit_is_refused_without_reading_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A journal of 300 MiB (here sparse) is refused by its size: nothing of it is read."""
+    from workbench import inputs
+
+    path = tmp_path / "journal.jsonl"
+    with path.open("wb") as handle:
+        handle.truncate(300 * 1024 * 1024)
+
+    def never(*args: object) -> bytes:
+        raise AssertionError("read a file already over its limit")
+
+    monkeypatch.setattr(inputs, "read_at_most", never)
+    with pytest.raises(UserError, match="journal is larger than its limit of 256 MiB"):
+        read_bounded(path, "journal")
+
+
 def test_an_unbounded_device_is_refused_without_reading_it_all() -> None:
     with pytest.raises(UserError, match="control file is larger than its limit of 64 KiB"):
         read_bounded("/dev/zero", "control file")

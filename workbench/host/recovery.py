@@ -25,9 +25,10 @@ from ledger.durable import fsync_dir
 from ledger.journal import JournalError, read_entries
 from sim.campaign_load import CampaignBundle
 from workbench.errors import WorkbenchError
+from workbench.inputs import read_bounded
 from workbench.play.session import PlayerSession
 from workbench.play.wire import RUN_ID_RE
-from workbench.runs.files import RunPaths, SealError, read_seal
+from workbench.runs.files import RunPaths, SealError, read_journal, read_seal
 from workbench.runs.lock import RunLocked
 from workbench.runs.registration import ControlFile
 
@@ -70,7 +71,7 @@ def cut_partial_tail(journal: Path) -> bool:
     """
     if not journal.exists():
         return False
-    data = journal.read_bytes()
+    data = read_bounded(journal, "journal")
     if not data or data.endswith(b"\n"):
         return False
     keep = data.rfind(b"\n") + 1
@@ -123,5 +124,5 @@ def _seal_lags(paths: RunPaths) -> bool:
     seal = read_seal(paths)
     if seal is None:
         return True
-    entries = read_entries(paths.journal.read_bytes()) if paths.journal.exists() else []
+    entries = read_journal(paths).entries
     return not entries or seal.journal_head != entries[-1].hash

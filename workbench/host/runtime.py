@@ -48,6 +48,7 @@ from workbench.errors import IntegrityError, UserError
 from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
 from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
 from workbench.host.syncer import Syncer
+from workbench.inputs import read_bounded
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
@@ -317,7 +318,7 @@ class HostRuntime:
             fsync_dir(self.runs_dir)
             return
         try:
-            found = HostRecord.model_validate(orjson.loads(path.read_bytes()[:65536]))
+            found = HostRecord.model_validate(orjson.loads(read_bounded(path, "host record")))
         except (orjson.JSONDecodeError, ValidationError):
             raise UserError(f"{path} is not a host record ({HOST_SCHEMA})") from None
         if found.campaign_id != expected.campaign_id or found.campaign_digest != (
