@@ -113,3 +113,35 @@ def test_a_named_pipe_a_user_hands_over_is_read_and_never_waited_for(tmp_path: P
         assert read_bounded(pipe, "script") == b"advance 3\nadvance 4\n"
     finally:
         writer.join()
+
+
+PACKAGE_FILES = ("resources.files", "TEMPLATES", "SCHEMA_DIR", "DOCS")
+"""Receivers of whole-file reads that name the package's own files, not a user's."""
+UNBOUNDED_ALLOWED = {
+    "ledger/journal.py": "Journal.open(path) without data, for tests; the workbench passes "
+    "bytes read by read_bounded",
+}
+
+
+def test_no_product_code_reads_a_users_file_whole() -> None:
+    """Every read of a file someone else may have made goes through a bounded reader:
+    `read_bytes`, `read_text` and `.read()` without a size appear only on the package's
+    own files (a start-up recovery that read journals whole once hung on a planted pipe)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    found = []
+    for package in ("ledger", "sim", "graders", "workbench", "campaigns"):
+        for path in sorted((root / package).rglob("*.py")):
+            name = str(path.relative_to(root))
+            for node in ast.walk(ast.parse(path.read_text())):
+                if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                    continue
+                whole = node.func.attr in ("read_bytes", "read_text") or (
+                    node.func.attr == "read" and not node.args
+                )
+                receiver = ast.unparse(node.func.value)
+                package_file = any(p in receiver for p in PACKAGE_FILES)
+                if whole and not package_file and name not in UNBOUNDED_ALLOWED:
+                    found.append(f"{name}:{node.lineno} {receiver}.{node.func.attr}()")
+    assert not found, found
