@@ -5,7 +5,8 @@ two writers never share a temporary file and a reader never sees half a file.
 `write_new_file` is for files a user names (`ledger --out`): it refuses an existing file
 unless forced, refuses anything that is not a regular file even when forced (devices,
 symbolic links, directories), and never writes into a run directory. `claim_output_dir`
-claims an evaluation's output directory atomically, so two validations can never share one.
+claims an evaluation's output directory under a lock, so two validations can never share
+one, and the partial output of one killed outright is cleared by the next.
 Every failure is a one-line UserError.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import random
 import shutil
@@ -204,42 +206,171 @@ def write_new_file(
         temp.unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class OutputLayout:
+    """What an evaluation writes into its output directory: the directory it claims first,
+    then the files renamed into place in order; the last one means the output is whole.
+
+    The claim directory holds `claim_files`, or, with `inner`, one directory per part,
+    each an output of that layout (a batch's reports).
+    """
+
+    claim: str
+    files: tuple[str, ...]
+    claim_files: tuple[str, ...] = ()
+    inner: OutputLayout | None = None
+
+    @property
+    def finished(self) -> str:
+        """The file whose presence means the output is whole (written last)."""
+        return self.files[-1]
+
+    def owns(self, name: str) -> bool:
+        """True for a name this layout writes: the claim, a file, or a file's temporary."""
+        return (
+            name == self.claim
+            or name in self.files
+            or any(name.startswith(f".{f}.") and name.endswith(".tmp") for f in self.files)
+        )
+
+    def holds_only_ours(self, out: Path) -> bool:
+        """True when every entry of `out`, and of its claim directory, is one this layout
+        writes, as the kind of file it writes (never a link): only then is it removed."""
+        with os.scandir(out) as entries:
+            for entry in entries:
+                if not self.owns(entry.name) or entry.is_symlink():
+                    return False
+                if entry.name != self.claim:
+                    if not entry.is_file(follow_symlinks=False):
+                        return False
+                elif not entry.is_dir(follow_symlinks=False) or not self._claim_is_ours(
+                    Path(entry.path)
+                ):
+                    return False
+        return True
+
+    def _claim_is_ours(self, claim: Path) -> bool:
+        with os.scandir(claim) as entries:
+            for entry in entries:
+                if entry.is_symlink():
+                    return False
+                if self.inner is not None:
+                    part = entry.is_dir(follow_symlinks=False)
+                    if not part or not self.inner.holds_only_ours(Path(entry.path)):
+                        return False
+                elif entry.name not in self.claim_files or not entry.is_file(follow_symlinks=False):
+                    return False
+        return True
+
+
 @dataclass
 class OutputClaim:
-    """An output directory this process claimed: its `claim` subdirectory is ours alone."""
+    """An output directory this process claimed and holds locked until `release`.
+
+    The lock is flock(2) on the directory itself: the kernel drops it however its holder
+    ends, so the partial output of an evaluation killed outright (kill -9) is known to be
+    abandoned, and the next claim of the same directory removes it and starts again.
+    """
 
     root: Path
     claim: Path
     created_root: bool
+    layout: OutputLayout
+    fd: int | None = None
 
-    def abandon(self) -> None:
-        """Undo the claim when nothing was written into it (a refused or failed start)."""
-        with contextlib.suppress(OSError):
-            self.claim.rmdir()
-            if self.created_root:
-                self.root.rmdir()
+    def release(self) -> None:
+        """Drop the lock (idempotent); what was written stays."""
+        if self.fd is not None:
+            fd, self.fd = self.fd, None
+            os.close(fd)
 
     def discard(self) -> None:
-        """Undo a claim whose writing failed or was interrupted: remove the claim with all
-        that was written into it (ours alone: no other process can claim it), then the root
-        if this process created it, so the same output directory can be used again."""
-        shutil.rmtree(self.claim, ignore_errors=True)
+        """Undo a claim whose writing failed or was interrupted: remove all this layout
+        wrote (ours alone while the lock is held), then the root if this process created
+        it, so the same output directory can be used again."""
+        _remove_owned(self.root, self.layout)
         if self.created_root:
             with contextlib.suppress(OSError):
                 self.root.rmdir()
+        self.release()
 
 
-def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
-    """Refuse early an output directory that cannot be claimed (claiming checks again)."""
+def _remove_owned(out: Path, layout: OutputLayout) -> None:
+    """Remove every entry of `out` that `layout` writes (the claim directory and files)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(out):
+            if layout.owns(name):
+                path = out / name
+                if name == layout.claim and path.is_dir() and not path.is_symlink():
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
+
+
+def _inside(out: Path, never_inside: Path | None) -> None:
+    if never_inside is None:
+        return
+    inner, outer = out.resolve(), never_inside.resolve()
+    if inner == outer or outer in inner.parents:
+        raise UserError(
+            f"output directory {out} is inside the results directory {never_inside}; "
+            "the results directory is never written",
+            subject="out",
+        )
+
+
+def _not_empty(out: Path) -> UserError:
+    return UserError(
+        f"output directory {out} exists and is not empty: evaluate into a new directory",
+        subject="out",
+    )
+
+
+def _being_written(out: Path) -> UserError:
+    return UserError(
+        f"output directory {out} is being written by another evaluation: "
+        "evaluate into a new directory",
+        subject="out",
+    )
+
+
+def _check_contents(out: Path, names: list[str], layout: OutputLayout) -> bool:
+    """Refuse a directory holding anything not ours or a whole output; True if it holds
+    a partial output of ours (to be removed by whoever holds the lock)."""
+    if not names:
+        return False
+    try:
+        ours = layout.finished not in names and layout.holds_only_ours(out)
+    except OSError:
+        ours = False
+    if not ours:
+        raise _not_empty(out)
+    return True
+
+
+def _lock(fd: int, out: Path) -> bool:
+    """flock(2) `fd` exclusively without waiting; False when another holds it."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError as exc:
+        raise UserError(
+            f"output directory {out}: cannot lock ({_why(exc)})", subject="out"
+        ) from None
+    return True
+
+
+def check_output_dir(out: Path, layout: OutputLayout, *, never_inside: Path | None = None) -> None:
+    """Refuse early an output directory that cannot be claimed (claiming checks again).
+
+    New, empty, or holding only the partial output of an evaluation that is no longer
+    running (killed outright) is fine; another's files, a whole output or a live
+    evaluation's directory is refused.
+    """
     out = Path(out)
-    if never_inside is not None:
-        inner, outer = out.resolve(), never_inside.resolve()
-        if inner == outer or outer in inner.parents:
-            raise UserError(
-                f"output directory {out} is inside the results directory {never_inside}; "
-                "the results directory is never written",
-                subject="out",
-            )
+    _inside(out, never_inside)
     try:
         info = os.lstat(out)
     except FileNotFoundError:
@@ -254,26 +385,42 @@ def check_output_dir(out: Path, *, never_inside: Path | None = None) -> None:
             subject="out",
         )
     try:
-        empty = not any(out.iterdir())
+        names = os.listdir(out)
     except OSError as exc:
         raise UserError(
             f"output directory {out}: cannot list ({_why(exc)})", subject="out"
         ) from None
-    if not empty:
+    if not _check_contents(out, names, layout):
+        return
+    fd = _open_dir(out)
+    try:
+        if not _lock(fd, out):
+            raise _being_written(out)
+    finally:
+        os.close(fd)
+
+
+def _open_dir(out: Path) -> int:
+    try:
+        return os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as exc:
         raise UserError(
-            f"output directory {out} exists and is not empty: evaluate into a new directory",
-            subject="out",
-        )
+            f"output directory {out}: cannot open ({_why(exc)})", subject="out"
+        ) from None
 
 
-def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None) -> OutputClaim:
-    """Claim `out` (new, or an existing empty directory) by creating `out/claim` atomically.
+def claim_output_dir(
+    out: Path, layout: OutputLayout, *, never_inside: Path | None = None
+) -> OutputClaim:
+    """Claim `out` for writing `layout`: create it if new, lock it, make the claim directory.
 
-    mkdir is atomic: of two processes claiming one directory exactly one succeeds, and a
-    directory already holding anything (a finished evaluation included) is refused.
+    Of two processes claiming one directory exactly one gets the lock; the other is
+    refused. A directory holding another's files or a whole output is refused; one
+    holding only the partial output of a killed evaluation (its lock gone with it) is
+    emptied of that output and claimed.
     """
     out = Path(out)
-    check_output_dir(out, never_inside=never_inside)
+    check_output_dir(out, layout, never_inside=never_inside)
     created = False
     if not os.path.lexists(out):
         try:
@@ -290,31 +437,33 @@ def claim_output_dir(out: Path, claim: str, *, never_inside: Path | None = None)
             raise UserError(
                 f"output directory {out}: cannot create the directory ({_why(exc)})", subject="out"
             ) from None
-    target = out / claim
+    fd = _open_dir(out)
+    result = OutputClaim(out, out / layout.claim, created, layout, fd)
     try:
-        target.mkdir()
-    except FileExistsError:
-        raise UserError(
-            f"output directory {out} is not empty (another evaluation may be writing it): "
-            "evaluate into a new directory",
-            subject="out",
-        ) from None
-    except OSError as exc:
-        raise UserError(
-            f"output directory {out}: cannot write ({_why(exc)})", subject="out"
-        ) from None
-    result = OutputClaim(out, target, created)
-    try:
-        others = [p.name for p in out.iterdir() if p.name != claim]
-    except OSError as exc:
-        result.abandon()
-        raise UserError(
-            f"output directory {out}: cannot list ({_why(exc)})", subject="out"
-        ) from None
-    if others:
-        result.abandon()
-        raise UserError(
-            f"output directory {out} exists and is not empty: evaluate into a new directory",
-            subject="out",
-        )
+        if not _lock(fd, out):
+            raise _being_written(out)
+        if os.fstat(fd).st_ino != os.lstat(out).st_ino:
+            raise _being_written(out)
+        try:
+            names = os.listdir(out)
+        except OSError as exc:
+            raise UserError(
+                f"output directory {out}: cannot list ({_why(exc)})", subject="out"
+            ) from None
+        if _check_contents(out, names, layout):
+            _remove_owned(out, layout)
+        try:
+            result.claim.mkdir()
+        except FileExistsError:
+            raise _not_empty(out) from None
+        except OSError as exc:
+            raise UserError(
+                f"output directory {out}: cannot write ({_why(exc)})", subject="out"
+            ) from None
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        result.release()
+        raise
     return result

@@ -1,5 +1,9 @@
 """Other people's text on the screens shows as written, whatever it holds.
 
+A campaign whose every title, name and description ends in markup is walked through
+every player screen; author screens get markup in run directories and reports
+(test_author.py).
+
 Every value goes into markup as a template variable (`workbench.tui.markup.styled`),
 never by formatting it into a markup string: Rich's and Textual's `escape` leave an
 unclosed `[b` and a trailing backslash live (`\\[` is a literal bracket to Textual, so the
@@ -10,12 +14,17 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 from textual.content import Content
 
+from campaigns import DEFAULT_CAMPAIGN
+from tests.tui.walk import visit_everything
+from workbench.play.session import PlayerSession
+from workbench.tui.app import PlayerApp
 from workbench.tui.markup import joined, styled
 
 TUI = Path(__file__).resolve().parents[2] / "workbench" / "tui"
@@ -110,3 +119,41 @@ def test_the_source_checks_can_fail(tmp_path: Path) -> None:
     bad = ast.parse('x = f"[b]{title}[/b]"\ny = f"[{colour}]ok[/{colour}]"')
     strings = [n for n in ast.walk(bad) if isinstance(n, ast.JoinedStr)]
     assert ["\x00" in _outside_tags(n) for n in strings] == [True, False]
+
+
+MARKUP = " [/] [@click=app.quit]x[/x] [b \\"
+"""Markup that closes a tag never opened, makes a link, opens one never closed, and a
+backslash that would make the template's next tag a literal bracket."""
+_PROSE = re.compile(r'\b(title|name|description) = "([^"\n]*)"(?!")')
+_LONG_PROSE_END = re.compile(r'(?<!= )"""$', re.MULTILINE)
+_QUOTED = MARKUP.replace("\\", "\\\\")
+"""`MARKUP` inside a TOML string."""
+
+
+def hostile_campaign(folder: Path) -> Path:
+    """A copy of the default campaign with `MARKUP` after every title, name and description."""
+    shutil.copytree(DEFAULT_CAMPAIGN, folder)
+    for path in folder.glob("*.toml"):
+        text = _PROSE.sub(lambda m: f'{m[1]} = "{m[2]}{_QUOTED}"', path.read_text())
+        text = _LONG_PROSE_END.sub(lambda m: f'{_QUOTED}"""', text)
+        path.write_text(text)
+    return folder
+
+
+def test_the_markup_campaign_puts_markup_in_every_kind_of_prose(tmp_path: Path) -> None:
+    bundle = PlayerSession.create(tmp_path / "run", hostile_campaign(tmp_path / "c")).bundle
+    texts = [bundle.campaign.title, bundle.campaign.description, bundle.campaign.company.name]
+    texts += [a.title for a in bundle.actions.values()]
+    texts += [a.description for a in bundle.actions.values()]
+    texts += [q.title for q in bundle.questions.values()]
+    texts += [q.baseline.name for q in bundle.questions.values()]
+    texts += [t.title for t in bundle.tasks]
+    assert all(t.endswith(MARKUP) for t in texts), [t for t in texts if not t.endswith(MARKUP)]
+
+
+async def test_every_screen_shows_a_campaign_full_of_markup_as_written(tmp_path: Path) -> None:
+    """The curious player's walk (`tests/tui/walk.py`) on a campaign whose every title, name
+    and description ends in `MARKUP`: each is found on screen as written."""
+    campaign = hostile_campaign(tmp_path / "campaign")
+    session = PlayerSession.create(tmp_path / "run", campaign)
+    await visit_everything(PlayerApp(session, briefing_at_start=True))

@@ -1,158 +1,21 @@
 """Visit every question, every action and every row of every table: nothing may crash.
 
 The Questions screen once raised KeyError on one question kind; this walks the whole
-app the way a curious player would, after some play, on the default campaign and on a
-copy whose every title, name and description carries markup (a campaign is anyone's
-text: it must show as written, never close the app or become a link). (What each screen
-shows at 80x24 is pinned by the snapshot tests and `test_small_terminal_keeps_every_column`.)
+app the way a curious player would, after some play (`tests/tui/walk.py`; the same walk
+on a campaign full of markup is in test_markup.py). (What each screen shows at 80x24 is
+pinned by the snapshot tests and `test_small_terminal_keeps_every_column`.)
 """
 
 from __future__ import annotations
 
-import re
-import shutil
 from pathlib import Path
 
-import pytest
-from textual.widgets import DataTable
-
-from campaigns import DEFAULT_CAMPAIGN
-from tests.tui.conftest import SIZE, go, wait_for
-from tests.tui.text import screen_text
+from tests.tui.walk import visit_everything
 from workbench.play.session import PlayerSession
-from workbench.tui.app import PLAYER_SCREENS, PlayerApp
-from workbench.tui.screens.actions import ActionsScreen
-from workbench.tui.screens.briefing import BriefingScreen
-from workbench.tui.screens.confirm import ConfirmSchedule
-from workbench.tui.screens.journal import JournalScreen
-from workbench.tui.screens.ledger import LedgerScreen
-from workbench.tui.screens.questions import QuestionsScreen
-from workbench.tui.widgets.journal import EntryScreen
+from workbench.tui.app import PlayerApp
 
 
-async def walk_rows(pilot, table: DataTable, check=None) -> int:  # type: ignore[no-untyped-def]
-    """Move the cursor over every row (and press enter on each when `check` is given)."""
-    table.focus()
-    for row in range(table.row_count):
-        table.move_cursor(row=row)
-        await pilot.pause()
-        if check is not None:
-            await check(row)
-    return table.row_count
-
-
-MARKUP = " [/] [@click=app.quit]x[/x] [b \\"
-"""Markup that closes a tag never opened, makes a link, opens one never closed, and a
-backslash that would make the template's next tag a literal bracket."""
-_PROSE = re.compile(r'\b(title|name|description) = "([^"\n]*)"(?!")')
-_LONG_PROSE_END = re.compile(r'(?<!= )"""$', re.MULTILINE)
-_QUOTED = MARKUP.replace("\\", "\\\\")
-"""`MARKUP` inside a TOML string."""
-
-
-def hostile_campaign(folder: Path) -> Path:
-    """A copy of the default campaign with `MARKUP` after every title, name and description."""
-    shutil.copytree(DEFAULT_CAMPAIGN, folder)
-    for path in folder.glob("*.toml"):
-        text = _PROSE.sub(lambda m: f'{m[1]} = "{m[2]}{_QUOTED}"', path.read_text())
-        text = _LONG_PROSE_END.sub(lambda m: f'{_QUOTED}"""', text)
-        path.write_text(text)
-    return folder
-
-
-@pytest.fixture(params=["default", "markup"])
-def any_app(request: pytest.FixtureRequest, tmp_path: Path) -> PlayerApp:
-    """The player's app on the default campaign, and on its copy full of markup."""
-    campaign = DEFAULT_CAMPAIGN
-    if request.param == "markup":
-        campaign = hostile_campaign(tmp_path / "campaign")
-    return PlayerApp(PlayerSession.create(tmp_path / "run", campaign), briefing_at_start=True)
-
-
-def test_the_markup_campaign_puts_markup_in_every_kind_of_prose(tmp_path: Path) -> None:
-    bundle = PlayerSession.create(tmp_path / "run", hostile_campaign(tmp_path / "c")).bundle
-    texts = [bundle.campaign.title, bundle.campaign.description, bundle.campaign.company.name]
-    texts += [a.title for a in bundle.actions.values()]
-    texts += [a.description for a in bundle.actions.values()]
-    texts += [q.title for q in bundle.questions.values()]
-    texts += [q.baseline.name for q in bundle.questions.values()]
-    texts += [t.title for t in bundle.tasks]
-    assert all(t.endswith(MARKUP) for t in texts), [t for t in texts if not t.endswith(MARKUP)]
-
-
-async def test_visit_everything(any_app: PlayerApp) -> None:
-    app = any_app
-    bundle = app.session.bundle
-    async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, BriefingScreen), "briefing")
-        briefing = screen_text(app.screen)
-        for text in (bundle.campaign.company.name, bundle.campaign.title, bundle.tasks[0].title):
-            assert text in briefing, text
-        await pilot.press("escape")
-        await pilot.pause()
-        app.schedule("hire_sales_rep")
-        app.advance(3)
-        for spec in PLAYER_SCREENS:
-            await go(pilot, spec.key)
-            for table in app.screen.query(DataTable):
-                await walk_rows(pilot, table)
-
-        await go(pilot, "2")
-        actions = app.screen
-        assert isinstance(actions, ActionsScreen)
-        seen = []
-        for row in range(actions.catalog.row_count):
-            actions.catalog.move_cursor(row=row)
-            await pilot.pause()
-            action_id = actions.catalog.selected
-            assert action_id is not None and action_id in screen_text(actions)
-            assert bundle.actions[action_id].title in screen_text(actions)
-            seen.append(action_id)
-            await pilot.press("s")
-            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmSchedule), "confirm")
-            assert action_id in screen_text(app.screen)
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: app.screen is actions, "back to actions")
-        assert sorted(seen) == sorted(bundle.actions)
-
-        await go(pilot, "3")
-        questions = app.screen
-        assert isinstance(questions, QuestionsScreen)
-        visited = []
-        for row in range(questions.table.row_count):
-            questions.table.move_cursor(row=row)
-            await pilot.pause()
-            q = questions.current()
-            assert q is not None
-            visited.append(q.id)
-            assert q.title in screen_text(questions)
-            questions.form.value.value = "1"
-            await pilot.pause()
-            check = str(questions.form.check.render())
-            assert check, q.id
-        assert sorted(visited) == sorted(bundle.questions)
-        await walk_rows(pilot, questions.history)
-
-        await go(pilot, "4")
-        journal = app.screen
-        assert isinstance(journal, JournalScreen)
-
-        async def expand(row: int) -> None:
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, EntryScreen), "entry")
-            await pilot.press("escape")
-            await wait_for(pilot, lambda: app.screen is journal, "back to journal")
-
-        assert await walk_rows(pilot, journal.table, expand) == len(app.session.journal_entries)
-
-        await go(pilot, "5")
-        ledger = app.screen
-        assert isinstance(ledger, LedgerScreen)
-
-        async def drill(row: int) -> None:
-            await pilot.press("enter")
-            await pilot.pause()
-            assert ledger.history.account == ledger.balances.row_text(row)[0]
-            assert ledger.history.row_count == app.session.day + 1
-
-        assert await walk_rows(pilot, ledger.balances, drill) > 0
+async def test_visit_everything(tmp_path: Path) -> None:
+    await visit_everything(
+        PlayerApp(PlayerSession.create(tmp_path / "run"), briefing_at_start=True)
+    )

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,7 +21,7 @@ from click.testing import CliRunner, Result
 
 from workbench.cli import main
 from workbench.errors import UserError
-from workbench.evaluation.evaluator import run_evaluation
+from workbench.evaluation.evaluator import EVALUATION_LAYOUT, run_evaluation
 from workbench.outputs import atomic_write, claim_output_dir
 
 
@@ -39,11 +43,120 @@ def _one_line_error(result: Result, code: int = 2) -> str:
 
 def test_only_one_of_two_claims_on_one_directory_wins(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    first = claim_output_dir(out, "seals")
-    with pytest.raises(UserError, match="is not empty"):
-        claim_output_dir(out, "seals")
-    first.abandon()
+    first = claim_output_dir(out, EVALUATION_LAYOUT)
+    with pytest.raises(UserError, match="is being written by another evaluation"):
+        claim_output_dir(out, EVALUATION_LAYOUT)
+    first.discard()
     assert not out.exists()
+
+
+KILLED_MIDWAY = """
+import os, signal, sys, time
+from pathlib import Path
+from workbench.evaluation.{module} import {function}
+
+def progress(*args):
+    Path(sys.argv[3]).touch()
+    time.sleep(600)
+
+{function}(Path(sys.argv[1]), Path(sys.argv[2]), progress=progress)
+"""
+
+
+def _killed_midway(source: Path, out: Path, tmp_path: Path, *, batch: bool) -> None:
+    """A real evaluation (or batch) killed outright (SIGKILL) once its first part is done."""
+    module, function = ("batch", "validate_runs") if batch else ("evaluator", "run_evaluation")
+    marker = tmp_path / f"reached-{out.name}"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            KILLED_MIDWAY.format(module=module, function=function),
+            str(source),
+            str(out),
+            str(marker),
+        ]
+    )
+    try:
+        for _ in range(1200):
+            if marker.exists() or child.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert marker.exists(), "the evaluation never reached its first part"
+    finally:
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+
+
+def test_the_partial_output_of_a_killed_evaluation_is_cleared_by_the_next(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """kill -9 leaves seals and no report.json; the same --out then works, and the report
+    it gets is the one a fresh directory gets."""
+    out = tmp_path / "out"
+    _killed_midway(demo_run, out, tmp_path, batch=False)
+    assert (out / "seals").is_dir() and not (out / "report.json").exists()
+    again = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    assert again.exit_code in (0, 1), again.output
+    fresh = tmp_path / "fresh"
+    _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(fresh))
+    assert (out / "report.json").read_bytes() == (fresh / "report.json").read_bytes()
+    assert sorted(p.name for p in out.iterdir()) == ["SHA256SUMS", "report.json", "seals"]
+    assert _cli("verify-report", str(out)).exit_code == 0
+
+
+def test_the_partial_output_of_a_killed_batch_is_cleared_by_the_next(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    for name in ("a", "b"):
+        shutil.copytree(demo_run, runs / name)
+    out = tmp_path / "batch"
+    _killed_midway(runs, out, tmp_path, batch=True)
+    assert (out / "reports").is_dir() and not (out / "leaderboard.csv").exists()
+    again = _cli("validate", "counterfactual", str(runs), "--all-agents", "--out", str(out))
+    assert again.exit_code in (0, 1), again.output
+    assert sorted(p.name for p in out.iterdir()) == ["leaderboard.csv", "reports", "runs.csv"]
+    assert sorted(p.name for p in (out / "reports").iterdir()) == ["a", "b"]
+
+
+def test_a_live_evaluations_directory_is_refused_and_left_alone(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    live = claim_output_dir(out, EVALUATION_LAYOUT)
+    (out / "seals" / "branches.jsonl.gz").write_bytes(b"partial")
+    again = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    assert "is being written by another evaluation" in _one_line_error(again)
+    assert (out / "seals" / "branches.jsonl.gz").read_bytes() == b"partial"
+    live.discard()
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "plant",
+    [
+        lambda out: (out / "seals" / "notes.txt").write_text("mine"),
+        lambda out: (out / "notes.txt").write_text("mine"),
+        lambda out: (out / "seals" / "branches.jsonl.gz").mkdir(),
+        lambda out: (out / "SHA256SUMS").symlink_to(out / "elsewhere"),
+        lambda out: (out / "report.json").write_text("{}"),
+    ],
+    ids=["a file in seals", "a file beside", "a directory for a file", "a link", "a report"],
+)
+def test_only_a_partial_output_exactly_as_written_is_ever_removed(
+    demo_run: Path, tmp_path: Path, plant: Callable[[Path], object]
+) -> None:
+    """Anything the evaluator would not have written (or a whole output) makes the
+    directory another's: refused, nothing removed."""
+    out = tmp_path / "out"
+    (out / "seals").mkdir(parents=True)
+    plant(out)
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    again = _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(out))
+    assert "exists and is not empty" in _one_line_error(again)
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
 
 
 def test_a_finished_output_is_never_reused(demo_run: Path, tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ import pandas as pd
 from workbench import exit_codes
 from workbench.errors import IntegrityError, UserError, reraised
 from workbench.evaluation.evaluator import (
+    EVALUATION_LAYOUT,
     SEALS_DIR,
     RunEvaluation,
     RunJob,
@@ -39,7 +40,7 @@ from workbench.evaluation.evaluator import (
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
-from workbench.outputs import atomic_write_all, check_output_dir, claim_output_dir
+from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.registration import ControlFile
 
@@ -47,6 +48,8 @@ LEADERBOARD: Final = "leaderboard.csv"
 RUNS_TABLE: Final = "runs.csv"
 REPORTS: Final = "reports"
 """OUT/reports/<run>/ holds each run's report; creating it claims OUT."""
+BATCH_LAYOUT: Final = OutputLayout(REPORTS, (RUNS_TABLE, LEADERBOARD), inner=EVALUATION_LAYOUT)
+"""A batch's output directory: the reports, then runs.csv, leaderboard.csv last."""
 MAX_ENTRIES: Final = 100_000
 """The most entries RUNS_DIR may hold."""
 
@@ -167,7 +170,7 @@ def validate_runs(
         raise UserError(f"{runs} is not a directory")
     if RunPaths(runs).exists():
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
-    check_output_dir(out, never_inside=runs)
+    check_output_dir(out, BATCH_LAYOUT, never_inside=runs)
     found = _discover(runs, control, tuple(questions) if questions else None)
     seal_key = control.seal_key() if control is not None else None
     rows: list[RunRow] = list(found.rows)
@@ -177,7 +180,7 @@ def validate_runs(
             on_row(row)
     jobs = [job for job, _ in found.jobs]
     with open_executor(executor or ExecutorSpec()) as running:
-        claim = claim_output_dir(out, REPORTS, never_inside=runs)
+        claim = claim_output_dir(out, BATCH_LAYOUT, never_inside=runs)
         try:
             outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
             for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
@@ -198,6 +201,8 @@ def validate_runs(
         except BaseException:
             claim.discard()
             raise
+        finally:
+            claim.release()
     return BatchOutcome(_exit_code(rows, codes), tuple(rows), table, board_path, runs_path)
 
 

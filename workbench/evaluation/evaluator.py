@@ -76,7 +76,7 @@ from workbench.evaluation.report import (
 )
 from workbench.evaluation.seal_stream import SealStream
 from workbench.messages import clip
-from workbench.outputs import atomic_write_all, check_output_dir, claim_output_dir
+from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -110,6 +110,10 @@ SEALS_DIR = "seals"
 """The output subdirectory of branch seals; creating it claims the output directory."""
 SEALS_FILE = f"{SEALS_DIR}/branches.jsonl.gz"
 """Every branch seal of one evaluation, one canonical line each (seal_stream.py)."""
+EVALUATION_LAYOUT = OutputLayout(
+    SEALS_DIR, ("SHA256SUMS", "report.json"), claim_files=(SEALS_FILE.split("/")[1],)
+)
+"""An evaluation's output directory: the seals directory, then SHA256SUMS, report.json last."""
 
 Progress = Callable[[int, int, str], None]
 
@@ -535,7 +539,7 @@ def run_evaluation(
     out = Path(out_dir)
     if workers < 1:
         raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
-    check_output_dir(out, never_inside=results)
+    check_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
     spec = executor or ExecutorSpec("local", workers=workers)
     with collector_paused() if spec.in_process else contextlib.nullcontext():
         return _evaluate(results, out, registration, control, agent, questions, spec, progress)
@@ -564,7 +568,7 @@ def _evaluate(
         )
     seal_key = control.seal_key() if control is not None else None
     with open_executor(spec) as running:
-        claim = claim_output_dir(out, SEALS_DIR, never_inside=results)
+        claim = claim_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
         try:
             pairs = pair_results(prepared.tasks, running)
             return write_evaluation(
@@ -573,6 +577,8 @@ def _evaluate(
         except BaseException:
             claim.discard()
             raise
+        finally:
+            claim.release()
 
 
 def write_evaluation(
