@@ -13,6 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 MAX_ABS: Final[float] = 1e15
 """Largest magnitude of a submitted number. Beyond it a double cannot hold a tenth, every staged
 outcome is far inside it, and it keeps every reward a finite number (no overflow to inf)."""
+MAX_SUBMISSION: Final[int] = 1024 * 1024
+"""Longest submission text, in characters or bytes (the CLI reads at most 1 MiB too)."""
 CLIP: Final[int] = 60
 """Longest piece of a submission echoed in an error (a key name, a location)."""
 
@@ -151,6 +153,9 @@ def parse_submission(family: str, raw: str | bytes | Mapping[str, Any]) -> Inter
         text = raw if isinstance(raw, str | bytes) else orjson.dumps(dict(raw))
     except TypeError as exc:
         raise InvalidSubmission([{"loc": "", "msg": clip(str(exc)), "type": "json_type"}]) from None
+    if len(text) > MAX_SUBMISSION:
+        message = f"larger than the submission limit of {MAX_SUBMISSION:,} characters"
+        raise InvalidSubmission([{"loc": "", "msg": message, "type": "too_large"}])
     check_strict_json(text)
     try:
         return model.model_validate_json(text)

@@ -20,6 +20,9 @@ from graders.vc_deal.gold import Amount
 from graders.vc_deal.templates import TemplateBank, load_templates
 from graders.vc_deal.verdicts import gold_window, judge
 
+MAX_COMPLETION = 1024 * 1024
+"""Longest completion graded one at a time (the dashboard's text box); files have their own."""
+
 
 @dataclass(frozen=True, slots=True)
 class TextGrade:
@@ -71,8 +74,11 @@ class VCPanel:
     def grade_text(self, text: Completion, answer: Amount, loose: bool = False) -> TextGrade:
         """Grade one completion, reporting the matched cue and number with their spans.
 
-        Raises ValueError only for a gold answer that is not a finite number.
+        Raises ValueError for a gold answer that is not a finite number and for a
+        completion longer than MAX_COMPLETION characters.
         """
+        if len(completion_text(text)) > MAX_COMPLETION:
+            raise ValueError(f"the completion is longer than {MAX_COMPLETION:,} characters")
         found = extract_answer(text)
         verdicts = judge(found.value, answer)
         return TextGrade(

@@ -255,3 +255,12 @@ def test_a_piped_grading_input_is_read_whole_or_refused_at_its_limit(
     finally:
         os.close(read)
         feeder.join()
+
+
+def test_one_completion_is_graded_up_to_its_limit() -> None:
+    from graders.vc_deal.panel import MAX_COMPLETION
+
+    text = " " * (MAX_COMPLETION - len("The answer is 8.9")) + "The answer is 8.9"
+    assert VCPanel().grade_text(text, 8.9).strict_correct == 1.0
+    with pytest.raises(ValueError, match="longer than 1,048,576 characters"):
+        VCPanel().grade_text(text + " ", 8.9)

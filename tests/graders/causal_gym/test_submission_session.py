@@ -141,6 +141,21 @@ def test_ate_rejects(text: str) -> None:
     assert info.value.errors
 
 
+@pytest.mark.parametrize("kind", [str, bytes])
+def test_a_submission_over_its_limit_is_refused_before_it_is_parsed(kind: type) -> None:
+    """The dashboard's answer box has no size of its own: the grader bounds what it parses,
+    as the CLI bounds the file (1 MiB); one character less is parsed (and found wanting)."""
+    from graders.causal_gym.submission import MAX_SUBMISSION
+
+    padded = '{"estimate": 1, "interval": [0, 1]}' + " " * MAX_SUBMISSION
+    text = padded if kind is str else padded.encode()
+    with pytest.raises(InvalidSubmission) as info:
+        parse_submission("ate", text)
+    assert [e["type"] for e in info.value.errors] == ["too_large"]
+    fits = text[:MAX_SUBMISSION]
+    assert parse_submission("ate", fits).estimate == 1
+
+
 SUBMITTED: dict[str, dict[str, Any]] = {
     "ate": {},
     "adjustment": {"adjustment_set": []},
