@@ -13,8 +13,13 @@ def takes_text(widget: Widget | None) -> bool:
     return isinstance(widget, (Input, TextArea, Select))
 
 
+MAX_FIELD = 4096
+"""The longest text a field takes unless it says less (a path's length on Linux)."""
+
+
 class FormInput(Input):
-    """An input that does not select its value on focus, so tabbing in never replaces it."""
+    """An input that does not select its value on focus, so tabbing in never replaces it,
+    and that takes at most `MAX_FIELD` characters unless given a `max_length` of its own."""
 
     DEFAULT_CSS = """
     FormInput {
@@ -24,4 +29,6 @@ class FormInput(Input):
 
     def __init__(self, value: str | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("select_on_focus", False)
+        if not kwargs.get("max_length"):
+            kwargs["max_length"] = MAX_FIELD
         super().__init__(value, **kwargs)
