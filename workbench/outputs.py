@@ -335,9 +335,15 @@ def _being_written(out: Path) -> UserError:
     )
 
 
-def _check_contents(out: Path, names: list[str], layout: OutputLayout) -> bool:
+def _partial_output(out: Path, layout: OutputLayout) -> bool:
     """Refuse a directory holding anything not ours or a whole output; True if it holds
     a partial output of ours (to be removed by whoever holds the lock)."""
+    try:
+        names = os.listdir(out)
+    except OSError as exc:
+        raise UserError(
+            f"output directory {out}: cannot list ({_why(exc)})", subject="out"
+        ) from None
     if not names:
         return False
     try:
@@ -384,13 +390,7 @@ def check_output_dir(out: Path, layout: OutputLayout, *, never_inside: Path | No
             f"output directory {out}: is {kind_of(info.st_mode)}, not a new directory",
             subject="out",
         )
-    try:
-        names = os.listdir(out)
-    except OSError as exc:
-        raise UserError(
-            f"output directory {out}: cannot list ({_why(exc)})", subject="out"
-        ) from None
-    if not _check_contents(out, names, layout):
+    if not _partial_output(out, layout):
         return
     fd = _open_dir(out)
     try:
@@ -444,13 +444,7 @@ def claim_output_dir(
             raise _being_written(out)
         if os.fstat(fd).st_ino != os.lstat(out).st_ino:
             raise _being_written(out)
-        try:
-            names = os.listdir(out)
-        except OSError as exc:
-            raise UserError(
-                f"output directory {out}: cannot list ({_why(exc)})", subject="out"
-            ) from None
-        if _check_contents(out, names, layout):
+        if _partial_output(out, layout):
             _remove_owned(out, layout)
         try:
             result.claim.mkdir()
