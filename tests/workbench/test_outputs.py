@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.cli import main
 from workbench.errors import UserError
@@ -437,3 +439,82 @@ def test_every_file_starts_its_writeback_before_the_first_wait_for_the_disk(
     assert events[:3] == ["start seals", "start", "start"]
     assert len(starts) == 3 and "fsync seals" in events and max(starts) < min(waits)
     assert (sums.read_bytes(), report.read_bytes()) == (b"sums\n", b"{}\n")
+
+
+_NAMES = ["seals", "SHA256SUMS", "report.json", ".report.json.ab12.tmp", "notes.txt", "reports"]
+_INNER = ["branches.jsonl.gz", "other.gz", "seals"]
+_KINDS = ["file", "dir", "link"]
+
+
+def _plant(root: Path, entries: list[tuple[str, str, list[tuple[str, str]]]]) -> None:
+    """Make `entries` under root: (name, kind, children) with children only under a dir."""
+    root.mkdir()
+    for name, kind, children in entries:
+        path = root / name
+        if kind == "file":
+            path.write_text(name)
+        elif kind == "link":
+            path.symlink_to(root.parent / "elsewhere")
+        else:
+            path.mkdir()
+            for child, child_kind in children:
+                inner = path / child
+                if child_kind == "file":
+                    inner.write_text(child)
+                elif child_kind == "link":
+                    inner.symlink_to(root.parent / "elsewhere")
+                else:
+                    inner.mkdir()
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(
+        f"{p.relative_to(root)}:{'link' if p.is_symlink() else 'dir' if p.is_dir() else 'file'}"
+        for p in root.rglob("*")
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    entries=st.lists(
+        st.tuples(
+            st.sampled_from(_NAMES),
+            st.sampled_from(_KINDS),
+            st.lists(st.tuples(st.sampled_from(_INNER), st.sampled_from(_KINDS)), max_size=3),
+        ),
+        max_size=4,
+        unique_by=lambda e: e[0],
+    )
+)
+def test_a_claim_removes_only_an_abandoned_output_exactly_as_written(
+    tmp_path_factory: pytest.TempPathFactory, entries: list[tuple[str, str, list[tuple[str, str]]]]
+) -> None:
+    """Whatever a directory holds, claiming it either leaves it untouched (refused) or
+    finds only what an unfinished evaluation writes, removes that and claims it."""
+    out = tmp_path_factory.mktemp("claim") / "out"
+    unique = [(n, k, list(dict(c).items())) for n, k, c in entries]
+    _plant(out, unique)
+    before = _tree(out)
+    try:
+        claim = claim_output_dir(out, EVALUATION_LAYOUT)
+    except UserError as exc:
+        assert "exists and is not empty" in exc.message
+        assert _tree(out) == before
+        return
+    try:
+        assert _tree(out) == ["seals:dir"]
+        expected_ours = all(
+            (
+                name == "seals"
+                and kind == "dir"
+                and all(
+                    child == "branches.jsonl.gz" and child_kind == "file"
+                    for child, child_kind in children
+                )
+            )
+            or (name in ("SHA256SUMS", ".report.json.ab12.tmp") and kind == "file")
+            for name, kind, children in unique
+        )
+        assert expected_ours, before
+    finally:
+        claim.discard()
