@@ -157,3 +157,19 @@ async def test_every_screen_shows_a_campaign_full_of_markup_as_written(tmp_path:
     campaign = hostile_campaign(tmp_path / "campaign")
     session = PlayerSession.create(tmp_path / "run", campaign)
     await visit_everything(PlayerApp(session, briefing_at_start=True))
+
+
+async def test_the_summary_shows_a_campaign_full_of_markup_as_written(tmp_path: Path) -> None:
+    from tests.tui.conftest import SIZE, wait_for
+    from tests.tui.text import screen_text
+    from workbench.tui.screens.briefing import SummaryScreen
+
+    session = PlayerSession.create(tmp_path / "run", hostile_campaign(tmp_path / "campaign"))
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("e")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        shown = screen_text(app.screen)
+        assert all(task.title in shown for task in session.bundle.tasks), shown
+    session.close()
