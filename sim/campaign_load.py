@@ -139,6 +139,8 @@ def _parse_toml(data: bytes | None, name: str, problems: list[Problem]) -> dict 
         problems.append(Problem(name, "", f"is not valid TOML: {exc}"))
     except UnicodeDecodeError:
         problems.append(Problem(name, "", "is not UTF-8 text"))
+    except ValueError:  # an integer beyond Python's digit limit for text (4,300)
+        problems.append(Problem(name, "", "holds a number with too many digits to read"))
     except RecursionError:
         problems.append(Problem(name, "", "is nested too deeply"))
     return None

@@ -79,6 +79,9 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+_INF = float("inf")
+
+
 @dataclass(frozen=True)
 class Bounds:
     """A whole or real number in a closed range, with its unit (validation, schema and docs)."""
@@ -108,21 +111,19 @@ class Bounds:
                 "expected {kind} from {range}, got {got}",
                 {"kind": kind, "range": self.describe(), "got": _shown(value)},
             )
-        if self.real:
-            value = float(value)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise PydanticCustomError(
-                    "number_finite",
-                    "{got} is not a finite number: allowed {range}",
-                    {"got": _shown(value), "range": self.describe()},
-                )
+        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+            raise PydanticCustomError(
+                "number_finite",
+                "{got} is not a finite number: allowed {range}",
+                {"got": _shown(value), "range": self.describe()},
+            )
         if not self.low <= value <= self.high:
             raise PydanticCustomError(
                 "number_range",
                 "{got} is out of range: allowed {range}",
                 {"got": _shown(value), "range": self.describe()},
             )
-        return value
+        return float(value) if self.real else value
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler

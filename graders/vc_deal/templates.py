@@ -121,4 +121,6 @@ def load_templates(path: str | Path | None = None) -> TemplateBank:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TemplateError(f"{source}: not valid TOML ({exc})") from exc
+    except ValueError as exc:  # an integer beyond Python's digit limit for text (4,300)
+        raise TemplateError(f"{source}: holds a number with too many digits to read") from exc
     return parse_templates(data, source)

@@ -227,3 +227,11 @@ def test_a_template_file_over_its_limit_is_refused_unread(tmp_path: Path) -> Non
     assert code == 2 and out == ""
     assert err.strip().endswith("t.toml: larger than the template file limit of 1 MiB")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_a_template_file_with_a_number_past_the_digit_limit_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "t.toml"
+    bad.write_text("easy = " + "9" * 5000 + "\n", encoding="utf-8")
+    code, out, err = _run("vc", "generate", "-n", "2", "--templates", str(bad))
+    assert code == 2 and out == ""
+    assert err.strip().endswith("t.toml: holds a number with too many digits to read")

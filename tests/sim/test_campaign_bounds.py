@@ -43,6 +43,15 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 ISSUE_VALUES = [
+    (
+        "campaign.toml",
+        "base_per_day = 178.0",
+        "base_per_day = 1" + "0" * 400,
+        "demand.base_per_day",
+        "10,000,000",
+    ),
+    ("campaign.toml", "elasticity = 1.7", "elasticity = -1" + "0" * 400, "demand.elasticity", "to"),
+    ("campaign.toml", "elasticity = 1.7", "elasticity = 1" + "0" * 5000, "", "too many digits"),
     ("campaign.toml", 'price = "14.00"', 'price = "0"', "company.price", "$0.01"),
     ("campaign.toml", 'price = "14.00"', 'price = "-1.00"', "company.price", "$0.01"),
     (
@@ -165,7 +174,11 @@ ISSUE_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(("file", "old", "new", "field", "allowed"), ISSUE_VALUES)
+@pytest.mark.parametrize(
+    ("file", "old", "new", "field", "allowed"),
+    ISSUE_VALUES,
+    ids=[f"{i}-{v[3] or v[0]}" for i, v in enumerate(ISSUE_VALUES)],
+)
 def test_issue_values_are_refused_with_one_line_each(
     campaign_copy: Path, file: str, old: str, new: str, field: str, allowed: str
 ) -> None:
@@ -436,3 +449,27 @@ def test_a_hostile_key_is_escaped_and_cut_in_the_message(campaign_copy: Path) ->
         load_campaign(campaign_copy)
     (line,) = [str(p) for p in info.value.problems]
     assert "\x1b" not in line and "\\x1b[2J" in line and len(line) < 250
+
+
+@settings(max_examples=300)
+@given(
+    real=st.booleans(),
+    value=st.integers()
+    | st.integers(min_value=10**300, max_value=10**400).map(lambda v: v * -1)
+    | st.integers(min_value=10**300, max_value=10**400)
+    | st.floats(),
+)
+def test_a_bounded_number_is_in_range_or_one_validation_error(real: bool, value: object) -> None:
+    """A number beyond any float (10**400) was converted before its range was checked:
+    OverflowError escaped as a traceback. Any int or float is now the value or a
+    validation error naming the range."""
+    from pydantic_core import PydanticCustomError
+
+    bounds = Bounds(0.5 if real else 1, 1e6, "units", real=real)
+    try:
+        checked = bounds._check(value)
+    except PydanticCustomError as exc:
+        assert exc.type in ("number_type", "number_finite", "number_range")
+        return
+    assert bounds.low <= checked <= bounds.high
+    assert type(checked) is (float if real else int)
