@@ -27,11 +27,12 @@ SHARES: dict[str, float] = {
     "scripts": 0.16,
     "submissions": 0.14,
     "control files": 0.10,
-    "seals": 0.20,
+    "seals": 0.14,
     "run files": 0.08,
     "vc grade": 0.12,
     "causal score": 0.08,
     "campaigns": 0.12,
+    "reports": 0.06,
 }
 """Each target's share of the cases (they sum to 1)."""
 

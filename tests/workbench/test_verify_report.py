@@ -107,6 +107,33 @@ def test_an_edit_of_what_the_report_derives_from_itself_is_caught(
     _mismatch(_cli("verify-report", str(out)), *says)
 
 
+@pytest.mark.parametrize(
+    ("place", "value", "says"),
+    [
+        (("questions", 0, "submission", "day"), -1, "submission.day: Input should be greater"),
+        (("questions", 0, "submission", "seq"), 0, "submission.seq: Input should be greater"),
+        (("questions", 0, "contract_digest"), "beef", "contract_digest: String should match"),
+        (("questions", 0, "branches", "baseline", "episode_id"), "ep-1", "episode_id: String"),
+        (("factual", "final_day"), -5, "factual.final_day: Input should be greater"),
+        (("registration", "visibility"), "public", "registration.visibility: Input should be"),
+        (("summary", "scored"), -1, "summary.scored: Input should be greater"),
+    ],
+)
+def test_an_impossible_value_in_a_report_is_refused_naming_it(
+    out: Path, place: tuple[str | int, ...], value: object, says: str
+) -> None:
+    """A negative day, a seq before the first command, a digest that is not one: none can be
+    in a report the evaluator wrote, so the report model refuses them (a negative
+    submission day passed as consistent when the report was checked alone)."""
+    report = _report(out)
+    parent = report
+    for step in place[:-1]:
+        parent = parent[step]
+    parent[place[-1]] = value
+    _write_report(out, report)
+    _mismatch(_cli("verify-report", str(out)), says)
+
+
 def test_an_edited_checksum_file_is_caught(out: Path) -> None:
     sums = out / "SHA256SUMS"
     sums.write_bytes(sums.read_bytes().replace(b"  seals/", b"  seals/x", 1))

@@ -8,9 +8,9 @@ are decimal strings.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from ledger.canonical import dumps
 from workbench.play.models import QuestionContract
@@ -21,6 +21,13 @@ DISCLAIMER: Final = (
     "(common random numbers): not identified real-world treatment effects, not a model "
     "identity attestation, and not evidence that every possible plan has been explored."
 )
+
+Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+"""A SHA-256 (or HMAC) digest in lower-case hex."""
+EpisodeId = Annotated[str, Field(pattern=r"^ep-[0-9a-f]{16}$")]
+"""A branch's episode id (`branches.episode_id`)."""
+Day = NonNegativeInt
+"""A simulated day (day 0 is the campaign's first)."""
 
 BranchStatus = Literal["ok", "rejected", "failed"]
 QuestionStatus = Literal["scored", "unsubmitted", "unresolved", "invalid", "failed"]
@@ -42,10 +49,10 @@ class RegistrationInfo(_Model):
     """Which campaign, visibility, agent and seed commitment the run was registered with."""
 
     campaign_id: str
-    campaign_digest: str
-    visibility: str
+    campaign_digest: Hex64
+    visibility: Literal["development", "private"]
     agent_id: str
-    seed_commitment: str
+    seed_commitment: Hex64
 
 
 class VerificationInfo(_Model):
@@ -60,9 +67,9 @@ class Factual(_Model):
 
     run: str
     company: str
-    journal_head: str | None
-    seal_digest: str | None
-    final_day: int | None
+    journal_head: Hex64 | None
+    seal_digest: Hex64 | None
+    final_day: Day | None
     verification: VerificationInfo
 
 
@@ -87,8 +94,8 @@ class BusinessObjective(_Model):
 class SubmissionUsed(_Model):
     """The latest eligible submission, the one that counts."""
 
-    seq: int
-    day: int
+    seq: Annotated[int, Field(ge=1)]
+    day: Day
     value: str
     conclusion: str | list[str] | None
     choice: str | None
@@ -100,8 +107,8 @@ class ScheduleStep(_Model):
     action: str
     accepted: bool
     reason: str | None
-    start_day: int | None
-    terms_digest: str
+    start_day: Day | None
+    terms_digest: Hex64
 
 
 class BranchRecord(_Model):
@@ -110,14 +117,14 @@ class BranchRecord(_Model):
     name: str
     choice: str
     actions: list[str]
-    episode_id: str
+    episode_id: EpisodeId
     status: BranchStatus
     reason: str | None
     outcome: str | None
     schedule: list[ScheduleStep]
     seal_file: str | None = None
-    seal_sha256: str | None = None
-    seal_digest: str | None = None
+    seal_sha256: Hex64 | None = None
+    seal_digest: Hex64 | None = None
 
 
 def contract_digest(contract: QuestionContract) -> str:
@@ -170,7 +177,7 @@ class QuestionEntry(_Model):
 
     id: str
     contract: QuestionContract
-    contract_digest: str
+    contract_digest: Hex64
     submission: SubmissionUsed | None
     branches: Branches
     effect: str | None
@@ -189,15 +196,15 @@ class QuestionEntry(_Model):
 class Summary(_Model):
     """Counts by status, the mean score, and how many required conclusions were met."""
 
-    questions: int
-    scored: int
-    unsubmitted: int
-    unresolved: int
-    invalid: int
-    failed: int
+    questions: NonNegativeInt
+    scored: NonNegativeInt
+    unsubmitted: NonNegativeInt
+    unresolved: NonNegativeInt
+    invalid: NonNegativeInt
+    failed: NonNegativeInt
     mean_score: str | None
-    conclusions_required: int
-    conclusions_met: int
+    conclusions_required: NonNegativeInt
+    conclusions_met: NonNegativeInt
     all_scored: bool
     all_conclusions_met: bool
 
@@ -205,7 +212,7 @@ class Summary(_Model):
 class Artifacts(_Model):
     """The SHA-256 of SHA256SUMS, which covers every branch seal written."""
 
-    sha256sums: str = Field(alias="SHA256SUMS")
+    sha256sums: Hex64 = Field(alias="SHA256SUMS")
 
 
 class CounterfactualReport(_Model):
