@@ -122,3 +122,56 @@ def canonical(value: Any) -> bytes:
     except TypeError:
         text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         return text.encode("utf-8", "surrogatepass") + b"\n"
+
+
+Path_ = tuple[str | int, ...]
+
+
+def _paths(value: Any, prefix: Path_ = ()) -> list[Path_]:
+    """Every place in a JSON document: each key of each object, each item of each list."""
+    found = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            found += _paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _paths(item, (*prefix, index))
+    return found
+
+
+def _parent(document: Any, path: Path_) -> Any:
+    for step in path[:-1]:
+        document = document[step]
+    return document
+
+
+@st.composite
+def changed_anywhere(draw: st.DrawFn, original: dict[str, Any]) -> bytes:
+    """The document with one to three of its places (at any depth) changed, dropped,
+    retyped or swapped, encoded canonically (most cases, so checks past the encoding run)
+    or loosely and perhaps damaged."""
+    document = json.loads(json.dumps(original))
+    for _ in range(draw(st.integers(1, 3))):
+        paths = _paths(document)
+        if not paths:
+            document[draw(text)] = draw(json_values)
+            continue
+        path = draw(st.sampled_from(paths))
+        parent, last = _parent(document, path), path[-1]
+        move = draw(st.sampled_from(["change", "change", "retype", "drop", "swap"]))
+        if move == "drop":
+            del parent[last]
+        elif move == "retype":
+            parent[last] = draw(st.sampled_from([None, [], {}, "", 0, -1, True, "x"]))
+        elif move == "swap":
+            other = draw(st.sampled_from(paths))
+            if other[: len(path)] != path and path[: len(other)] != other:
+                parent[last], _parent(document, other)[other[-1]] = (
+                    _parent(document, other)[other[-1]],
+                    parent[last],
+                )
+        else:
+            parent[last] = draw(json_values)
+    if draw(st.integers(0, 4)):
+        return canonical(document)
+    return draw(damaged(encode(document)))
