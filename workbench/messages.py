@@ -59,13 +59,14 @@ def bound_message(message: str, limit: int = LINE) -> str:
 
 
 def location(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error location as a dotted path with list indexes: `a.b[2].c`."""
+    """A pydantic error location as a dotted path with list indexes: `a.b[2].c`, on one
+    line whatever the keys hold (a key may be anyone's text: a newline is shown as `\\n`)."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
             continue
-        name = printable(part) if len(part) <= CLIP else f"{printable(part[:CLIP])}…"
+        name = single_line(part) if len(part) <= CLIP else f"{single_line(part[:CLIP])}…"
         out += f".{name}" if out else name
     return out
 
@@ -75,7 +76,7 @@ def problems(exc: ValidationError, root: str = "") -> list[str]:
     lines = []
     for error in exc.errors(include_input=False, include_url=False):
         field = location(tuple(error["loc"])) or root
-        message = bound_line(_wording(error).removeprefix("Value error, "))
+        message = bound_line(single_line(_wording(error).removeprefix("Value error, ")))
         lines.append(f"{field}: {message}" if field else message)
     return lines or ["invalid"]
 

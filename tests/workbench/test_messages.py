@@ -28,3 +28,27 @@ def test_a_name_that_would_drive_the_terminal_is_shown_escaped() -> None:
 def test_a_bounded_line_is_printable_and_short(text: str) -> None:
     shown = bound_line(single_line(text), 100)
     assert shown.isprintable() and len(shown) <= 100 + len("… (00000 chars)")
+
+
+@given(
+    keys=st.lists(st.text(max_size=120), min_size=1, max_size=4),
+    value=st.text(max_size=50),
+)
+def test_every_problem_of_a_hostile_document_is_one_line(keys: list[str], value: str) -> None:
+    """Keys and values are anyone's text: a key "\\n" once split a tool's error over two
+    lines. Each problem `problems` gives is one printable line, however the keys read."""
+    from pydantic import BaseModel, ConfigDict, ValidationError
+
+    from workbench.messages import problems
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(extra="forbid")
+        days: int = 1
+
+    document: dict[str, object] = {key: value for key in keys}
+    document["days"] = value
+    try:
+        Strict.model_validate(document)
+    except ValidationError as exc:
+        for line in problems(exc, "arguments"):
+            assert "\n" not in line and line.isprintable(), line
