@@ -69,7 +69,7 @@ test: lint $(CHROMIUM)
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
 fuzz: $(STAMP)
-	CFWB_FUZZ=full $(BIN)/python -m pytest tests/fuzz -q
+	CFWB_FUZZ=full $(BIN)/python -m pytest tests/fuzz tests/host/test_api_mutations.py tests/host/test_mcp_mutations.py -q
 
 demo: $(STAMP)
 	$(BIN)/workbench demo

@@ -41,11 +41,15 @@ EXIT_CODES: Counter[int] = Counter()
 TARGETS: Counter[str] = Counter()
 
 
+FULL = os.environ.get("CFWB_FUZZ") == "full"
+"""`make fuzz`: the full profile (10,000 CLI cases; the host's mutation tests scaled up)."""
+
+
 def total_cases() -> int:
     """Cases this session: CFWB_FUZZ_CASES, or the profile's (CFWB_FUZZ=full: 10,000)."""
     if "CFWB_FUZZ_CASES" in os.environ:
         return int(os.environ["CFWB_FUZZ_CASES"])
-    return FULL_CASES if os.environ.get("CFWB_FUZZ") == "full" else QUICK_CASES
+    return FULL_CASES if FULL else QUICK_CASES
 
 
 def cases(target: str) -> int:
@@ -60,7 +64,7 @@ def fuzz_settings(target: str) -> settings:
     return settings(
         max_examples=cases(target),
         deadline=None,
-        derandomize=os.environ.get("CFWB_FUZZ") != "full",
+        derandomize=not FULL,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )
 

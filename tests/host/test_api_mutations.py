@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.fuzz import strategies as S
+from tests.fuzz.harness import FULL
 from workbench.play.wire import API_PREFIX
 
 from .agent import HttpAgent
@@ -47,8 +48,9 @@ def played_run(shared_live: Live) -> str:
 
 
 @settings(
-    max_examples=150,
+    max_examples=3000 if FULL else 150,
     deadline=None,
+    derandomize=not FULL,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data(), route=st.sampled_from(sorted(VALID)))

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from mcp.types import TextContent
 
 from tests.fuzz import strategies as S
+from tests.fuzz.harness import FULL
 
 from .agent import HttpAgent
 from .conftest import ALPHA, Live, mcp_session
@@ -60,8 +61,9 @@ def changed_call(draw: st.DrawFn, run_id: str) -> tuple[str, dict[str, Any]]:
 
 
 @settings(
-    max_examples=3,
+    max_examples=60 if FULL else 3,
     deadline=None,
+    derandomize=not FULL,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(data=st.data())
