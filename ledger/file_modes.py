@@ -26,6 +26,11 @@ def new_file_mode() -> int:
     return 0o666 & ~_UMASK
 
 
+def new_directory_mode() -> int:
+    """The mode `mkdir(path)` gives a new directory here: 0o777 less the umask."""
+    return 0o777 & ~_UMASK
+
+
 def existing_mode(target: Path) -> int | None:
     """The permission bits of `target`, or None when there is no such file (yet)."""
     try:

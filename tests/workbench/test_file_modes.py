@@ -75,3 +75,49 @@ def test_a_rewritten_file_keeps_its_mode(tmp_path: Path) -> None:
     seal.chmod(0o604)
     session.advance(2)
     assert seal.read_bytes() != before and _mode(seal) == 0o604
+
+
+def _dirs(root: Path) -> Iterator[Path]:
+    return (p for p in [root, *sorted(root.rglob("*"))] if p.is_dir())
+
+
+def test_every_directory_the_workbench_makes_gets_the_umask(
+    demo_run: Path, tmp_path: Path, umask_027: None
+) -> None:
+    """`workbench new` staged its folder with mkdtemp (0o700) and renamed it into place: a
+    campaign shared with a team was its author's alone. Every directory made here gets
+    what mkdir gives under the umask."""
+    from ledger.file_modes import new_directory_mode
+
+    runner = CliRunner()
+    campaign = tmp_path / "shop"
+    assert runner.invoke(main, ["new", str(campaign)]).exit_code == 0
+    run = tmp_path / "run"
+    assert runner.invoke(main, ["run", "--out", str(run)]).exit_code == 0
+    out = tmp_path / "out"
+    result = runner.invoke(
+        main, ["validate", "counterfactual", "--results", str(demo_run), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    made = [*_dirs(campaign), *_dirs(run), *_dirs(out)]
+    assert new_directory_mode() == 0o750 and len(made) >= 4
+    assert {str(p): _mode(p) for p in made} == {str(p): 0o750 for p in made}
+
+
+def test_the_next_steps_of_new_can_be_pasted_into_a_shell(tmp_path: Path) -> None:
+    import shlex
+    import subprocess
+    import sys
+
+    campaign = tmp_path / "my shop's campaign"
+    result = CliRunner().invoke(main, ["new", str(campaign)])
+    assert result.exit_code == 0, result.output
+    hint = result.output.strip().splitlines()[-1]
+    check = hint.split("`")[1]
+    assert check.startswith("workbench check ") and check.endswith(" --strict")
+    words = shlex.split(check)
+    assert words[2] == str(campaign)
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", *words[1:]], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[-2000:]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns import resolve_campaign
+from ledger.file_modes import new_directory_mode
 from sim.campaign_load import (
     DIGESTED_FILES,
     MAX_FILE_BYTES,
@@ -111,6 +112,7 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
                 text = _with_directive(text, name, target.resolve())
             (staging / name).write_text(text, encoding="utf-8")
         load_campaign(staging)
+        os.chmod(staging, new_directory_mode())  # mkdtemp made it the owner's alone
         os.replace(staging, target)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)

@@ -7,6 +7,7 @@ screen reaches them.
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -82,9 +83,10 @@ def new(directory: Path, source: str | None) -> None:
     click.echo(f"created campaign {created.campaign_id} in {directory}")
     for name in created.files:
         click.echo(f"  {directory / name}")
+    shown = shlex.quote(str(directory))
     click.echo(
         f"next: edit the files (comments say what to change), then "
-        f"`workbench check {directory} --strict`, then `workbench play {directory}`"
+        f"`workbench check {shown} --strict`, then `workbench play {shown}`"
     )
 
 
