@@ -108,14 +108,15 @@ def rewrite_journal(path: Path, edit: Callable[[Any], dict[str, Any]]) -> None:
 
 
 def test_validate_refuses_an_unfinished_run_and_writes_nothing(tmp_path: Path) -> None:
-    run = tmp_path / "run"
+    run = tmp_path / "my run"
     with PlayerSession.create(run) as session:  # an unfinished run, stopped on day 5
         session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
         session.advance(5)
     result = cli("validate", "counterfactual", "--results", run, "--out", tmp_path / "peek")
     assert result.exit_code == 2
     message = one_line_error(result)
-    assert "not finished (day 5 of 180)" in message and f"workbench finish {run}" in message
+    assert "not finished (day 5 of 180)" in message
+    assert f"`workbench finish '{run}'`" in message, "the command as a shell takes it"
     assert not (tmp_path / "peek").exists()
     empty = tmp_path / "empty"
     empty.mkdir()

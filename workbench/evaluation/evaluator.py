@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import platform
+import shlex
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -474,7 +475,8 @@ def prepare_run(
     if not replayed.engine.finished:
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
-            f"only finished runs are evaluated; finish it with `workbench finish {results}` "
+            "only finished runs are evaluated; finish it with "
+            f"`workbench finish {shlex.quote(str(results))}` "
             "(the remaining days run with no decisions) and validate again"
         )
     by_question: dict[str, list[SubmissionRecord]] = {}
