@@ -116,3 +116,20 @@ def test_two_validations_on_one_out_never_mix(one_question_run: Path, tmp_path: 
         assert check.seals == 2
         sums = subprocess.run(["sha256sum", "--quiet", "-c", "SHA256SUMS"], cwd=out, check=False)
         assert sums.returncode == 0
+
+
+def test_two_validations_into_a_killed_ones_output_never_mix(
+    one_question_run: Path, tmp_path: Path
+) -> None:
+    """The partial output a killed evaluation left is cleared by exactly one of two
+    validations racing for it; the other is refused and the winner's report checks."""
+    for round_ in range(ROUNDS // 2):
+        out = tmp_path / f"out-{round_}"
+        (out / "seals").mkdir(parents=True)
+        (out / "seals" / "branches.jsonl.gz").write_bytes(b"\x1f\x8b cut short by kill -9")
+        (out / ".SHA256SUMS.0123456789ab.tmp").write_bytes(b"half")
+        codes = _race(_validate, (one_question_run, out), (one_question_run, out))
+        assert sorted(codes) == [exit_codes.UNSCORED, exit_codes.USAGE], codes
+        check = check_report(out, None)
+        assert check.ok, check.problems
+        assert sorted(p.name for p in out.iterdir()) == ["SHA256SUMS", "report.json", "seals"]
