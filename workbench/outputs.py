@@ -355,16 +355,15 @@ def _partial_output(out: Path, layout: OutputLayout) -> bool:
     return True
 
 
-def _lock(fd: int, out: Path) -> bool:
-    """flock(2) `fd` exclusively without waiting; False when another holds it."""
+def _lock(fd: int) -> bool | None:
+    """flock(2) `fd` exclusively without waiting: True, False when another holds it, None
+    when the file system takes no locks (then no partial output is ever removed)."""
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         return False
-    except OSError as exc:
-        raise UserError(
-            f"output directory {out}: cannot lock ({_why(exc)})", subject="out"
-        ) from None
+    except OSError:
+        return None
     return True
 
 
@@ -394,10 +393,13 @@ def check_output_dir(out: Path, layout: OutputLayout, *, never_inside: Path | No
         return
     fd = _open_dir(out)
     try:
-        if not _lock(fd, out):
-            raise _being_written(out)
+        locked = _lock(fd)
     finally:
         os.close(fd)
+    if locked is None:
+        raise _not_empty(out)
+    if not locked:
+        raise _being_written(out)
 
 
 def _open_dir(out: Path) -> int:
@@ -440,11 +442,12 @@ def claim_output_dir(
     fd = _open_dir(out)
     result = OutputClaim(out, out / layout.claim, created, layout, fd)
     try:
-        if not _lock(fd, out):
-            raise _being_written(out)
-        if os.fstat(fd).st_ino != os.lstat(out).st_ino:
+        locked = _lock(fd)
+        if locked is False or os.fstat(fd).st_ino != os.lstat(out).st_ino:
             raise _being_written(out)
         if _partial_output(out, layout):
+            if locked is None:
+                raise _not_empty(out)
             _remove_owned(out, layout)
         try:
             result.claim.mkdir()

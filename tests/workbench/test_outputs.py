@@ -518,3 +518,28 @@ def test_a_claim_removes_only_an_abandoned_output_exactly_as_written(
         assert expected_ours, before
     finally:
         claim.discard()
+
+
+def test_without_file_locks_a_partial_output_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a file system that takes no locks (some network mounts), a directory is still
+    claimed once (creating its claim directory is atomic), but a partial output is never
+    taken for an abandoned one: nothing is removed."""
+    import errno
+
+    from workbench import outputs
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(outputs.fcntl, "flock", no_locks)
+    out = tmp_path / "out"
+    first = claim_output_dir(out, EVALUATION_LAYOUT)
+    with pytest.raises(UserError, match="exists and is not empty"):
+        claim_output_dir(out, EVALUATION_LAYOUT)
+    (out / "seals" / "branches.jsonl.gz").write_bytes(b"partial")
+    first.release()
+    with pytest.raises(UserError, match="exists and is not empty"):
+        claim_output_dir(out, EVALUATION_LAYOUT)
+    assert (out / "seals" / "branches.jsonl.gz").read_bytes() == b"partial"
