@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any
 
 from ledger.canonical import digest, dumps, sha256_hex
@@ -97,21 +97,12 @@ class Seal:
         return cls(**{name: value for name, value in data.items() if name != "schema"})
 
     def to_data(self) -> dict[str, Any]:
-        """The seal as the JSON object its encoding holds."""
-        data: dict[str, Any] = {
-            "schema": SEAL_SCHEMA,
-            "campaign_id": self.campaign_id,
-            "campaign_digest": self.campaign_digest,
-            "identities": dict(self.identities),
-            "seed_commitment": self.seed_commitment,
-            "journal_head": self.journal_head,
-            "journal_entries": self.journal_entries,
-            "ledger_digest": self.ledger_digest,
-            "final_day": self.final_day,
-            "engine_version": self.engine_version,
-        }
-        if self.signature is not None:
-            data[SIGNATURE_FIELD] = self.signature
+        """The seal as the JSON object its encoding holds (no `signature` when unsigned)."""
+        data: dict[str, Any] = {"schema": SEAL_SCHEMA}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if value is not None:
+                data[item.name] = dict(value) if item.name == "identities" else value
         return data
 
     def to_bytes(self) -> bytes:
@@ -141,20 +132,9 @@ class Seal:
         return [k for k in sorted(set(mine) | set(theirs)) if mine.get(k) != theirs.get(k)]
 
 
-_REQUIRED = (
-    "schema",
-    "campaign_id",
-    "campaign_digest",
-    "identities",
-    "seed_commitment",
-    "journal_head",
-    "journal_entries",
-    "ledger_digest",
-    "final_day",
-    "engine_version",
-)
+_REQUIRED = ("schema", *(item.name for item in fields(Seal) if item.default is MISSING))
 """Every field a seal must have, in the order a missing one is named."""
-_FIELDS = frozenset({*_REQUIRED, SIGNATURE_FIELD})
+_FIELDS = frozenset({"schema", *(item.name for item in fields(Seal))})
 
 
 def seal_line_digest(line: bytes) -> str:

@@ -11,6 +11,7 @@ the products the engine forms over the horizon (price × units sold, wages × da
 from __future__ import annotations
 
 import datetime as dt
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -79,9 +80,6 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-_INF = float("inf")
-
-
 @dataclass(frozen=True)
 class Bounds:
     """A whole or real number in a closed range, with its unit (validation, schema and docs)."""
@@ -111,7 +109,7 @@ class Bounds:
                 "expected {kind} from {range}, got {got}",
                 {"kind": kind, "range": self.describe(), "got": _shown(value)},
             )
-        if isinstance(value, float) and (value != value or value in (_INF, -_INF)):
+        if isinstance(value, float) and not math.isfinite(value):
             raise PydanticCustomError(
                 "number_finite",
                 "{got} is not a finite number: allowed {range}",

@@ -273,10 +273,14 @@ class OutputClaim:
     """
 
     root: Path
-    claim: Path
-    created_root: bool
     layout: OutputLayout
+    created_root: bool
     fd: int | None = None
+
+    @property
+    def claim(self) -> Path:
+        """The claim directory, made once the lock is held."""
+        return self.root / self.layout.claim
 
     def release(self) -> None:
         """Drop the lock (idempotent); what was written stays."""
@@ -440,7 +444,7 @@ def claim_output_dir(
                 f"output directory {out}: cannot create the directory ({_why(exc)})", subject="out"
             ) from None
     fd = _open_dir(out)
-    result = OutputClaim(out, out / layout.claim, created, layout, fd)
+    result = OutputClaim(out, layout, created, fd)
     try:
         locked = _lock(fd)
         if locked is False or os.fstat(fd).st_ino != os.lstat(out).st_ino:

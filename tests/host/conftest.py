@@ -194,3 +194,29 @@ class HostProcess:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=60)
+
+
+def one_error(response: httpx2.Response, status: int, code: str) -> str:
+    """Assert the reply is the API's one-line error with this status and code."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    message = body["error"]["message"]
+    assert message and "\n" not in message and "Traceback" not in message
+    return str(message)
+
+
+@pytest.fixture(scope="module")
+def alpha_run(shared_live: Live) -> str:
+    """A run of ALPHA's on the module's shared server, two days in."""
+    from tests.host.agent import HttpAgent
+
+    agent = HttpAgent(shared_live.client(ALPHA), prefix="sec-alpha")
+    agent.start("security-alpha")
+    agent.advance(2)
+    return agent.run_id
+
+
+def journal_of(live: Live, run_id: str) -> bytes:
+    """The bytes of a run's journal as the host left them."""
+    return (live.hosted.runs / run_id / "journal.jsonl").read_bytes()

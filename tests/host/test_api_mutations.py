@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,9 +15,7 @@ from tests.fuzz import strategies as S
 from tests.fuzz.harness import FULL
 from workbench.play.wire import API_PREFIX
 
-from .agent import HttpAgent
-from .conftest import ALPHA, Live
-from .test_security import journal_of, one_error
+from .conftest import ALPHA, Live, journal_of, one_error
 
 VALID: dict[str, dict[str, object]] = {
     "schedule": {"command_id": "s", "action": "bank_loan"},
@@ -38,15 +35,6 @@ the run, and every later case would be refused as finished)."""
 DECLARED = {200, 201, 400, 404, 409, 413, 422}
 
 
-@pytest.fixture(scope="module")
-def played_run(shared_live: Live) -> str:
-    """A run of ALPHA's on the shared server, a few days in."""
-    agent = HttpAgent(shared_live.client(ALPHA), prefix="mut-alpha")
-    agent.start("mutations-alpha")
-    agent.advance(2)
-    return agent.run_id
-
-
 @settings(
     max_examples=3000 if FULL else 150,
     deadline=None,
@@ -55,15 +43,15 @@ def played_run(shared_live: Live) -> str:
 )
 @given(data=st.data(), route=st.sampled_from(sorted(VALID)))
 def test_a_changed_valid_body_gets_a_declared_reply(
-    shared_live: Live, played_run: str, data: st.DataObject, route: str
+    shared_live: Live, alpha_run: str, data: st.DataObject, route: str
 ) -> None:
     body = json.loads(json.dumps(VALID[route]))
     body["command_id"] = "mut-" + data.draw(st.uuids(), label="id").hex
     content = data.draw(S.changed_anywhere(body), label="body")
-    before = journal_of(shared_live, played_run)
+    before = journal_of(shared_live, alpha_run)
     with shared_live.client(ALPHA) as client:
-        response = client.post(f"{API_PREFIX}/runs/{played_run}/{route}", content=content)
+        response = client.post(f"{API_PREFIX}/runs/{alpha_run}/{route}", content=content)
     assert response.status_code in DECLARED, response.text
     if response.status_code >= 400:
         one_error(response, response.status_code, response.json()["error"]["code"])
-        assert journal_of(shared_live, played_run) == before
+        assert journal_of(shared_live, alpha_run) == before

@@ -11,7 +11,6 @@ from typing import Any
 
 import anyio
 import orjson
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import TextContent
@@ -19,9 +18,7 @@ from mcp.types import TextContent
 from tests.fuzz import strategies as S
 from tests.fuzz.harness import FULL
 
-from .agent import HttpAgent
-from .conftest import ALPHA, Live, mcp_session
-from .test_security import journal_of
+from .conftest import ALPHA, Live, journal_of, mcp_session
 
 VALID: dict[str, dict[str, Any]] = {
     "schedule": {"command_id": "s", "action": "bank_loan"},
@@ -37,14 +34,6 @@ VALID: dict[str, dict[str, Any]] = {
 }
 """Arguments that pass for each tool, besides the run id (finish is left out: it would end
 the run for every later call)."""
-
-
-@pytest.fixture(scope="module")
-def mcp_run(shared_live: Live) -> str:
-    agent = HttpAgent(shared_live.client(ALPHA), prefix="mcp-mut")
-    agent.start("mcp-mutations")
-    agent.advance(2)
-    return agent.run_id
 
 
 @st.composite
@@ -68,20 +57,20 @@ def changed_call(draw: st.DrawFn, run_id: str) -> tuple[str, dict[str, Any]]:
 )
 @given(data=st.data())
 def test_changed_tool_arguments_get_a_result_or_one_line(
-    shared_live: Live, mcp_run: str, data: st.DataObject
+    shared_live: Live, alpha_run: str, data: st.DataObject
 ) -> None:
-    calls = data.draw(st.lists(changed_call(mcp_run), min_size=40, max_size=40), label="calls")
+    calls = data.draw(st.lists(changed_call(alpha_run), min_size=40, max_size=40), label="calls")
 
     async def over_mcp() -> list[tuple[str, bool, str]]:
         replies = []
         async with mcp_session(shared_live.url, shared_live.hosted.tokens[ALPHA]) as mcp:
             for tool, arguments in calls:
-                before = journal_of(shared_live, mcp_run)
+                before = journal_of(shared_live, alpha_run)
                 result = await mcp.call_tool(tool, arguments)
                 assert result.content and isinstance(result.content[0], TextContent)
                 text = result.content[0].text
                 if result.is_error:
-                    assert journal_of(shared_live, mcp_run) == before, (tool, arguments)
+                    assert journal_of(shared_live, alpha_run) == before, (tool, arguments)
                 replies.append((tool, result.is_error, text))
         return replies
 

@@ -33,8 +33,10 @@ from .conftest import (
     Hosted,
     Live,
     http_client,
+    journal_of,
     make_hosted,
     mcp_session,
+    one_error,
 )
 
 FORBIDDEN_WORDS = ("fork", "rewind", "branch", "evaluat", "oracle", "seed", "validat", "control")
@@ -66,29 +68,6 @@ def request(client: httpx2.Client, method: str, template: str, run_id: str) -> h
     params = {"action": "bank_loan"} if path.endswith("/preview") else None
     body = body_for(path) if method == "POST" else None
     return client.request(method, path, json=body, params=params)
-
-
-def one_error(response: httpx2.Response, status: int, code: str) -> str:
-    """Assert the reply is the API's one-line error with this status and code."""
-    assert response.status_code == status, response.text
-    body = response.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    message = body["error"]["message"]
-    assert message and "\n" not in message and "Traceback" not in message
-    return str(message)
-
-
-@pytest.fixture(scope="module")
-def alpha_run(shared_live: Live) -> str:
-    """A run of ALPHA's on the shared server."""
-    agent = HttpAgent(shared_live.client(ALPHA), prefix="sec-alpha")
-    agent.start("security-alpha")
-    agent.advance(2)
-    return agent.run_id
-
-
-def journal_of(live: Live, run_id: str) -> bytes:
-    return (live.hosted.runs / run_id / "journal.jsonl").read_bytes()
 
 
 # -- 401 -----------------------------------------------------------------------------------

@@ -446,25 +446,24 @@ _INNER = ["branches.jsonl.gz", "other.gz", "seals"]
 _KINDS = ["file", "dir", "link"]
 
 
+def _make(path: Path, kind: str, elsewhere: Path) -> None:
+    """A file (holding its name), a link to `elsewhere`, or an empty directory at `path`."""
+    if kind == "file":
+        path.write_text(path.name)
+    elif kind == "link":
+        path.symlink_to(elsewhere)
+    else:
+        path.mkdir()
+
+
 def _plant(root: Path, entries: list[tuple[str, str, list[tuple[str, str]]]]) -> None:
     """Make `entries` under root: (name, kind, children) with children only under a dir."""
     root.mkdir()
     for name, kind, children in entries:
-        path = root / name
-        if kind == "file":
-            path.write_text(name)
-        elif kind == "link":
-            path.symlink_to(root.parent / "elsewhere")
-        else:
-            path.mkdir()
+        _make(root / name, kind, root.parent / "elsewhere")
+        if kind == "dir":
             for child, child_kind in children:
-                inner = path / child
-                if child_kind == "file":
-                    inner.write_text(child)
-                elif child_kind == "link":
-                    inner.symlink_to(root.parent / "elsewhere")
-                else:
-                    inner.mkdir()
+                _make(root / name / child, child_kind, root.parent / "elsewhere")
 
 
 def _tree(root: Path) -> list[str]:

@@ -14,14 +14,13 @@ import orjson
 from pydantic import ValidationError
 
 from workbench.errors import UserError, WorkbenchError
-from workbench.evaluation.evaluator import EvaluationOutcome, run_evaluation
+from workbench.evaluation.evaluator import REPORT_FILE, EvaluationOutcome, run_evaluation
 from workbench.evaluation.report import REPORT_SCHEMA, CounterfactualReport
 from workbench.inputs import read_bounded
 from workbench.play.session import PlayerSession
 from workbench.runs.files import RUN_FILE, RunPaths, read_registration
 from workbench.runs.registration import ControlFile
 
-REPORT_FILE = "report.json"
 REPORT_LIMIT = 64 * 1024 * 1024
 """The largest report.json the report browser reads."""
 

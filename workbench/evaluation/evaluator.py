@@ -109,11 +109,12 @@ __all__ = [
 
 SEALS_DIR = "seals"
 """The output subdirectory of branch seals; creating it claims the output directory."""
-SEALS_FILE = f"{SEALS_DIR}/branches.jsonl.gz"
+SEALS_NAME = "branches.jsonl.gz"
+SEALS_FILE = f"{SEALS_DIR}/{SEALS_NAME}"
 """Every branch seal of one evaluation, one canonical line each (seal_stream.py)."""
-EVALUATION_LAYOUT = OutputLayout(
-    SEALS_DIR, ("SHA256SUMS", "report.json"), claim_files=(SEALS_FILE.split("/")[1],)
-)
+SUMS_FILE = "SHA256SUMS"
+REPORT_FILE = "report.json"
+EVALUATION_LAYOUT = OutputLayout(SEALS_DIR, (SUMS_FILE, REPORT_FILE), claim_files=(SEALS_NAME,))
 """An evaluation's output directory: the seals directory, then SHA256SUMS, report.json last."""
 
 Progress = Callable[[int, int, str], None]
@@ -613,9 +614,9 @@ def write_evaluation(
             "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
-    report_path = out / "report.json"
+    report_path = out / REPORT_FILE
     atomic_write_all(
-        [(out / "SHA256SUMS", sums_text), (report_path, report.to_bytes())],
+        [(out / SUMS_FILE, sums_text), (report_path, report.to_bytes())],
         written=[out / SEALS_FILE] if sha256 is not None else [],
         what="evaluation output",
     )

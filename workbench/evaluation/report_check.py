@@ -31,7 +31,7 @@ from ledger.canonical import dumps
 from ledger.seal import Seal, SealFormatError
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.branches import episode_id
-from workbench.evaluation.evaluator import SEALS_DIR, run_evaluation
+from workbench.evaluation.evaluator import REPORT_FILE, SEALS_DIR, SUMS_FILE, run_evaluation
 from workbench.evaluation.report import (
     QUESTION_STATUSES,
     CounterfactualReport,
@@ -42,8 +42,6 @@ from workbench.inputs import LIMITS, MIB, read_bounded
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
 
-REPORT_FILE = "report.json"
-SUMS_FILE = "SHA256SUMS"
 _SUM_LINE = re.compile(rb"([0-9a-f]{64})  (seals/[A-Za-z0-9_.\-]+)")
 _MAX_DIFFERENCES = 20
 
