@@ -54,6 +54,8 @@ class CampaignBundle:
     tasks: tuple[Task, ...]
     questions: dict[str, Question]
     digest: str
+    terms_digests: dict[str, str]
+    """`Action.terms_digest` of every action, by id: computed once per parse."""
     reference_script: Path | None = None
     file_digests: dict[str, str] = field(default_factory=dict)
 
@@ -72,15 +74,16 @@ class CampaignBundle:
         campaign = self.campaign.model_copy(update={"horizon_days": horizon_days})
         new_digest = digest({"base": self.digest, "horizon_days": horizon_days})
         return CampaignBundle(
-            self.path,
-            campaign,
-            self.actions,
-            self.metrics,
-            self.tasks,
-            self.questions,
-            new_digest,
-            self.reference_script,
-            self.file_digests,
+            path=self.path,
+            campaign=campaign,
+            actions=self.actions,
+            metrics=self.metrics,
+            tasks=self.tasks,
+            questions=self.questions,
+            digest=new_digest,
+            terms_digests=self.terms_digests,
+            reference_script=self.reference_script,
+            file_digests=self.file_digests,
         )
 
 
@@ -178,6 +181,7 @@ class _Parsed:
     questions: QuestionsFile | None
     problems: tuple[Problem, ...]
     cross_problems: tuple[Problem, ...]
+    terms_digests: dict[str, str]
 
 
 @functools.lru_cache(maxsize=8)
@@ -216,7 +220,8 @@ def _parse(raw: tuple[bytes | None, ...]) -> _Parsed:
         and questions is not None
     ):
         cross = cross_check(campaign, catalog, metrics, questions)
-    return _Parsed(campaign, catalog, metrics, questions, tuple(problems), tuple(cross))
+    terms = {} if catalog is None else {a.id: a.terms_digest() for a in catalog.actions}
+    return _Parsed(campaign, catalog, metrics, questions, tuple(problems), tuple(cross), terms)
 
 
 def load_campaign(folder: str | Path) -> CampaignBundle:
@@ -254,6 +259,7 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
         tasks=metrics.tasks,
         questions={q.id: q for q in questions.questions},
         digest=digest(file_digests),
+        terms_digests=parsed.terms_digests,
         reference_script=reference if reference.exists() else None,
         file_digests=file_digests,
     )

@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError, core_schema
 
+from ledger.canonical import digest
+
 MAX_HORIZON_DAYS = 36_500
 """The longest campaign: a hundred years of days."""
 MAX_DAYS = MAX_HORIZON_DAYS
@@ -678,6 +680,11 @@ class Action(Strict):
     def effect_names(self) -> tuple[str, ...]:
         """The declared effect set, by kind."""
         return tuple(e.kind for e in self.effects)
+
+    def terms_digest(self) -> str:
+        """Digest of every registered term: what the branch verifier compares a branch's
+        scheduled action against (any change of any term changes it)."""
+        return digest(self.model_dump(mode="json"))
 
     @property
     def reserved_cash(self) -> int:

@@ -14,7 +14,6 @@ from workbench.evaluation.branches import (
     episode_id,
     run_branch,
     supported_effects,
-    terms_digest,
 )
 
 
@@ -51,8 +50,15 @@ def test_episode_ids_are_distinct_per_run_question_and_branch() -> None:
 
 def test_terms_digest_follows_every_term(bundle: CampaignBundle) -> None:
     loan = bundle.actions["bank_loan"]
-    assert terms_digest(loan) == terms_digest(loan.model_copy())
-    assert terms_digest(loan) != terms_digest(loan.model_copy(update={"delay_days": 6}))
+    assert loan.terms_digest() == loan.model_copy().terms_digest()
+    assert loan.terms_digest() != loan.model_copy(update={"delay_days": 6}).terms_digest()
+
+
+def test_the_bundle_carries_every_actions_terms_digest(bundle: CampaignBundle) -> None:
+    """Computed once per parse, each equal to the action's own digest, for every action."""
+    assert bundle.terms_digests == {a: act.terms_digest() for a, act in bundle.actions.items()}
+    longer = bundle.replace_horizon(bundle.horizon + 1)
+    assert longer.terms_digests == bundle.terms_digests
 
 
 def test_a_branch_without_actions_is_the_engine_run_on(day20: Snapshot) -> None:

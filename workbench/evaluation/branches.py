@@ -15,7 +15,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ledger.book import Book
-from ledger.canonical import digest
 from ledger.journal import HEADER_KIND, Journal
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
@@ -69,14 +68,9 @@ def episode_id(run_head: str, question_id: str, branch: str) -> str:
     return "ep-" + hashlib.sha256(material).hexdigest()[:16]
 
 
-def terms_digest(action: Action) -> str:
-    """Digest of an action's registered terms (checked by the branch verifier)."""
-    return digest(action.model_dump(mode="json"))
-
-
 def registered_terms(bundle: CampaignBundle, actions: Iterable[str]) -> dict[str, str]:
     """Terms digests of the registered actions, by id (unknown ids are left out)."""
-    return {a: terms_digest(bundle.actions[a]) for a in actions if a in bundle.actions}
+    return {a: bundle.terms_digests[a] for a in actions if a in bundle.terms_digests}
 
 
 def schedule_problem(run: BranchRun, terms: Mapping[str, str]) -> str | None:
@@ -136,7 +130,7 @@ def run_branch(
             },
         )
         for action_id in ordered:
-            action = snapshot.bundle.actions[action_id]
+            terms = snapshot.bundle.terms_digests[action_id]
             outcome = engine.schedule(action_id)
             journal.append(engine.day, "schedule", f"{episode}-{action_id}", {"action": action_id})
             run.schedule.append(
@@ -145,7 +139,7 @@ def run_branch(
                     accepted=outcome.accepted,
                     reason=outcome.reason,
                     start_day=outcome.start_day,
-                    terms_digest=terms_digest(action),
+                    terms_digest=terms,
                 )
             )
             if not outcome.accepted:
