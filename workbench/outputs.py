@@ -445,10 +445,14 @@ def claim_output_dir(
             ) from None
     fd = _open_dir(out)
     result = OutputClaim(out, layout, created, fd)
+    # Only a directory this process created and holds may a failure remove: one created
+    # here but locked first by another (between our mkdir and our flock) is the other's.
+    owned = False
     try:
         locked = _lock(fd)
         if locked is False or os.fstat(fd).st_ino != os.lstat(out).st_ino:
             raise _being_written(out)
+        owned = created
         if _partial_output(out, layout):
             if locked is None:
                 raise _not_empty(out)
@@ -462,7 +466,7 @@ def claim_output_dir(
                 f"output directory {out}: cannot write ({_why(exc)})", subject="out"
             ) from None
     except BaseException:
-        if created:
+        if owned:
             with contextlib.suppress(OSError):
                 out.rmdir()
         result.release()

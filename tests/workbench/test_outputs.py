@@ -21,6 +21,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workbench import outputs
 from workbench.cli import main
 from workbench.errors import UserError
 from workbench.evaluation.evaluator import EVALUATION_LAYOUT, run_evaluation
@@ -50,6 +51,30 @@ def test_only_one_of_two_claims_on_one_directory_wins(tmp_path: Path) -> None:
         claim_output_dir(out, EVALUATION_LAYOUT)
     first.discard()
     assert not out.exists()
+
+
+def test_a_claim_that_loses_the_lock_leaves_the_winners_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two validations on one new `--out`: this one makes the directory, the other locks
+    it first (between this one's mkdir and flock) and has not yet made its claim. The
+    loser is refused and must leave the directory to the winner; it removed it, so the
+    winner failed too and neither ran (seen under load: both exited 2)."""
+    out = tmp_path / "out"
+    held: list[int] = []
+    real_lock = outputs._lock
+
+    def the_other_locks_first(fd: int) -> bool | None:
+        if not held:
+            held.append(os.open(out, os.O_RDONLY | os.O_DIRECTORY))
+            assert real_lock(held[0]) is True
+        return real_lock(fd)
+
+    monkeypatch.setattr(outputs, "_lock", the_other_locks_first)
+    with pytest.raises(UserError, match="is being written by another evaluation"):
+        claim_output_dir(out, EVALUATION_LAYOUT)
+    assert out.is_dir() and os.fstat(held[0]).st_ino == os.lstat(out).st_ino
+    os.close(held[0])
 
 
 KILLED_MIDWAY = """
