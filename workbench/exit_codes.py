@@ -6,7 +6,8 @@ UNSCORED = 1
 is not met, or there is no question at all."""
 USAGE = 2
 """Bad input or usage: a wrong flag, a malformed campaign, script, submission or control file,
-a wrong control file, an unfinished run given to `validate`, a command to a finished run."""
+a wrong control file, an unfinished run given to `validate`, a command to a finished run, a run
+made by another installation (numpy or engine version) whose seal vouches for its header."""
 INTEGRITY = 3
 """The factual run failed verification: broken journal chain, divergent re-execution, bad seal
 or seal signature, a command after `finish`, an altered run.json."""

@@ -200,27 +200,34 @@ def test_a_run_of_another_engine_version_is_named_by_its_header(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A run made by another engine is refused naming both versions, not as a ledger
-    difference (a 1.0 run's seals hold ledger digest v1, which 1.1 cannot reproduce), and
-    is neither resumed nor shown: playing on would only end in a failed validation."""
+    difference (a 1.0 run's seals hold ledger digest v1, which 1.1 cannot reproduce), nor
+    as tampering (exit 2: its seal vouches for its header), and is neither resumed nor
+    shown: playing on would only end in a failed validation."""
     from sim.version import ENGINE_VERSION
 
     with monkeypatch.context() as old_engine:
         old_engine.setattr("workbench.runs.files.ENGINE_VERSION", "cfwb-engine/1.0")
+        old_engine.setattr("workbench.runs.environment.ENGINE_VERSION", "cfwb-engine/1.0")
         with PlayerSession.create(tmp_path / "run") as session:
             session.schedule("hire_sales_rep")
             session.advance(3)
     run = tmp_path / "run"
-    message = _error(_cli("verify", str(run)), 3)
-    assert "header field engine_version" in message, message
-    assert "cfwb-engine/1.0" in message and ENGINE_VERSION in message
-    assert "ledger_digest" not in message
+    message = _error(_cli("verify", str(run)), 2)
+    assert message == (
+        f"Error: {run} was made with engine 'cfwb-engine/1.0'; this workbench has engine "
+        f"'{ENGINE_VERSION}': replay it with the workbench release that made it"
+    )
     journal = (run / "journal.jsonl").read_bytes()
     for command in (["finish", str(run)], ["show", str(run)], ["snapshot", str(run)]):
-        refused = _error(_cli(*command), 3)
-        assert "header field engine_version" in refused and "cannot be resumed" in refused
+        assert _error(_cli(*command), 2) == message
     assert (run / "journal.jsonl").read_bytes() == journal
 
 
+ENVIRONMENT_FIELDS = {
+    "engine_version": "engine",
+    "numpy_version": "numpy",
+    "bit_generator": "bit generator",
+}
 HEADER_FIELDS = (
     "engine_version",
     "numpy_version",
@@ -236,7 +243,8 @@ HEADER_FIELDS = (
 def test_a_run_whose_header_differs_in_any_field_is_neither_verified_nor_resumed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, field: str
 ) -> None:
-    """Every field the header pins is checked, by verify and by resume alike."""
+    """Every field the header pins is checked, by verify and by resume alike; the
+    installation's fields (engine, numpy, bit generator) name another installation."""
     import workbench.play.session as session_module
     from workbench.runs.files import header_payload
 
@@ -249,9 +257,15 @@ def test_a_run_whose_header_differs_in_any_field_is_neither_verified_nor_resumed
             session.advance(2)
     run = tmp_path / "run"
     journal = (run / "journal.jsonl").read_bytes()
-    assert f"header field {field} is 'something-else'" in _error(_cli("verify", str(run)), 3)
-    refused = _error(_cli("finish", str(run)), 3)
-    assert f"header field {field}" in refused and "cannot be resumed" in refused
+    if field in ENVIRONMENT_FIELDS:
+        # Sealed as made: another installation, which the message names (exit 2).
+        expected = f"was made with {ENVIRONMENT_FIELDS[field]} 'something-else'"
+        assert expected in _error(_cli("verify", str(run)), 2)
+        assert expected in _error(_cli("finish", str(run)), 2)
+    else:
+        assert f"header field {field} is 'something-else'" in _error(_cli("verify", str(run)), 3)
+        refused = _error(_cli("finish", str(run)), 3)
+        assert f"header field {field}" in refused and "cannot be resumed" in refused
     assert (run / "journal.jsonl").read_bytes() == journal
 
 

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import orjson
 
 from ledger.book import Book
@@ -16,11 +15,12 @@ from ledger.durable import append_durably
 from ledger.journal import Entry, Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
-from sim.version import BIT_GENERATOR, ENGINE_VERSION
+from sim.version import ENGINE_VERSION
 from workbench.errors import UserError, WorkbenchError
 from workbench.inputs import read_bounded
 from workbench.messages import clip
 from workbench.outputs import atomic_write as _atomic_write
+from workbench.runs.environment import environment_mismatch, environment_payload, how_to_replay
 from workbench.runs.registration import Registration, parse_registration
 
 RUN_FILE = "run.json"
@@ -124,9 +124,7 @@ def read_seal(paths: RunPaths) -> Seal | None:
 def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[str, Any]:
     """The journal header: engine, numpy and bit generator that shape the streams, and identity."""
     return {
-        "engine_version": ENGINE_VERSION,
-        "numpy_version": np.__version__,
-        "bit_generator": BIT_GENERATOR,
+        **environment_payload(),
         "campaign_id": bundle.id,
         "campaign_digest": bundle.digest,
         "agent_id": registration.agent_id,
@@ -148,6 +146,37 @@ def header_problem(header: Entry, bundle: CampaignBundle, registration: Registra
                 f"{clip(header.payload.get(key))}, expected {clip(value)}"
             )
     return None
+
+
+def check_environment(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> str | None:
+    """None when the run was made in this environment (engine, numpy, bit generator).
+
+    When it was made in another, a UserError names both and what replays it, provided the
+    run's own seal vouches for its header: the seal (signed, for a private run) covers
+    this journal or a prefix of it, so the header is the one the run was made with.
+    Otherwise the difference is returned, for the caller to report as an integrity failure.
+    """
+    header = journal.header
+    assert header is not None
+    mismatch = environment_mismatch(header.payload)
+    if mismatch is None:
+        return None
+    if _seal_vouches(paths, journal, seal_key):
+        raise UserError(f"{paths.root} {mismatch}: {how_to_replay(header.payload)}")
+    return f"journal line 1 (seq 0): the run {mismatch}, and its seal does not vouch for that"
+
+
+def _seal_vouches(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> bool:
+    """True when seal.json seals this journal or a prefix of it (with a valid signature
+    under `seal_key` when there is one)."""
+    try:
+        seal = read_seal(paths)
+    except (SealError, WorkbenchError):
+        return False
+    if seal is None or (seal_key is not None and not seal.signature_ok(seal_key)):
+        return False
+    count = seal.journal_entries
+    return 0 < count <= len(journal) and journal.entries[count - 1].hash == seal.journal_head
 
 
 def build_seal(

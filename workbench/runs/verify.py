@@ -21,6 +21,7 @@ from workbench.runs.files import (
     RunPaths,
     SealError,
     build_seal,
+    check_environment,
     header_problem,
     read_journal,
     read_registration,
@@ -106,7 +107,9 @@ def verify_loaded(
     if header is None:
         result.divergence = "journal is empty (no header)"
         return result
-    problem = header_problem(header, bundle, registration)
+    problem = check_environment(paths, journal, identity.seal_key) or header_problem(
+        header, bundle, registration
+    )
     if problem is not None:
         result.divergence = problem
         return result
