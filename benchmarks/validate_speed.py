@@ -7,8 +7,9 @@ times the pure simulation the evaluation cannot avoid in the same process: repla
 factual run to its branch points (snapshots) and running both branches of every question
 from its snapshot to the outcome day. Each round times the two back to back, so both see
 the same machine. Prints the best time of each, the median of the rounds' ratios
-(target ≤ 1.5×; small sizes run more rounds) and, for the largest size, the evaluator
-with two workers.
+(target ≤ 1.5×; small sizes run more rounds), for the largest size the evaluator with two
+workers, and last what the evaluator adds to its simulation, split into a cost per
+evaluation and a cost per question (fitted over the three sizes).
 
 As in batch validation, a process parses a campaign's files once per content (the
 evaluator still reads and digests them every time): the rounds run warm, and the cost of
@@ -23,6 +24,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from campaigns import DEFAULT_CAMPAIGN
 from sim import campaign_load
@@ -105,8 +108,11 @@ def play(root: Path, questions: range) -> tuple[Path, CampaignBundle]:
     return run, load_campaign(campaign)
 
 
-def measure(root: Path, questions: int) -> None:
-    """Time the evaluator and the pure simulation for one number of questions."""
+def measure(root: Path, questions: int) -> tuple[int, float, float]:
+    """Time the evaluator and the pure simulation for one number of questions.
+
+    Returns how many runs (evaluations) it took and the best evaluator and simulation times.
+    """
     parts = [
         play(root, range(start, min(start + MAX_LIST, questions)))
         for start in range(0, questions, MAX_LIST)
@@ -139,6 +145,20 @@ def measure(root: Path, questions: int) -> None:
             f"validate {questions} questions{runs}, 2 workers: {two:.3f} s "
             f"({questions / two:,.0f} questions/s)"
         )
+    return len(parts), evaluator, simulation
+
+
+def cost_fit(sizes: list[tuple[int, int, float]]) -> tuple[float, float]:
+    """A time split into a cost per evaluation and a cost per question: the least-squares
+    fit over the sizes, each given as (questions, evaluations, seconds), of relative errors
+    (each size weighs by its questions, so the small one still pins the cost per evaluation)."""
+    weights = np.array([1 / questions for questions, _, _ in sizes])
+    design = np.array([[runs, questions] for questions, runs, _ in sizes], dtype=float)
+    seconds = np.array([time for _, _, time in sizes])
+    (per_run, per_question), *_ = np.linalg.lstsq(
+        design * weights[:, None], seconds * weights, rcond=None
+    )
+    return float(per_run), float(per_question)
 
 
 def cold_parse() -> None:
@@ -155,8 +175,14 @@ def cold_parse() -> None:
 def main() -> None:
     cold_parse()
     with tempfile.TemporaryDirectory() as tmp:
-        for questions in SIZES:
-            measure(Path(tmp), questions)
+        sizes = [(questions, *measure(Path(tmp), questions)) for questions in SIZES]
+    sim_run, sim_question = cost_fit([(q, runs, sim) for q, runs, _, sim in sizes])
+    add_run, add_question = cost_fit([(q, runs, ev - sim) for q, runs, ev, sim in sizes])
+    print(
+        f"least squares over the sizes: the simulation costs {sim_run * 1000:.2f} ms per "
+        f"evaluation (the factual replay) + {sim_question * 1000:.3f} ms per question; the "
+        f"evaluator adds {add_run * 1000:.2f} ms + {add_question * 1000:.3f} ms per question"
+    )
 
 
 if __name__ == "__main__":
