@@ -19,6 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger.journal import Journal
+from ledger.seal import Seal
 from workbench.evaluation.batch import validate_runs
 from workbench.evaluation.evaluator import RunJob, evaluate_run
 from workbench.play.session import PlayerSession
@@ -104,9 +105,15 @@ def test_without_a_seal_that_vouches_for_the_header_it_is_an_integrity_failure(
     assert result.exit_code == 3
     message = one_line_error(result)
     assert "was made with numpy '2.2.0'" in message
-    assert "its seal does not vouch for that" in message
+    assert message.endswith("and its seal does not vouch for that (it seals another journal)")
+    (other_numpy_run / "seal.json").write_text("{}")
+    damaged = cli("verify", other_numpy_run)
+    assert damaged.exit_code == 3
+    assert one_line_error(damaged).endswith("its seal.json is not a seal to vouch for that")
     (other_numpy_run / "seal.json").unlink()
-    assert cli("verify", other_numpy_run).exit_code == 3
+    unsealed = cli("verify", other_numpy_run)
+    assert unsealed.exit_code == 3
+    assert one_line_error(unsealed).endswith("and it has no seal to vouch for that")
 
 
 def test_a_private_run_needs_its_signed_seal(
@@ -122,12 +129,13 @@ def test_a_private_run_needs_its_signed_seal(
     signed = cli("verify", run, *args)
     assert signed.exit_code == 2
     assert _replay_hint() in one_line_error(signed)
-    seal = json.loads((run / "seal.json").read_text())
-    seal["signature"] = "hmac-sha256:" + "0" * 64
-    (run / "seal.json").write_text(json.dumps(seal, sort_keys=True, separators=(",", ":")))
+    seal = Seal.from_data(json.loads((run / "seal.json").read_text()))
+    (run / "seal.json").write_bytes(seal.signed(b"not the control file's key").to_bytes())
     forged = cli("verify", run, *args)
     assert forged.exit_code == 3
-    assert "its seal does not vouch for that" in one_line_error(forged)
+    assert one_line_error(forged).endswith(
+        "its seal does not vouch for that (not signed with the control file's key)"
+    )
 
 
 def test_another_engine_names_the_release(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -161,22 +161,27 @@ def check_environment(paths: RunPaths, journal: Journal, seal_key: bytes | None)
     mismatch = environment_mismatch(header.payload)
     if mismatch is None:
         return None
-    if _seal_vouches(paths, journal, seal_key):
+    unvouched = _why_unvouched(paths, journal, seal_key)
+    if unvouched is None:
         raise UserError(f"{paths.root} {mismatch}: {how_to_replay(header.payload)}")
-    return f"journal line 1 (seq 0): the run {mismatch}, and its seal does not vouch for that"
+    return f"journal line 1 (seq 0): the run {mismatch}, and {unvouched}"
 
 
-def _seal_vouches(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> bool:
-    """True when seal.json seals this journal or a prefix of it (with a valid signature
-    under `seal_key` when there is one)."""
+def _why_unvouched(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> str | None:
+    """None when seal.json seals this journal or a prefix of it (with a valid signature
+    under `seal_key` when there is one); otherwise why it does not vouch for the header."""
     try:
         seal = read_seal(paths)
     except (SealError, WorkbenchError):
-        return False
-    if seal is None or (seal_key is not None and not seal.signature_ok(seal_key)):
-        return False
+        return "its seal.json is not a seal to vouch for that"
+    if seal is None:
+        return "it has no seal to vouch for that"
+    if seal_key is not None and not seal.signature_ok(seal_key):
+        return "its seal does not vouch for that (not signed with the control file's key)"
     count = seal.journal_entries
-    return 0 < count <= len(journal) and journal.entries[count - 1].hash == seal.journal_head
+    if 0 < count <= len(journal) and journal.entries[count - 1].hash == seal.journal_head:
+        return None
+    return "its seal does not vouch for that (it seals another journal)"
 
 
 def build_seal(
