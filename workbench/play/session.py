@@ -62,7 +62,6 @@ from workbench.runs.files import (
     append_journal,
     atomic_write,
     build_seal,
-    check_environment,
     header_payload,
     header_problem,
     read_journal,
@@ -251,9 +250,7 @@ class PlayerSession:
                 ) from None
             if journal.header is None:
                 _unfinished_creation(paths, read_only)
-            elif problem := check_environment(paths, journal, identity.seal_key) or header_problem(
-                journal.header, bundle, registration
-            ):
+            elif problem := header_problem(paths, journal, bundle, registration, identity.seal_key):
                 raise IntegrityError(f"{paths.journal}: {problem}; the run cannot be resumed")
             elif identity.seal_key is not None:
                 _check_signed_seal(paths, journal, identity.seal_key)

@@ -12,7 +12,7 @@ import orjson
 from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.durable import append_durably
-from ledger.journal import Entry, Journal, JournalError
+from ledger.journal import Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
 from sim.version import ENGINE_VERSION
@@ -132,13 +132,31 @@ def header_payload(bundle: CampaignBundle, registration: Registration) -> dict[s
     }
 
 
-def header_problem(header: Entry, bundle: CampaignBundle, registration: Registration) -> str | None:
+def header_problem(
+    paths: RunPaths,
+    journal: Journal,
+    bundle: CampaignBundle,
+    registration: Registration,
+    seal_key: bytes | None,
+) -> str | None:
     """How a run's journal header differs from the one this workbench writes, or None.
 
     The header pins what shapes the run's streams and seals (engine, numpy, bit
     generator) and its identity: a run made under other values cannot be replayed into
-    the results it recorded, so it is neither resumed nor verified.
+    the results it recorded, so it is neither resumed nor verified. A run made in another
+    environment whose own seal vouches for its header (the seal, signed for a private run,
+    covers this journal or a prefix of it) is a UserError naming both environments and
+    what replays it; every other difference is returned, for the caller to report as an
+    integrity failure.
     """
+    header = journal.header
+    assert header is not None
+    mismatch = environment_mismatch(header.payload)
+    if mismatch is not None:
+        unvouched = _why_unvouched(paths, journal, seal_key)
+        if unvouched is None:
+            raise UserError(f"{paths.root} {mismatch}: {how_to_replay(header.payload)}")
+        return f"journal line 1 (seq 0): the run {mismatch}, and {unvouched}"
     for key, value in header_payload(bundle, registration).items():
         if header.payload.get(key) != value:
             return (
@@ -146,25 +164,6 @@ def header_problem(header: Entry, bundle: CampaignBundle, registration: Registra
                 f"{clip(header.payload.get(key))}, expected {clip(value)}"
             )
     return None
-
-
-def check_environment(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> str | None:
-    """None when the run was made in this environment (engine, numpy, bit generator).
-
-    When it was made in another, a UserError names both and what replays it, provided the
-    run's own seal vouches for its header: the seal (signed, for a private run) covers
-    this journal or a prefix of it, so the header is the one the run was made with.
-    Otherwise the difference is returned, for the caller to report as an integrity failure.
-    """
-    header = journal.header
-    assert header is not None
-    mismatch = environment_mismatch(header.payload)
-    if mismatch is None:
-        return None
-    unvouched = _why_unvouched(paths, journal, seal_key)
-    if unvouched is None:
-        raise UserError(f"{paths.root} {mismatch}: {how_to_replay(header.payload)}")
-    return f"journal line 1 (seq 0): the run {mismatch}, and {unvouched}"
 
 
 def _why_unvouched(paths: RunPaths, journal: Journal, seal_key: bytes | None) -> str | None:

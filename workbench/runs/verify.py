@@ -21,7 +21,6 @@ from workbench.runs.files import (
     RunPaths,
     SealError,
     build_seal,
-    check_environment,
     header_problem,
     read_journal,
     read_registration,
@@ -107,9 +106,7 @@ def verify_loaded(
     if header is None:
         result.divergence = "journal is empty (no header)"
         return result
-    problem = check_environment(paths, journal, identity.seal_key) or header_problem(
-        header, bundle, registration
-    )
+    problem = header_problem(paths, journal, bundle, registration, identity.seal_key)
     if problem is not None:
         result.divergence = problem
         return result
