@@ -9,7 +9,10 @@ from its snapshot to the outcome day. Each round times the two back to back, so 
 the same machine. Prints the best time of each, the median of the rounds' ratios
 (target ≤ 1.5×; small sizes run more rounds), for the largest size the evaluator with two
 workers, and last what the evaluator adds to its simulation, split into a cost per
-evaluation and a cost per question (fitted over the three sizes).
+evaluation and a cost per question (fitted over the three sizes). For the smallest size,
+where the fixed costs weigh most, each round also times the evaluator writing its output
+to a memory file system (/dev/shm, where there is one): the difference is what making the
+output durable on this machine's disk costs.
 
 As in batch validation, a process parses a campaign's files once per content (the
 evaluator still reads and digests them every time): the rounds run warm, and the cost of
@@ -18,6 +21,7 @@ the one cold parse a single `workbench validate` pays is printed apart.
 
 from __future__ import annotations
 
+import os
 import shutil
 import statistics
 import tempfile
@@ -41,6 +45,8 @@ REPEATS = 5
 ROUNDS_QUESTIONS = 300
 """Small sizes run more rounds (300 questions' worth, at least REPEATS): a 6-question round
 lasts 45 ms, so five of them gave a median ratio that moved by ±0.05 from run to run."""
+MEMORY_FS = Path("/dev/shm")
+"""A memory file system: an evaluation written there waits for no disk."""
 CHOICES = [
     "spring_campaign",
     "raise_price",
@@ -108,8 +114,16 @@ def play(root: Path, questions: range) -> tuple[Path, CampaignBundle]:
     return run, load_campaign(campaign)
 
 
-def measure(root: Path, questions: int) -> tuple[int, float, float]:
-    """Time the evaluator and the pure simulation for one number of questions.
+def memory_scratch() -> Path | None:
+    """A new directory on the memory file system, or None where there is none to write."""
+    if not (MEMORY_FS.is_dir() and os.access(MEMORY_FS, os.W_OK)):
+        return None
+    return Path(tempfile.mkdtemp(prefix="validate-speed-", dir=MEMORY_FS))
+
+
+def measure(root: Path, questions: int, memory: Path | None = None) -> tuple[int, float, float]:
+    """Time the evaluator and the pure simulation for one number of questions; with
+    `memory`, also the evaluator writing there (same rounds).
 
     Returns how many runs (evaluations) it took and the best evaluator and simulation times.
     """
@@ -119,9 +133,9 @@ def measure(root: Path, questions: int) -> tuple[int, float, float]:
     ]
     outs = iter(range(10_000))
 
-    def evaluate(workers: int = 1) -> None:
+    def evaluate(workers: int = 1, into: Path = root) -> None:
         for run, _ in parts:
-            run_evaluation(run, root / f"out-{questions}-{next(outs)}", workers=workers)
+            run_evaluation(run, into / f"out-{questions}-{next(outs)}", workers=workers)
 
     def simulate() -> None:
         for _, bundle in parts:
@@ -129,16 +143,30 @@ def measure(root: Path, questions: int) -> tuple[int, float, float]:
 
     evaluate()  # warm the per-seed draw cache and imports
     count = max(REPEATS, ROUNDS_QUESTIONS // questions)
-    rounds = [(timed(simulate), timed(evaluate)) for _ in range(count)]
-    simulation = min(sim for sim, _ in rounds)
-    evaluator = min(evaluation for _, evaluation in rounds)
-    ratio = statistics.median(evaluation / sim for sim, evaluation in rounds)
+    rounds = [
+        (
+            timed(simulate),
+            timed(evaluate),
+            timed(lambda: evaluate(into=memory)) if memory is not None else 0.0,
+        )
+        for _ in range(count)
+    ]
+    simulation = min(sim for sim, _, _ in rounds)
+    evaluator = min(evaluation for _, evaluation, _ in rounds)
+    ratio = statistics.median(evaluation / sim for sim, evaluation, _ in rounds)
     runs = f" in {len(parts)} runs" if len(parts) > 1 else ""
     print(
         f"validate {questions} questions{runs}, 1 worker: evaluator {evaluator:.3f} s "
         f"({questions / evaluator:,.0f} questions/s), pure branch simulation "
         f"{simulation:.3f} s, ratio {ratio:.2f}x (target <= 1.5x)"
     )
+    if memory is not None:
+        in_memory = statistics.median(ev / sim for sim, _, ev in rounds)
+        print(
+            f"validate {questions} questions{runs}, output on the memory file system "
+            f"{MEMORY_FS} (no disk waits): ratio {in_memory:.2f}x, so durable output on "
+            f"this disk adds {ratio - in_memory:+.2f}"
+        )
     if questions == max(SIZES):
         two = min(timed(lambda: evaluate(2)) for _ in range(REPEATS))
         print(
@@ -174,8 +202,18 @@ def cold_parse() -> None:
 
 def main() -> None:
     cold_parse()
-    with tempfile.TemporaryDirectory() as tmp:
-        sizes = [(questions, *measure(Path(tmp), questions)) for questions in SIZES]
+    memory = memory_scratch()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            sizes = [
+                (questions, *measure(Path(tmp), questions, memory if i == 0 else None))
+                for i, questions in enumerate(SIZES)
+            ]
+    finally:
+        if memory is not None:
+            shutil.rmtree(memory, ignore_errors=True)
+    if memory is None:
+        print(f"no writable memory file system at {MEMORY_FS}: durable output not split out")
     sim_run, sim_question = cost_fit([(q, runs, sim) for q, runs, _, sim in sizes])
     add_run, add_question = cost_fit([(q, runs, ev - sim) for q, runs, ev, sim in sizes])
     print(
