@@ -6,6 +6,7 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -42,3 +43,20 @@ def test_the_small_size_still_pins_the_cost_per_evaluation() -> None:
     noisy = [(q, runs, t * (1.01 if q == 600 else 1)) for q, runs, t in exact]
     fitted_run, _ = VALIDATE_SPEED.cost_fit(noisy)
     assert abs(fitted_run - 0.003) < 0.0001
+
+
+def test_the_memory_file_system_is_used_only_where_a_directory_can_be_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a writable memory file system the benchmark says so instead of failing
+    (/proc: a directory that even root, whom access(2) lets write anywhere, cannot write)."""
+    a_file = tmp_path / "file"
+    a_file.write_text("")
+    proc = [Path("/proc")] if Path("/proc/self").is_dir() else []
+    for unusable in (tmp_path / "missing", a_file, *proc):
+        monkeypatch.setattr(VALIDATE_SPEED, "MEMORY_FS", unusable)
+        assert VALIDATE_SPEED.memory_scratch() is None
+    monkeypatch.setattr(VALIDATE_SPEED, "MEMORY_FS", tmp_path)
+    scratch = VALIDATE_SPEED.memory_scratch()
+    assert scratch is not None and scratch.parent == tmp_path and scratch.is_dir()
+    assert not any(scratch.iterdir())
