@@ -79,14 +79,16 @@ class Hosted:
         return runtime
 
 
-def make_hosted(root: Path, pinned: bool = True) -> Hosted:
-    """A private copy of the default campaign with agents ALPHA and BRAVO, under `root`
+def make_hosted(
+    root: Path, pinned: bool = True, agents: tuple[str, ...] = (ALPHA, BRAVO)
+) -> Hosted:
+    """A private copy of the default campaign with `agents` (ALPHA and BRAVO), under `root`
     (on the pinned test world unless `pinned` is False: then a seed of its own)."""
     campaign = root / "campaign"
     shutil.copytree(DEFAULT_CAMPAIGN, campaign)
     make_private(campaign)
     control = root / "control.json"
-    tokens = control_new(campaign, control, ALPHA, BRAVO, pinned=pinned)
+    tokens = control_new(campaign, control, *agents, pinned=pinned)
     return Hosted(campaign, control, tokens, root / "runs")
 
 

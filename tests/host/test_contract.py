@@ -17,7 +17,7 @@ import gzip
 import hashlib
 import hmac
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,8 +95,14 @@ def walk_http(live: Live, agent: HttpAgent) -> set[tuple[str, str]]:
     for fmt in ("beancount", "csv"):
         agent.call("GET", agent.run("/ledger/export"), params={"format": fmt})
     mark("GET", f"{run}/ledger/export")
+    return walked
+
+
+def finish_http(agent: HttpAgent, walked: set[tuple[str, str]]) -> None:
+    """Finish ALPHA's run over JSON, then every read and a refused command after it."""
+    run = f"{API_PREFIX}/runs/{{run_id}}"
     agent.finish()
-    mark("POST", f"{run}/finish")
+    walked.add(("POST", f"{run}/finish"))
     agent.command("/advance", {"days": 1}, 409)
     agent.call("GET", agent.run("/snapshot"))
     agent.call("GET", agent.run("/journal"))
@@ -105,11 +111,13 @@ def walk_http(live: Live, agent: HttpAgent) -> set[tuple[str, str]]:
     agent.call("GET", f"{API_PREFIX}/nothing-here", 404)
     agent.call("DELETE", agent.run("/advance"), 405)
     agent.call("POST", agent.run("/advance"), 400, content=b"{not json")
-    return walked
 
 
-async def walk_mcp(live: Live, run_id: str) -> tuple[list[bytes], set[str], set[str]]:
-    """Every MCP tool and resource as ALPHA over streamable HTTP with the SDK's client."""
+async def walk_mcp(
+    live: Live, run_id: str, finish: Callable[[], None]
+) -> tuple[list[bytes], set[str], set[str]]:
+    """Every MCP tool and resource as ALPHA over streamable HTTP with the SDK's client, on
+    ALPHA's one run (started over JSON); `finish` ends it before the last calls."""
     seen: list[bytes] = []
     async with mcp_session(live.url, live.hosted.tokens[ALPHA]) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
@@ -123,39 +131,49 @@ async def walk_mcp(live: Live, run_id: str) -> tuple[list[bytes], set[str], set[
                 seen.append((await mcp.read_resource(uri)).model_dump_json().encode())
             except MCPError as exc:  # an unknown question is an MCP error reply
                 seen.append(str(exc).encode())
-        started = await mcp.call_tool("start_episode", {"command_id": "alpha-mcp-start"})
+        second = await mcp.call_tool("start_episode", {"command_id": "alpha-mcp-start"})
+        assert second.is_error and "episode_exists" in str(second.content)
+        started = await mcp.call_tool("start_episode", {"command_id": "alpha-start"})
         assert started.structured_content is not None
-        second = started.structured_content["run"]["run_id"]
+        assert started.structured_content["run"]["run_id"] == run_id
+        assert started.structured_content["created"] is False
+        seen += [second.model_dump_json().encode(), started.model_dump_json().encode()]
         calls: list[tuple[str, dict[str, object]]] = [
             ("briefing", {}),
             ("action_catalog", {}),
             ("question_contracts", {}),
             ("list_runs", {}),
-            ("run_info", {"run_id": second}),
-            ("snapshot", {"run_id": second}),
-            ("preview", {"run_id": second, "action": "bank_loan"}),
-            ("schedule", {"run_id": second, "action": "bank_loan", "command_id": "m-1"}),
-            ("advance", {"run_id": second, "days": 2, "command_id": "m-2"}),
+            ("run_info", {"run_id": run_id}),
+            ("snapshot", {"run_id": run_id}),
+            ("preview", {"run_id": run_id, "action": "bank_loan"}),
+            ("schedule", {"run_id": run_id, "action": "loyalty_program", "command_id": "m-1"}),
+            ("advance", {"run_id": run_id, "days": 2, "command_id": "m-2"}),
             (
                 "submit_assessment",
                 {
-                    "run_id": second,
+                    "run_id": run_id,
                     "command_id": "m-3",
                     "assessment": {"question": "q_spring_campaign", "value": "900"},
                 },
             ),
-            ("journal", {"run_id": second}),
-            ("metrics", {"run_id": second}),
-            ("ledger", {"run_id": second}),
-            ("finish", {"run_id": second, "command_id": "m-4"}),
-            ("snapshot", {"run_id": run_id}),
-            ("schedule", {"run_id": run_id, "action": "bank_loan", "command_id": "m-5"}),
+            ("journal", {"run_id": run_id}),
+            ("metrics", {"run_id": run_id}),
+            ("ledger", {"run_id": run_id}),
         ]
         for name, arguments in calls:
             result = await mcp.call_tool(name, arguments)
+            assert not result.is_error, (name, result.content)
             seen.append(result.model_dump_json().encode())
-        called = {name for name, _ in calls} | {"start_episode"}
-        seen.append(started.model_dump_json().encode())
+        finish()
+        after: list[tuple[str, dict[str, object]]] = [
+            ("finish", {"run_id": run_id, "command_id": "m-4"}),
+            ("snapshot", {"run_id": run_id}),
+            ("schedule", {"run_id": run_id, "action": "bank_loan", "command_id": "m-5"}),
+        ]
+        for name, arguments in after:
+            result = await mcp.call_tool(name, arguments)
+            seen.append(result.model_dump_json().encode())
+        called = {name for name, _ in calls + after} | {"start_episode"}
     return seen, tools & called, resources | templates
 
 
@@ -240,7 +258,9 @@ def walk(shared_live: Live, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     play_short_episode(bravo)
     alpha = HttpAgent(live.client(ALPHA), prefix="alpha")
     http_routes = walk_http(live, alpha)
-    mcp_seen, tools, resources = anyio.run(walk_mcp, live, alpha.run_id)
+    mcp_seen, tools, resources = anyio.run(
+        walk_mcp, live, alpha.run_id, lambda: finish_http(alpha, http_routes)
+    )
     out = tmp_path_factory.mktemp("evaluation") / "out"
     needles = {
         "secret": secret_needles(live),

@@ -29,7 +29,7 @@ from workbench.play.wire import API_PREFIX
 from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, BRAVO, Hosted, HostProcess, Live, http_client
+from .conftest import ALPHA, BRAVO, Hosted, HostProcess, Live, http_client, make_hosted
 
 ACTIONS = ("spring_campaign", "bank_loan", "loyalty_program", "hire_roaster", "raise_price")
 
@@ -87,10 +87,14 @@ def drive(url: str, token: str, load: Load, stop: threading.Event, seed: int) ->
                 raise AssertionError(response.text)
 
 
+LOAD_AGENTS = tuple(f"agent-load-{n}" for n in range(12))
+"""Four agents a round for three rounds: each agent plays one episode."""
+
+
 def run_load(url: str, hosted: Hosted, round_: int, kill: HostProcess | None) -> list[Load]:
-    """Four client threads on two agents; SIGKILL the host after a random moment."""
+    """Four client threads, each an agent's episode; SIGKILL the host after a random moment."""
     stop = threading.Event()
-    loads = [Load(agent, f"r{round_}-{agent}-{i}") for agent in (ALPHA, BRAVO) for i in (0, 1)]
+    loads = [Load(agent, f"r{round_}-{agent}") for agent in LOAD_AGENTS[4 * round_ :][:4]]
     threads = [
         threading.Thread(
             target=drive, args=(url, hosted.tokens[load.agent], load, stop, round_ * 10 + i)
@@ -145,9 +149,10 @@ def retry_in_flight(url: str, hosted: Hosted, loads: list[Load]) -> None:
                     load.acked.append(str(body["command_id"]))
 
 
-def test_sigkill_mid_load_loses_and_duplicates_nothing(hosted: Hosted, tmp_path: Path) -> None:
+def test_sigkill_mid_load_loses_and_duplicates_nothing(tmp_path: Path) -> None:
     """Three rounds of load and SIGKILL, each on the host the previous kill left to recover;
     then a graceful stop, and a start after it."""
+    hosted = make_hosted(tmp_path / "hosted", agents=LOAD_AGENTS)
     host = HostProcess(hosted, tmp_path / "host.log").start()
     all_loads: list[Load] = []
     try:
@@ -252,8 +257,10 @@ def test_a_damaged_run_is_refused_alone(played: tuple[Hosted, str]) -> None:
         response = client.get(f"{API_PREFIX}/runs/{run_id}/snapshot")
         assert response.status_code == 503
         assert response.json()["error"]["code"] == "run_damaged"
-        other = client.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"})
-        assert other.status_code == 201
+        again = client.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"})
+        assert again.status_code == 409 and run_id in again.json()["error"]["message"]
+        other = Live(hosted, runtime, server.url).client(BRAVO)
+        assert other.post(f"{API_PREFIX}/runs", json={"command_id": "fresh"}).status_code == 201
     runtime.close()
 
 
@@ -324,10 +331,11 @@ def test_the_seal_follows_the_journal(live: Live) -> None:
     client.post(f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "b", "days": 1})
     client.post(f"{API_PREFIX}/runs/{run_id}/finish", json={"command_id": "f"})
     assert verify_run(root, live.hosted.control, ALPHA).ok
-    other = client.post(f"{API_PREFIX}/runs", json={"command_id": "t"}).json()["run"]["run_id"]
-    client.post(f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 2})
+    bravo = live.client(BRAVO)
+    other = bravo.post(f"{API_PREFIX}/runs", json={"command_id": "t"}).json()["run"]["run_id"]
+    bravo.post(f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 2})
     live.runtime.close()
-    assert verify_run(live.hosted.runs / other, live.hosted.control, ALPHA).ok
+    assert verify_run(live.hosted.runs / other, live.hosted.control, BRAVO).ok
 
 
 def test_each_run_is_sealed_on_its_own_clock(hosted: Hosted) -> None:

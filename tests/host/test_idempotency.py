@@ -187,7 +187,7 @@ def test_an_evicted_session_resumes_with_its_command_ids(hosted: Hosted) -> None
     runtime = hosted.runtime(Limits(open_sessions=1))
     with ServerThread(runtime) as server:
         live = Live(hosted, runtime, server.url)
-        first, second = HttpAgent(live.client(ALPHA), "f"), HttpAgent(live.client(ALPHA), "s")
+        first, second = HttpAgent(live.client(ALPHA), "f"), HttpAgent(live.client(BRAVO), "s")
         first.start("first")
         second.start("second")
         replies = {}

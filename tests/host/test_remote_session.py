@@ -21,11 +21,9 @@ from workbench.play.session import PlayerSession
 from .conftest import ALPHA, BRAVO, Live
 
 
-def remote(
-    live: Live, agent: str = ALPHA, run_id: str | None = None, *, new: bool = False
-) -> RemoteSession:
+def remote(live: Live, agent: str = ALPHA, run_id: str | None = None) -> RemoteSession:
     """A remote session on the live host as `agent`."""
-    return RemoteSession.connect(live.url, agent, live.hosted.tokens[agent], run_id, new=new)
+    return RemoteSession.connect(live.url, agent, live.hosted.tokens[agent], run_id)
 
 
 def local(live: Live, session: RemoteSession) -> PlayerSession:
@@ -94,15 +92,15 @@ def test_refusals_come_back_as_one_line_errors(live: Live) -> None:
     assert session.journal_entries[-1].kind == "finish" and len(session.journal_entries) == 1
 
 
-def test_connect_opens_the_latest_unfinished_run_or_starts_one(live: Live) -> None:
+def test_connect_starts_the_episode_then_opens_it_finished_or_not(live: Live) -> None:
     first = remote(live)
     first.advance(2)
     assert remote(live).run_id == first.run_id
     first.finish()
-    fresh = remote(live)
-    assert fresh.run_id != first.run_id and fresh.day == 0
+    again = remote(live)
+    assert again.run_id == first.run_id and again.finished and again.day == 180
     assert remote(live, run_id=first.run_id).finished
-    assert remote(live, new=True).run_id not in (first.run_id, fresh.run_id)
+    assert remote(live, BRAVO).run_id != first.run_id
     with pytest.raises(UserError, match="no run run-0+ among"):
         remote(live, run_id="run-" + "0" * 32)
     with pytest.raises(UserError, match=f"belongs to agent {BRAVO}, not {ALPHA}"):

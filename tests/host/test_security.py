@@ -7,6 +7,7 @@ leave the runs directory; and no operation that forks, rewinds or evaluates a br
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator
@@ -442,6 +443,59 @@ def test_asking_to_fork_rewind_or_evaluate_finds_nothing(
     assert kinds <= {"header", "schedule", "advance", "submit_assessment", "finish"}
 
 
+@contextlib.contextmanager
+def serving(hosted: Hosted) -> Iterator[Live]:
+    """A host on `hosted` (opened, so recovered) on a free loopback port; closed after."""
+    from workbench.host.server import ServerThread
+
+    runtime = hosted.runtime()
+    try:
+        with ServerThread(runtime) as server:
+            yield Live(hosted, runtime, server.url)
+    finally:
+        runtime.close()
+
+
+def test_an_agent_gets_one_episode_however_it_asks(hosted: Hosted) -> None:
+    """Every run plays the same world, so a second run would be a rewind to day 0 (play
+    the intervention in one, the baseline in the other, subtract): each agent gets one,
+    however it asks: another command id, MCP, after finishing, after a restart, or eight
+    starts at once. A retry of the start that made it still returns it."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with serving(hosted) as live, live.client(ALPHA) as client:
+        first = client.post(f"{API_PREFIX}/runs", json={"command_id": "one"})
+        run_id = first.json()["run"]["run_id"]
+        refused = client.post(f"{API_PREFIX}/runs", json={"command_id": "two"})
+        assert run_id in one_error(refused, 409, "episode_exists")
+
+        async def by_mcp() -> str:
+            async with mcp_session(live.url, hosted.tokens[ALPHA]) as mcp:
+                result = await mcp.call_tool("start_episode", {"command_id": "three"})
+                assert result.is_error and isinstance(result.content[0], TextContent)
+                return result.content[0].text
+
+        assert "episode_exists" in anyio.run(by_mcp)
+        again = client.post(f"{API_PREFIX}/runs", json={"command_id": "one"})
+        assert again.status_code == 200 and again.json()["run"]["run_id"] == run_id
+        client.post(f"{API_PREFIX}/runs/{run_id}/finish", json={"command_id": "end"})
+        after = client.post(f"{API_PREFIX}/runs", json={"command_id": "four"})
+        one_error(after, 409, "episode_exists")
+
+        def start(command_id: str) -> int:
+            with live.client(BRAVO) as bravo:
+                return bravo.post(f"{API_PREFIX}/runs", json={"command_id": command_id}).status_code
+
+        with ThreadPoolExecutor(8) as pool:
+            statuses = sorted(pool.map(start, [f"race-{i}" for i in range(8)]))
+        assert statuses == [201] + [409] * 7
+    with serving(hosted) as live, live.client(ALPHA) as client:
+        restarted = client.post(f"{API_PREFIX}/runs", json={"command_id": "five"})
+        one_error(restarted, 409, "episode_exists")
+        assert [r["run_id"] for r in client.get(f"{API_PREFIX}/runs").json()["runs"]] == [run_id]
+    assert len([p for p in hosted.runs.iterdir() if p.name.startswith("run-")]) == 2
+
+
 # -- the runs directory belongs to one host ------------------------------------------------
 def test_one_host_per_runs_directory(hosted: Hosted) -> None:
     first = hosted.runtime()
@@ -468,17 +522,14 @@ def test_a_foreign_directory_is_refused(hosted: Hosted) -> None:
     assert (hosted.runs / "notes.txt").read_text() == "mine"
 
 
-def test_limits_bound_runs_and_commands(hosted: Hosted) -> None:
+def test_limits_bound_commands(hosted: Hosted) -> None:
     from workbench.host.server import ServerThread
 
-    runtime = hosted.runtime(Limits(runs_per_agent=2, commands_per_run=3))
+    runtime = hosted.runtime(Limits(commands_per_run=3))
     with ServerThread(runtime) as server:
         live = Live(hosted, runtime, server.url)
         agent = HttpAgent(live.client(ALPHA))
         agent.start("one")
-        agent.call("POST", f"{API_PREFIX}/runs", 201, json={"command_id": "two"})
-        third = agent.client.post(f"{API_PREFIX}/runs", json={"command_id": "three"})
-        assert "limit" in one_error(third, 403, "limit_reached")
         for _ in range(3):
             agent.advance(1)
         fourth = agent.client.post(agent.run("/advance"), json={"command_id": "4", "days": 1})

@@ -64,7 +64,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --connect: file holding your bearer token.",
 )
-@click.option("--run-id", help="With --connect: the hosted run (default: latest unfinished).")
+@click.option("--run-id", help="With --connect: the hosted run (default: the agent's own).")
 def play(
     campaign: Path | None,
     run_dir: Path | None,

@@ -31,7 +31,7 @@ class Unauthorized(HostError):
 
 
 class Forbidden(HostError):
-    """A limit of the host is reached (runs per agent, commands per run)."""
+    """A limit of the host is reached (commands per run)."""
 
     status = 403
     code = "limit_reached"
@@ -49,6 +49,12 @@ class Conflict(HostError):
 
     status = 409
     code = "conflict"
+
+
+class EpisodeExists(Conflict):
+    """A start command from an agent that already has its one episode."""
+
+    code = "episode_exists"
 
 
 class TooLarge(HostError):

@@ -252,7 +252,9 @@ def build_mcp(
     async def list_runs() -> RunList:
         return await call(runtime.runs)
 
-    @mcp.tool(description="Start an episode: a new run of the campaign of your own.")
+    @mcp.tool(
+        description="Start your episode: your one run of the campaign (each agent plays one)."
+    )
     async def start_episode(command_id: CommandIdArg) -> StartReply:
         request = StartRequest(command_id=command_id)
         return await call(lambda agent: runtime.start(agent, request))

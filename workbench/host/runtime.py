@@ -17,7 +17,9 @@ entry a crash could lose. Sealing per command would double the disk writes of ev
 An agent reaches only its own runs: a run id is checked against the run's registered
 agent, and an unknown id and another agent's run get the same 404. Run ids are chosen
 here (`run-` and 32 hex digits derived from the agent and its start command id), never
-taken as a path. Nothing here forks, rewinds or evaluates a branch.
+taken as a path. Nothing here forks, rewinds or evaluates a branch, and each agent
+plays one episode: every run of a private campaign plays the same world (the control
+file's seed), so a second episode would be a rewind to day 0, a counterfactual oracle.
 """
 
 from __future__ import annotations
@@ -45,7 +47,15 @@ from ledger.journal import Entry
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
-from workbench.host.errors import Busy, Conflict, Damaged, Forbidden, Invalid, NotFound
+from workbench.host.errors import (
+    Busy,
+    Conflict,
+    Damaged,
+    EpisodeExists,
+    Forbidden,
+    Invalid,
+    NotFound,
+)
 from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
 from workbench.host.syncer import Syncer
 from workbench.inputs import read_bounded
@@ -113,7 +123,6 @@ run is sealed on its own clock, not all together in one burst every interval."""
 class Limits:
     """The host's limits: each bounds memory or disk one agent can take."""
 
-    runs_per_agent: int = 64
     commands_per_run: int = 20_000
     open_sessions: int = 512
     """Sessions kept in memory; the least recently used idle one is dropped (and
@@ -178,7 +187,8 @@ def briefing_of(bundle: CampaignBundle) -> Briefing:
         tasks=objective_terms(bundle),
         questions=tuple(bundle.questions),
         rules=(
-            "Start an episode to get a run of your own; you reach only your own runs.",
+            "Start your episode to get a run of your own: each agent plays one episode "
+            "(every run plays the same world), and reaches only its own run.",
             "Each day you may schedule actions (the catalog lists every term), then advance.",
             "Every command carries a command id you choose: a retry with the same id and "
             "content returns the first reply and changes nothing; the same id with other "
@@ -367,12 +377,13 @@ class HostRuntime:
         with self._starting(agent):
             with self._index_lock:
                 created = run_id not in self._runs
-                count = len(self._by_agent.get(agent, ()))
+                existing = self._by_agent.get(agent, ())
             if created:
-                if count >= self.limits.runs_per_agent:
-                    raise Forbidden(
-                        f"agent {agent} already has {self.limits.runs_per_agent} runs, "
-                        "the host's limit per agent"
+                if existing:
+                    raise EpisodeExists(
+                        f"agent {agent} already has its episode, run {existing[0]}: each "
+                        "agent plays one (every run plays the same world, so a second "
+                        "would replay it with other decisions)"
                     )
                 self._create(agent, run_id)
         return StartReply(run=self._with_session(agent, run_id, self._info), created=created)

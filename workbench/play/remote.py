@@ -157,10 +157,10 @@ class RemoteSession:
         token: str,
         run_id: str | None = None,
         *,
-        new: bool = False,
         transport: httpx2.BaseTransport | None = None,
     ) -> RemoteSession:
-        """Open `run_id`, or the agent's latest unfinished run, or a new one (`new`, or none)."""
+        """Open `run_id`, or the agent's episode (its latest unfinished run, else its latest
+        run, which may be finished), or start the episode when the agent has none."""
         url = url.rstrip("/")
         client = httpx2.Client(
             base_url=url,
@@ -174,7 +174,7 @@ class RemoteSession:
         if runs.agent != agent:
             client.close()
             raise UserError(f"the token given belongs to agent {runs.agent}, not {agent}")
-        chosen = _choose(runs, run_id, new)
+        chosen = _choose(runs, run_id)
         if chosen is None:
             reply = probe._send(
                 f"{API_PREFIX}/runs", StartRequest(command_id=_new_id("start")), StartReply
@@ -386,17 +386,18 @@ def _parse(model: type[M], data: Any) -> M:
         ) from None
 
 
-def _choose(runs: RunList, run_id: str | None, new: bool) -> RunInfo | None:
-    """The run to open: the named one, else the latest unfinished one, else None (start one)."""
+def _choose(runs: RunList, run_id: str | None) -> RunInfo | None:
+    """The run to open: the named one, else the latest unfinished one, else the latest one
+    (a finished episode opens to be read), else None (start the episode)."""
     if run_id is not None:
         for run in runs.runs:
             if run.run_id == run_id:
                 return run
         raise UserError(f"no run {run_id} among agent {runs.agent}'s runs on this host")
-    if new:
-        return None
     unfinished = [run for run in runs.runs if not run.finished]
-    return unfinished[-1] if unfinished else None
+    if unfinished:
+        return unfinished[-1]
+    return runs.runs[-1] if runs.runs else None
 
 
 def _new_id(kind: str) -> str:

@@ -56,7 +56,7 @@ class WireModel(BaseModel):
 
 # -- requests ------------------------------------------------------------------------------
 class StartRequest(WireModel):
-    """Start an episode: a new run of the hosted campaign for the calling agent."""
+    """Start the calling agent's episode: its one run of the hosted campaign."""
 
     command_id: CommandId
 
