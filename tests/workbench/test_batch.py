@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,8 @@ from workbench.cli import main
 from workbench.evaluation.batch import validate_runs
 from workbench.evaluation.evaluator import run_evaluation
 from workbench.evaluation.executors import ExecutorSpec
-from workbench.evaluation.leaderboard import bootstrap_interval
+from workbench.evaluation.leaderboard import bootstrap_interval, rank_key
+from workbench.play.session import PlayerSession
 
 AGENTS = ("ada", "bob", "ada", "cyd")
 
@@ -104,9 +106,69 @@ def test_leaderboard_rows_per_agent(runs_dir: Path, tmp_path: Path) -> None:
     mean = sum(scores, Decimal(0)) / len(scores)
     assert abs(Decimal(ada["mean_score"]) - mean) <= Decimal("0.0000005")
     assert Decimal(ada["ci95_low"]) <= Decimal(ada["mean_score"]) <= Decimal(ada["ci95_high"])
-    means = [Decimal(row["mean_score"]) for row in board]
-    assert means == sorted(means, reverse=True)
+    keys = [
+        (-Fraction(int(row["scored"]), int(row["questions"])), -Decimal(row["mean_score"]))
+        for row in board
+    ]
+    assert keys == sorted(keys)
     assert [row["rank"] for row in board] == ["1", "2", "3"]
+
+
+def test_answering_only_some_questions_never_outranks_answering_all(tmp_path: Path) -> None:
+    """Ranking by the mean over scored questions alone would put an agent that answers one
+    question (loss small) above one that answers every question badly: the share scored
+    comes first."""
+    runs = tmp_path / "runs"
+    picky = PlayerSession.create(runs / "run-picky", agent_id="picky", autoseal=False)
+    first = next(iter(picky.bundle.questions.values()))
+    assert picky.submit({"kind": "counterfactual", "question": first.id, "value": "0"}).accepted
+    picky.finish()
+    picky.seal()
+    full = PlayerSession.create(runs / "run-full", agent_id="full", autoseal=False)
+    for question in full.bundle.questions.values():
+        assessment: dict[str, object] = {
+            "kind": "counterfactual",
+            "question": question.id,
+            "value": "-9000000",
+        }
+        if question.intervention.participant_selected:
+            assessment["choice"] = sorted(question.intervention.select_from)[0]
+        assert full.submit(assessment).accepted
+    full.finish()
+    full.seal()
+    board = {
+        row["agent"]: row for row in _csv(validate_runs(runs, tmp_path / "out").leaderboard_path)
+    }
+    assert Decimal(board["picky"]["mean_score"]) > Decimal(board["full"]["mean_score"])
+    assert int(board["picky"]["scored"]) < int(board["full"]["scored"])
+    assert (board["full"]["rank"], board["picky"]["rank"]) == ("1", "2")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(1, 30),
+            st.integers(0, 30),
+            st.decimals(-1000, 0, places=3, allow_nan=False),
+        ),
+        min_size=2,
+        max_size=8,
+    )
+)
+def test_a_larger_share_scored_always_ranks_higher(agents: list[tuple[int, int, Decimal]]) -> None:
+    rows = [
+        (f"agent-{i}", questions, min(scored, questions), mean if scored else None)
+        for i, (questions, scored, mean) in enumerate(agents)
+    ]
+    order = sorted(rows, key=lambda row: rank_key(*row))
+    for better, worse in zip(order, order[1:], strict=False):
+        if worse[3] is None:
+            continue
+        assert better[3] is not None
+        share = (Fraction(better[2], better[1]), Fraction(worse[2], worse[1]))
+        assert share[0] >= share[1]
+        if share[0] == share[1]:
+            assert better[3] >= worse[3]
 
 
 def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path) -> None:

@@ -5,6 +5,10 @@ over every scored question of the agent's runs with a bootstrap 95% interval, an
 conclusions met of required. Nothing here depends on which executor ran the batch: rows
 come from the written reports, in run-name order.
 
+Agents rank by the share of their questions scored first, then by mean score: a mean over
+scored questions alone would rank an agent that answers only what it is sure of above one
+that answers everything (`rank_key`).
+
 The interval is a percentile bootstrap of the mean: `BOOTSTRAP_RESAMPLES` resamples (with
 replacement) of the agent's scored question scores, drawn in blocks of `BOOTSTRAP_BLOCK`
 by numpy's PCG64 seeded with the first 8 bytes of SHA-256("cfwb-bootstrap\\0" + agent),
@@ -20,6 +24,7 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
+from fractions import Fraction
 from typing import Final, Literal
 
 import numpy as np
@@ -90,6 +95,13 @@ def bootstrap_interval(scores: Sequence[Decimal], agent: str) -> tuple[str, str]
     return _places(float(low)), _places(float(high))
 
 
+def rank_key(agent: str, questions: int, scored: int, mean: Decimal | None) -> tuple[object, ...]:
+    """Where an agent ranks: agents with a score first, a larger share of questions scored
+    first, then the higher mean score, then by id (agents without a score are not ranked)."""
+    share = Fraction(scored, questions) if questions else Fraction(0)
+    return (mean is None, -share, -(mean or Decimal(0)), agent)
+
+
 def question_scores(rows: Sequence[RunRow]) -> pd.DataFrame:
     """One row per evaluated question: agent, run, question, status, score, conclusion."""
     records = [
@@ -110,7 +122,7 @@ def question_scores(rows: Sequence[RunRow]) -> pd.DataFrame:
 
 
 def leaderboard(rows: Sequence[RunRow]) -> pd.DataFrame:
-    """The per-agent table, best mean score first (agents without a score last, by id)."""
+    """The per-agent table in rank order (`rank_key`; agents without a score last, by id)."""
     rows = [r for r in rows if r.status != "excluded" and r.agent]
     questions = question_scores(rows)
     runs = pd.DataFrame.from_records(
@@ -139,8 +151,7 @@ def leaderboard(rows: Sequence[RunRow]) -> pd.DataFrame:
             }
         )
     ranked = sorted(
-        table,
-        key=lambda r: (r["_mean"] is None, -(r["_mean"] or Decimal(0)), r["agent"]),
+        table, key=lambda r: rank_key(r["agent"], r["questions"], r["scored"], r["_mean"])
     )
     for place, row in enumerate(ranked, start=1):
         row["rank"] = place if row["_mean"] is not None else ""
