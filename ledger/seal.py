@@ -21,6 +21,18 @@ SIGNATURE_FIELD = "signature"
 SIGNATURE_PREFIX = "hmac-sha256:"
 
 
+def hmac_signature(key: bytes, data: bytes) -> str:
+    """`hmac-sha256:` and the hex HMAC-SHA256 of `data` under `key`."""
+    return SIGNATURE_PREFIX + hmac.new(key, data, hashlib.sha256).hexdigest()
+
+
+def signature_matches(signature: str | None, key: bytes, data: bytes) -> bool:
+    """True when `signature` is the one `key` makes over `data` (compared in constant time)."""
+    if signature is None:
+        return False
+    return hmac.compare_digest(signature.encode(), hmac_signature(key, data).encode())
+
+
 def seed_commitment(seed: int, salt: str) -> str:
     """A public SHA-256 commitment to a seed: `sha256("cfwb-seed" ‖ salt ‖ seed)`.
 
@@ -116,15 +128,12 @@ class Seal:
     def signed(self, key: bytes) -> Seal:
         """The seal with its signature: HMAC-SHA256 over the canonical unsigned seal."""
         unsigned = replace(self, signature=None)
-        mac = hmac.new(key, dumps(unsigned.to_data()), hashlib.sha256).hexdigest()
-        return replace(self, signature=SIGNATURE_PREFIX + mac)
+        return replace(self, signature=hmac_signature(key, dumps(unsigned.to_data())))
 
     def signature_ok(self, key: bytes) -> bool:
         """True when the seal carries a signature that `key` made over its other fields."""
-        if self.signature is None:
-            return False
-        expected = self.signed(key).signature or ""
-        return hmac.compare_digest(self.signature.encode(), expected.encode())
+        unsigned = replace(self, signature=None)
+        return signature_matches(self.signature, key, dumps(unsigned.to_data()))
 
     def differences(self, other: Seal) -> list[str]:
         """Field names whose values differ between this seal and `other`, in a stable order."""

@@ -185,7 +185,7 @@ def secret_needles(live: Live) -> set[str]:
         bytes.fromhex(control.salt), b"cfwb/seed-commitment", hashlib.sha256
     ).digest()
     needles = {control.seed, str(control.seed_value), control.salt}
-    for raw in (key, commitment_key):
+    for raw in (key, control.report_key(), commitment_key):
         needles |= {
             raw.hex(),
             base64.b64encode(raw).decode(),

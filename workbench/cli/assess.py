@@ -235,9 +235,17 @@ def verify_report(
         )
         sys.exit(exit_codes.INTEGRITY)
     against = f", and matches evaluating {results} again" if results is not None else ""
+    signed = ", signatures checked" if result.authenticated else ""
     click.echo(
-        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s){against})"
+        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s)"
+        f"{signed}{against})"
     )
+    if result.private and not result.authenticated:
+        click.echo(
+            f"{out}: a private report; its signatures were not checked: give --control "
+            "FILE to authenticate it",
+            err=True,
+        )
 
 
 @click.command()

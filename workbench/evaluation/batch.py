@@ -137,7 +137,7 @@ def _discover(
 
 
 def _row(
-    evaluation: RunEvaluation, agent: str, out: Path, seal_key: bytes | None
+    evaluation: RunEvaluation, agent: str, out: Path, control: ControlFile | None
 ) -> tuple[RunRow, int | None]:
     """Write one run's report (when it was evaluated); its row and its exit code."""
     name = evaluation.run
@@ -148,7 +148,7 @@ def _row(
     folder = out / REPORTS / name
     (folder / SEALS_DIR).mkdir(parents=True)
     outcome = write_evaluation(
-        folder, evaluation.head, evaluation.results, len(evaluation.results), seal_key
+        folder, evaluation.head, evaluation.results, len(evaluation.results), control
     )
     return RunRow(name, agent, "evaluated", report=outcome.report), outcome.exit_code
 
@@ -172,7 +172,6 @@ def validate_runs(
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
     check_output_dir(out, BATCH_LAYOUT, never_inside=runs)
     found = _discover(runs, control, tuple(questions) if questions else None)
-    seal_key = control.seal_key() if control is not None else None
     rows: list[RunRow] = list(found.rows)
     codes: list[int] = []
     for row in found.rows:
@@ -185,7 +184,7 @@ def validate_runs(
             outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
             for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
                 if isinstance(outcome, Done):
-                    row, code = _row(outcome.value, agent, out, seal_key)
+                    row, code = _row(outcome.value, agent, out, control)
                 else:
                     name = job.run_dir.name
                     row, code = RunRow(name, agent, "failed", reason=outcome.reason), None

@@ -569,13 +569,12 @@ def _evaluate(
         return EvaluationOutcome(
             exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
         )
-    seal_key = control.seal_key() if control is not None else None
     with open_executor(spec) as running:
         claim = claim_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
         try:
             pairs = pair_results(prepared.tasks, running)
             return write_evaluation(
-                out, prepared.head, pairs, len(prepared.tasks), seal_key, progress
+                out, prepared.head, pairs, len(prepared.tasks), control, progress
             )
         except BaseException:
             claim.discard()
@@ -589,15 +588,17 @@ def write_evaluation(
     head: CounterfactualReport,
     results: Iterable[PairResult],
     total: int,
-    seal_key: bytes | None,
+    control: ControlFile | None,
     progress: Progress | None = None,
 ) -> EvaluationOutcome:
     """Append each pair's seals as it comes; then SHA256SUMS, then report.json last.
 
     The seals file, SHA256SUMS and report.json are made durable together before either of
     the last two is renamed into place: a report that exists names durable files.
-    `out/seals` must exist (claimed by the caller).
+    `out/seals` must exist (claimed by the caller). With a control file (a private run)
+    every seal and the report are signed with keys derived from it.
     """
+    seal_key = control.seal_key() if control is not None else None
     stored: list[tuple[QuestionEntry, dict[str, str]]] = []
     with SealStream(out / SEALS_FILE) as stream:
         for result in results:
@@ -614,6 +615,8 @@ def write_evaluation(
             "artifacts": Artifacts(sha256sums=hashlib.sha256(sums_text).hexdigest()),
         }
     )
+    if control is not None:
+        report = report.signed(control.report_key())
     report_path = out / REPORT_FILE
     atomic_write_all(
         [(out / SUMS_FILE, sums_text), (report_path, report.to_bytes())],

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt
 
 from ledger.canonical import dumps
+from ledger.seal import hmac_signature, signature_matches
 from workbench.play.models import QuestionContract
 
 REPORT_SCHEMA: Final = "cfwb.counterfactual-report/2"
@@ -227,6 +228,10 @@ class CounterfactualReport(_Model):
     questions: list[QuestionEntry] = Field(default_factory=list)
     summary: Summary | None = None
     artifacts: Artifacts | None = None
+    signature: str | None = None
+    """A private run's report is signed by its evaluator (`signed`): HMAC-SHA256 under a key
+    derived from the control file's salt, over the canonical report without this field;
+    it covers SHA256SUMS, and through it every branch seal. Absent when unsigned."""
 
     @property
     def passed(self) -> bool:
@@ -238,9 +243,23 @@ class CounterfactualReport(_Model):
         )
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON-ready document (aliases, no Python-only types)."""
-        return self.model_dump(mode="json", by_alias=True)
+        """The JSON-ready document (aliases, no Python-only types; no `signature` unsigned)."""
+        data = self.model_dump(mode="json", by_alias=True)
+        if data["signature"] is None:
+            del data["signature"]
+        return data
 
     def to_bytes(self) -> bytes:
         """Canonical bytes of report.json (newline-terminated)."""
         return dumps(self.to_json()) + b"\n"
+
+    def _unsigned_bytes(self) -> bytes:
+        return self.model_copy(update={"signature": None}).to_bytes()
+
+    def signed(self, key: bytes) -> CounterfactualReport:
+        """The report with its signature under `key` (see `signature`)."""
+        return self.model_copy(update={"signature": hmac_signature(key, self._unsigned_bytes())})
+
+    def signature_ok(self, key: bytes) -> bool:
+        """True when the report carries the signature `key` makes over everything else."""
+        return signature_matches(self.signature, key, self._unsigned_bytes())

@@ -7,6 +7,10 @@ digest, episode, branch, campaign) and every seal has its record; each question'
 contract, contract digest and episode ids are the ones derived from its id and the run's
 journal head; its effects, losses, scores and summary follow from its own numbers; and,
 when the results directory is given, evaluating that run again gives the same report.
+
+A private run's report and its branch seals are signed by the evaluator with keys derived
+from the control file; given that control file, the check authenticates them, so an edit
+re-hashed throughout (report, SHA256SUMS, seals) is still found without the run itself.
 """
 
 from __future__ import annotations
@@ -55,6 +59,10 @@ class ReportCheck:
     questions: int = 0
     seals: int = 0
     compared_with: Path | None = None
+    authenticated: bool = False
+    """Consistent, and the report and every seal carry the signatures the control file's
+    keys make."""
+    private: bool = False
 
     @property
     def ok(self) -> bool:
@@ -96,13 +104,53 @@ def check_report(
         check.problems.extend(f"{report_path}: {line}" for line in problems(exc))
         return check
     check.questions = len(report.questions)
+    check.private = report.registration.visibility == "private"
+    seal_key = _keys_for(report, control, check)
     listed = _check_sums(out, report, check)
-    _check_branches(out, report, listed, check)
+    _check_branches(out, report, listed, check, seal_key)
     _check_identities(report, check)
     _check_arithmetic(report, check)
     if results is not None:
         _compare_with_results(document, report, Path(results), control, agent, check)
+    check.authenticated = seal_key is not None and check.ok
     return check
+
+
+def _keys_for(
+    report: CounterfactualReport, control: ControlFile | None, check: ReportCheck
+) -> bytes | None:
+    """With a control file, check the report's signature; the key its seals are signed
+    with (None without one). A control file of another campaign is a UserError."""
+    if control is None:
+        return None
+    registration = report.registration
+    if registration.visibility != "private":
+        raise UserError(
+            f"{check.out} is a development report: it is unsigned and takes no control file",
+            subject="control",
+        )
+    if (
+        control.campaign_id != registration.campaign_id
+        or control.campaign_digest != registration.campaign_digest
+        or control.commitment() != registration.seed_commitment
+    ):
+        raise UserError(
+            f"control file is for campaign {clip(control.campaign_id)} "
+            f"({control.campaign_digest[:12]}), not the report's "
+            f"{clip(registration.campaign_id)} ({registration.campaign_digest[:12]}) "
+            "with its seed commitment",
+            subject="control",
+        )
+    if report.signature is None:
+        check.problems.append(
+            f"{check.out / REPORT_FILE}: unsigned, but a private report is signed"
+        )
+    elif not report.signature_ok(control.report_key()):
+        check.problems.append(
+            f"{check.out / REPORT_FILE}: its signature is not the control file's "
+            "(changed after signing, or signed with another key)"
+        )
+    return control.seal_key()
 
 
 def _read(path: Path, what: str, check: ReportCheck) -> bytes | None:
@@ -205,12 +253,17 @@ def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, Seal] | None:
 
 
 def _check_branches(
-    out: Path, report: CounterfactualReport, listed: dict[str, str], check: ReportCheck
+    out: Path,
+    report: CounterfactualReport,
+    listed: dict[str, str],
+    check: ReportCheck,
+    seal_key: bytes | None,
 ) -> None:
     """Each branch record against its own seal; every seal belongs to exactly one record.
 
     A record finds its seal in the file it names by branch and episode id; a seal that
-    no record names, or a listed file no record names, is a problem.
+    no record names, or a listed file no record names, is a problem. With `seal_key`,
+    every seal a record names must carry the signature that key makes.
     """
     opened: dict[str, dict[Identity, Seal] | None] = {}
     named: dict[str, set[Identity]] = {}
@@ -246,6 +299,10 @@ def _check_branches(
                 check.problems.append(f"{where}: seal_digest differs from {file}")
             if seal.campaign_digest != report.registration.campaign_digest:
                 check.problems.append(f"{where}: {file} is for another campaign")
+            if seal_key is not None and not seal.signature_ok(seal_key):
+                check.problems.append(
+                    f"{where}: the seal's signature in {file} is not the control file's"
+                )
     check.seals = sum(len(seals) for seals in opened.values() if seals)
     for file, seals in opened.items():
         for branch_name, episode in sorted(set(seals or {}) - named[file]):
@@ -371,8 +428,9 @@ def _compare_with_results(
 
 def _comparable(report: dict[str, Any]) -> dict[str, Any]:
     """The report without what may differ between honest evaluations of one run: the
-    machine's execution facts and the results directory's own name."""
-    trimmed = {k: v for k, v in report.items() if k != "execution"}
+    machine's execution facts (and so the signature over them) and the results
+    directory's own name."""
+    trimmed = {k: v for k, v in report.items() if k not in ("execution", "signature")}
     factual = trimmed.get("factual")
     if isinstance(factual, dict):
         trimmed["factual"] = {k: v for k, v in factual.items() if k != "run"}

@@ -128,6 +128,10 @@ class ControlFile(BaseModel):
         """The HMAC-SHA256 key that signs every seal of this campaign's runs."""
         return _derive(self.salt, b"seal-signature")
 
+    def report_key(self) -> bytes:
+        """The HMAC-SHA256 key that signs every evaluation report of this campaign's runs."""
+        return _derive(self.salt, b"report-signature")
+
     def model_post_init(self, context: Any, /) -> None:
         """Index the agents by token verifier, so a request's token is found in O(1)."""
         self._agent_of_verifier.update({v: a for a, v in self.tokens.items()})
