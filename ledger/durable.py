@@ -68,16 +68,46 @@ def _fsync(path: Path, flags: int) -> None:
 def append_durably(path: Path, data: bytes) -> None:
     """Append `data` to `path` (created with the umask's mode if missing) and fsync it.
 
-    Raises OSError; the file then ends in a partial write at worst, never a reordered one.
+    Raises OSError with the file as it was before (see `_append`).
     """
     _append(path, data, sync=True)
 
 
+class TornAppend(OSError):
+    """An append failed and what it had written could not be cut off again: the file ends
+    in a partial record until its owner cuts it (it was never acknowledged)."""
+
+
 def _append(path: Path, data: bytes, *, sync: bool) -> None:
+    """Append `data`, all or nothing: when a write or the fsync fails (a full disk, an I/O
+    error), what this append wrote is cut off again before the OSError is raised, so the
+    next append never lands behind a fragment. If even that fails, `TornAppend`."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    written = 0
     try:
-        write_all(fd, data)
-        if sync:
-            os.fsync(fd)
+        view = memoryview(data)
+        try:
+            while view:
+                count = os.write(fd, view)
+                written += count
+                view = view[count:]
+            if sync:
+                os.fsync(fd)
+        except OSError as exc:
+            _cut_back(fd, written, exc)
+            raise
     finally:
         os.close(fd)
+
+
+def _cut_back(fd: int, written: int, cause: OSError) -> None:
+    """Cut the last `written` bytes off `fd`'s file (a failed append's), durably."""
+    if not written:
+        return
+    try:
+        os.ftruncate(fd, os.fstat(fd).st_size - written)
+        os.fsync(fd)
+    except OSError as exc:
+        raise TornAppend(
+            cause.errno, f"{cause.strerror}; and cutting the partial write failed: {exc.strerror}"
+        ) from cause

@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 
 from ledger.canonical import dumps
-from ledger.durable import append_durably, append_written, fsync_file
+from ledger.durable import TornAppend, append_durably, append_written, fsync_file
 
 GENESIS = "0" * 64
 HEADER_KIND = "header"
@@ -170,6 +170,9 @@ class Journal:
         acknowledges them (the host batches the fsyncs of many runs in one thread)."""
         self._entries: list[Entry] = list(entries or [])
         self._by_id: dict[str, Entry] = {e.id: e for e in self._entries}
+        self._torn: str | None = None
+        """Why the file ends in a fragment of a failed append (`TornAppend`): no append
+        is written behind it; whoever reopens the run cuts it."""
 
     @classmethod
     def open(cls, path: Path, data: bytes | None = None) -> Journal:
@@ -231,7 +234,10 @@ class Journal:
 
     def append(self, day: int, kind: str, command_id: str, payload: Mapping[str, Any]) -> Entry:
         """Append one entry; a retry of a known command (same id and content) is a no-op
-        returning the original entry, and a known id with other content is refused."""
+        returning the original entry, and a known id with other content is refused.
+
+        A failed file append raises OSError and leaves the file and the journal as they
+        were; `TornAppend` when it could not, after which every append is refused."""
         known = self.known(command_id, kind, payload)
         if known is not None:
             return known
@@ -241,11 +247,17 @@ class Journal:
             raise JournalError("a journal has one header entry, the first")
         entry = make_entry(len(self._entries), day, kind, command_id, payload, self.head)
         if self._path is not None:
+            if self._torn is not None:
+                raise TornAppend(None, f"an earlier append failed and left it torn ({self._torn})")
             line = dumps(entry.record()) + b"\n"
-            if self.fsync_each:
-                append_durably(self._path, line)
-            else:
-                append_written(self._path, line)
+            try:
+                if self.fsync_each:
+                    append_durably(self._path, line)
+                else:
+                    append_written(self._path, line)
+            except TornAppend as exc:
+                self._torn = exc.strerror
+                raise
         self._entries.append(entry)
         self._by_id[command_id] = entry
         return entry

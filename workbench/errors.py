@@ -39,6 +39,14 @@ class UserError(WorkbenchError):
     exit_code = exit_codes.USAGE
 
 
+class StorageError(WorkbenchError):
+    """The disk refused a run's write (full, read-only, failing): the command it carried
+    was not applied and the files are as they were, or are repaired when the run is next
+    opened. Exits with `exit_codes.USAGE` (a file the command may not write)."""
+
+    exit_code = exit_codes.USAGE
+
+
 class IntegrityError(WorkbenchError):
     """A run failed verification: exits with `exit_codes.INTEGRITY`."""
 

@@ -357,3 +357,35 @@ def test_each_run_is_sealed_on_its_own_clock(hosted: Hosted) -> None:
             assert runtime.seal_changed() == 0
     finally:
         runtime.close()
+
+
+def test_a_command_the_disk_refuses_is_503_and_not_applied(live: Live) -> None:
+    """A journal line the disk cuts short (files may not grow: EFBIG partway, as on a
+    full disk) is removed again; the agent gets 503 storage_failed, nothing is applied,
+    and the same command goes through once there is room."""
+    import resource
+
+    client = live.client(ALPHA)
+    run_id = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"}).json()["run"]["run_id"]
+    advance = f"{API_PREFIX}/runs/{run_id}/advance"
+    assert client.post(advance, json={"command_id": "a", "days": 2}).status_code == 200
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    before = journal.read_bytes()
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (len(before) + 40, hard))
+    try:
+        refused = client.post(advance, json={"command_id": "b", "days": 3})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert refused.status_code == 503, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "storage_failed" and "not applied" in error["message"]
+    assert str(live.hosted.runs) not in error["message"]
+    assert journal.read_bytes() == before
+    assert client.get(f"{API_PREFIX}/runs/{run_id}").json()["day"] == 2
+    again = client.post(advance, json={"command_id": "b", "days": 3})
+    assert again.status_code == 200 and again.json()["day"] == 5
+    live.runtime.close()
+    assert verify_run(live.hosted.runs / run_id, live.hosted.control, ALPHA).ok

@@ -372,3 +372,37 @@ async def test_a_new_screen_starts_with_the_breakpoint_classes_textual_gives_it(
             fresh = LedgerScreen()
             assert fresh.classes & BREAKPOINTS == textuals, size
             assert len(textuals) == 2, size
+
+
+async def test_a_write_the_disk_refuses_is_one_notice_and_the_dashboard_goes_on(
+    app: PlayerApp,
+) -> None:
+    """A seal the disk refuses: the day still advances (the command is journaled) and a
+    warning says the seal is behind. A journal line it refuses: an error says nothing was
+    applied, the day stays, and the next key press works once there is room."""
+    import resource
+    import signal
+
+    session = app.session
+    assert isinstance(session, PlayerSession)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        seal = session.paths.seal
+        seal.unlink()
+        seal.mkdir()
+        await pilot.press("n")
+        await wait_for(pilot, lambda: session.day == 1, "day 1")
+        await notified(pilot, "the seal is behind")
+        seal.rmdir()
+        journal = session.paths.journal
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (journal.stat().st_size + 40, hard))
+        try:
+            await pilot.press("n")
+            await notified(pilot, "it was not applied")
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, handler)
+        assert session.day == 1 and app.is_running
+        await pilot.press("n")
+        await wait_for(pilot, lambda: session.day == 2, "day 2")

@@ -121,7 +121,9 @@ def dumps_entry(seq: int, kind: str, previous: bytes) -> bytes:
     return dumps({**body, "hash": entry_hash(prev, body)}) + b"\n"
 
 
-def test_an_interrupted_run_says_rerunning_resumes_it(tmp_path: Path) -> None:
+def test_an_interrupted_run_is_sealed_by_opening_it_to_play(tmp_path: Path) -> None:
+    """Killed between a command and its seal: verify says so and names what to do, and
+    opening the run to play (no command needed) seals it where it stands, never played on."""
     run = tmp_path / "run"
     session = PlayerSession.create(run)
     session.advance(10)
@@ -131,10 +133,11 @@ def test_an_interrupted_run_says_rerunning_resumes_it(tmp_path: Path) -> None:
     session.close()
     (run / "seal.json").write_bytes(early_seal)  # killed after journaling, before sealing
     message = _error(_cli("verify", str(run)), 3)
-    assert "the run was interrupted" in message and "again" in message and "resume" in message
+    assert "the run was interrupted" in message and f"workbench play --run {run}" in message
     assert "differs" not in message
-    assert _cli("run", "--out", str(run)).exit_code == 0
+    PlayerSession.resume(run).close()
     assert _cli("verify", str(run)).exit_code == 0
+    assert PlayerSession.resume(run, read_only=True).day == 15
 
 
 def test_a_changed_seal_is_not_called_an_interruption(run: Path) -> None:
@@ -145,12 +148,22 @@ def test_a_changed_seal_is_not_called_an_interruption(run: Path) -> None:
     assert "interrupted" not in message
 
 
-def test_a_store_that_is_a_directory_is_named(run: Path) -> None:
-    (run / "store.sqlite").unlink()
-    (run / "store.sqlite").mkdir()
+@pytest.mark.parametrize("name", ["store.sqlite", "seal.json"])
+def test_a_seal_or_store_that_is_a_directory_is_named_before_anything_is_written(
+    tmp_path: Path, name: str
+) -> None:
+    """A refused command changes nothing: `finish` and `run` stop before the journal."""
+    run = tmp_path / "run"
+    with PlayerSession.create(run) as session:
+        session.advance(3)
+    (run / name).unlink(missing_ok=True)
+    (run / name).mkdir()
     before = sorted(p.name for p in run.iterdir())
+    journal = (run / "journal.jsonl").read_bytes()
     assert "is not a regular file" in _error(_cli("run", "--out", str(run)), 2)
+    assert "is not a regular file" in _error(_cli("finish", str(run)), 2)
     assert sorted(p.name for p in run.iterdir()) == before
+    assert (run / "journal.jsonl").read_bytes() == journal
 
 
 def test_a_registration_without_a_journal_is_finished_by_the_next_writer(

@@ -100,6 +100,8 @@ def play(
         app.close_session()
     if app.open_error is not None:
         raise app.open_error
+    if app.return_code:
+        sys.exit(app.return_code)
 
 
 def _open_local(campaign: Path | None, run_dir: Path | None) -> SessionProtocol:

@@ -84,3 +84,10 @@ class Busy(HostError):
 
     status = 503
     code = "run_busy"
+
+
+class StorageFailed(HostError):
+    """The disk refused a run's write (full, failing): the command was not applied."""
+
+    status = 503
+    code = "storage_failed"

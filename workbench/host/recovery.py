@@ -10,30 +10,33 @@ Every command is journaled (fsynced) before its reply, and a run is created in
   session that resumed the run, which itself checks the old seal's signature and chain;
 - a temporary file of an atomic write the kill cut short (`.seal.json.*.tmp`) is removed.
 
-Nothing acknowledged is ever dropped, and afterwards every run verifies.
+Nothing acknowledged is ever dropped, and afterwards every run verifies. Each run is
+repaired under its writer lock (`workbench.runs.repair`, as any writer opening a run
+does), so a run another process is writing is left alone and reported busy.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
 from ledger.durable import fsync_dir
-from ledger.journal import JournalError, read_entries
+from ledger.journal import JournalError
 from sim.campaign_load import CampaignBundle
 from workbench.errors import WorkbenchError
-from workbench.inputs import read_bounded
 from workbench.play.session import PlayerSession
 from workbench.play.wire import RUN_ID_RE
-from workbench.runs.files import RunPaths, SealError, read_journal, read_seal
-from workbench.runs.lock import RunLocked
+from workbench.runs.files import RunPaths, SealError, journal_bytes, read_journal, read_seal
+from workbench.runs.lock import RunLock, RunLocked
 from workbench.runs.registration import ControlFile
+from workbench.runs.repair import cut_torn_tail, remove_leftovers
 
 STAGING: Final = ".staging"
 """Where runs are created before they are renamed into place."""
+RECOVERY_COMMAND: Final = "workbench host (start-up recovery)"
+"""How the run lock names the recovery while it repairs a run."""
 
 
 @dataclass
@@ -64,25 +67,6 @@ class Recovery:
         return "; ".join(parts)
 
 
-def cut_partial_tail(journal: Path) -> bool:
-    """Cut a journal's last line when it has no newline (an append cut short); True if cut.
-
-    The rest must verify as a journal, or nothing is changed and JournalError is raised.
-    """
-    if not journal.exists():
-        return False
-    data = read_bounded(journal, "journal")
-    if not data or data.endswith(b"\n"):
-        return False
-    keep = data.rfind(b"\n") + 1
-    read_entries(data[:keep])
-    with open(journal, "r+b") as handle:
-        handle.truncate(keep)
-        handle.flush()
-        os.fsync(handle.fileno())
-    return True
-
-
 def run_dirs(runs_dir: Path) -> list[Path]:
     """The run directories the host created, by name."""
     return sorted(
@@ -102,11 +86,13 @@ def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> R
     for run_dir in run_dirs(runs_dir):
         report.runs.append(run_dir.name)
         paths = RunPaths(run_dir)
-        for temp in sorted(run_dir.glob(".*.tmp")):
-            temp.unlink()
-            report.leftovers.append(f"{run_dir.name}/{temp.name}")
         try:
-            if cut_partial_tail(paths.journal):
+            with RunLock.acquire(run_dir, RECOVERY_COMMAND):
+                leftovers = remove_leftovers(paths)
+                data = journal_bytes(paths)
+                cut = cut_torn_tail(paths, data) is not data
+            report.leftovers += [f"{run_dir.name}/{name}" for name in leftovers]
+            if cut:
                 report.cut_tails.append(run_dir.name)
             if _seal_lags(paths):
                 with PlayerSession.resume(run_dir, campaign, control=control) as session:

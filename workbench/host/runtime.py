@@ -46,7 +46,7 @@ from ledger.durable import fsync_dir
 from ledger.journal import Entry
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
-from workbench.errors import IntegrityError, UserError
+from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
 from workbench.host.errors import (
     Busy,
     Conflict,
@@ -55,6 +55,7 @@ from workbench.host.errors import (
     Forbidden,
     Invalid,
     NotFound,
+    StorageFailed,
 )
 from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
 from workbench.host.syncer import Syncer
@@ -165,6 +166,8 @@ class _Run:
     """True while the run's journal holds commands its seal does not seal yet."""
     dirty_since: float = 0.0
     """When the run last became dirty (time.monotonic())."""
+    seal_problem: str | None = None
+    """Why its last seal failed (logged once while it stays the same)."""
 
 
 def run_id_for(agent: str, start_command_id: str) -> str:
@@ -275,9 +278,7 @@ class HostRuntime:
         sealed = 0
         for run in changed:
             with run.lock:
-                if run.dirty and run.session is not None:
-                    run.session.seal()
-                    run.dirty = False
+                if run.dirty and run.session is not None and _sealed(run):
                     sealed += 1
         return sealed
 
@@ -721,9 +722,20 @@ class HostRuntime:
             try:
                 return work(run, session)
             except UserError as exc:
-                raise Invalid(exc.message.replace(f"{self.runs_dir}{os.sep}", "")) from None
+                raise Invalid(self._relative(exc.message)) from None
+            except StorageError as exc:
+                log.warning("%s: %s", run.run_id, exc.message)
+                session.close()
+                run.session = None
+                raise StorageFailed(
+                    f"{self._relative(exc.message)}; try again later (the operator is told)"
+                ) from None
         finally:
             run.lock.release()
+
+    def _relative(self, message: str) -> str:
+        """A session's message with the runs directory's own path left out."""
+        return message.replace(f"{self.runs_dir}{os.sep}", "")
 
     def _session(self, run: _Run) -> PlayerSession:
         """The run's session, resumed from its journal when not open (run lock held)."""
@@ -808,13 +820,28 @@ class HostRuntime:
         )
 
 
+def _sealed(run: _Run) -> bool:
+    """Seal the run's open session; a seal the disk refuses is logged once (while the
+    reason stays the same) and tried again later, the run staying dirty."""
+    assert run.session is not None
+    try:
+        run.session.seal()
+    except WorkbenchError as exc:
+        if run.seal_problem != exc.message:
+            log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
+        run.seal_problem = exc.message
+        return False
+    run.dirty = False
+    run.seal_problem = None
+    return True
+
+
 def _drop(run: _Run) -> None:
     """Seal (when changed) and close the run's session, releasing its writer lock; it
-    resumes on its next request."""
+    resumes on its next request. A seal the disk refuses is left to start-up recovery."""
     if run.session is not None:
         if run.dirty:
-            run.session.seal()
-            run.dirty = False
+            _sealed(run)
         run.session.close()
     run.session = None
     run.ids = {}

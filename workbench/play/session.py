@@ -10,6 +10,7 @@ a journaled `finish`; a finished run accepts no further command.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import sqlite3
 import stat
@@ -22,13 +23,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ledger.durable import TornAppend
 from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
-from workbench.errors import IntegrityError, UserError, reraised
+from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError, reraised
 from workbench.messages import clip, problems
 from workbench.play import public_view
 from workbench.play.objective import (
@@ -64,7 +66,7 @@ from workbench.runs.files import (
     build_seal,
     header_payload,
     header_problem,
-    read_journal,
+    journal_bytes,
     read_registration,
     read_seal,
     write_registration,
@@ -78,6 +80,13 @@ from workbench.runs.registration import (
     check_registration,
     make_registration,
     resolve_identity,
+)
+from workbench.runs.repair import (
+    CREATION_PATTERN,
+    Repairs,
+    cut_torn_tail,
+    remove_creation_leftovers,
+    remove_leftovers,
 )
 from workbench.runs.replay import CommandOutcome, ReplayError, apply_command, replay
 
@@ -165,6 +174,12 @@ class PlayerSession:
         self._read_only = read_only
         self._command = command
         self._fsync_each = True
+        self.repairs = Repairs()
+        """What opening the run repaired (a killed writer's leftovers, a torn last line)."""
+        self.seal_problem: str | None = None
+        """Why the last command's seal could not be written (autoseal): the command stands,
+        journaled and applied; the seal follows with the next one that can be written, or
+        when the run is opened again."""
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -238,12 +253,17 @@ class PlayerSession:
             raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
         lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
+            leftovers = () if read_only else remove_leftovers(paths)
+            if not read_only:
+                _require_writable_outputs(paths)
             registration = read_registration(paths)
             bundle = _bundle(campaign, registration.campaign_path)
             identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
             check_registration(str(paths.root), registration, bundle, identity)
             try:
-                journal = read_journal(paths)
+                data = journal_bytes(paths)
+                whole = data if read_only else cut_torn_tail(paths, data)
+                journal = Journal.open(paths.journal, whole)
             except JournalError as exc:
                 raise IntegrityError(
                     exc.reason if exc.line is None else f"{paths.journal}: {exc}"
@@ -279,7 +299,8 @@ class PlayerSession:
                 read_only=read_only,
                 command=command,
             )
-            if autoseal and persisted == 0:
+            session.repairs = Repairs(leftovers, cut_tail=whole is not data)
+            if autoseal and not read_only and (persisted == 0 or _seal_lags(paths, journal)):
                 session.seal()
             return session
         except BaseException:
@@ -332,6 +353,12 @@ class PlayerSession:
                     f"{root} now holds a run created by another process meanwhile; "
                     "run into it again to resume that run"
                 )
+            try:
+                remove_creation_leftovers(self.paths)
+            except OSError as exc:
+                raise StorageError(
+                    f"{root}: cannot clear a killed creation ({exc.strerror})"
+                ) from None
             _require_empty(root)
             write_registration(self.paths, self.registration)
         except BaseException:
@@ -377,8 +404,24 @@ class PlayerSession:
             ) from None
 
     def _append(self, kind: str, command_id: str, payload: dict[str, Any]) -> Entry:
-        """Journal a new command (to the file, fsynced, first when write-ahead)."""
-        return self._journal.append(self._engine.day, kind, command_id, payload)
+        """Journal a new command (to the file, fsynced, first when write-ahead).
+
+        A disk that refuses the line is a StorageError: the command is not applied, and the
+        journal is as it was (or, if even cutting the partial line failed, refuses every
+        command until the run is opened again, which cuts it)."""
+        try:
+            return self._journal.append(self._engine.day, kind, command_id, payload)
+        except TornAppend as exc:
+            raise StorageError(
+                f"{self.paths.journal}: cannot write the {kind} ({exc.strerror}); it was not "
+                "applied, and the run takes no command until it is opened again (which "
+                "repairs the journal)"
+            ) from None
+        except OSError as exc:
+            raise StorageError(
+                f"{self.paths.journal}: cannot write the {kind} ({exc.strerror or exc}); "
+                "it was not applied and the run is as it was"
+            ) from None
 
     def preview(self, action_id: str) -> ScheduleOutcome:
         """Would this action be accepted now, and if not, why? Changes nothing."""
@@ -482,8 +525,13 @@ class PlayerSession:
         return parse_assessment(self.bundle, assessment)
 
     def _after_command(self) -> None:
+        """Seal after a command (autoseal); a seal that cannot be written is `seal_problem`,
+        not the command's failure: the command is journaled and applied already."""
         if self._autoseal:
-            self.seal()
+            try:
+                self.seal()
+            except WorkbenchError as exc:
+                self.seal_problem = exc.message
 
     def follow(self, root: Path) -> None:
         """Go on writing the run at `root`, where its directory was just renamed whole.
@@ -527,6 +575,7 @@ class PlayerSession:
             self._identity.seal_key,
         )
         write_seal(self.paths, seal)
+        self.seal_problem = None
         return seal
 
     def write_store(self) -> None:
@@ -641,8 +690,33 @@ def _bundle(campaign: str | Path | CampaignBundle | None, default: str | Path) -
     return load_bundle(campaign or default)
 
 
+def _require_writable_outputs(paths: RunPaths) -> None:
+    """Refuse, before any command is journaled, a run whose seal or store is not a regular
+    file: a command would be applied and then its seal or store refused."""
+    for path, what in ((paths.seal, "its seal"), (paths.store, "its store")):
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise UserError(
+                f"{path} is not a regular file, so {what} cannot be written; nothing was "
+                "changed (a store is rebuilt once the path is removed)"
+            )
+
+
+def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
+    """True when seal.json seals an earlier entry of this very journal (a writer was killed
+    between a command and its seal): a resuming writer seals it again. A seal that is
+    missing, damaged or off the chain is left for verification to name."""
+    try:
+        stored = read_seal(paths)
+    except SealError:
+        return False
+    if stored is None or stored.journal_head == journal.head:
+        return False
+    return stored.journal_head in {entry.hash for entry in journal.entries}
+
+
 def _require_empty(root: Path) -> None:
-    """Refuse a path that is not a new or empty directory (its own lock file aside)."""
+    """Refuse a path that is not a new or empty directory (its own lock file and what a
+    creation killed before run.json left aside: the creation removes that)."""
     try:
         info = os.lstat(root)
     except OSError:
@@ -650,7 +724,11 @@ def _require_empty(root: Path) -> None:
     if not stat.S_ISDIR(info.st_mode):
         raise UserError(f"{root} exists and is not a directory")
     try:
-        others = [name for name in os.listdir(root) if name != LOCK_FILE]
+        others = [
+            name
+            for name in os.listdir(root)
+            if name != LOCK_FILE and not fnmatch.fnmatchcase(name, CREATION_PATTERN)
+        ]
     except OSError as exc:
         raise UserError(f"{root}: cannot list ({exc.strerror})") from None
     if others:

@@ -93,13 +93,18 @@ def read_journal(paths: RunPaths) -> Journal:
     Anything that keeps it from being read (a directory, a pipe, a device, too large) is
     a JournalError like any other damage, with no line: its reason names the file.
     """
+    return Journal.open(paths.journal, journal_bytes(paths))
+
+
+def journal_bytes(paths: RunPaths) -> bytes:
+    """The journal file's bytes through a bounded read (b"" when missing); JournalError
+    when it cannot be read (see `read_journal`)."""
     if not os.path.lexists(paths.journal):
-        return Journal.open(paths.journal, b"")
+        return b""
     try:
-        data = read_bounded(paths.journal, "journal")
+        return read_bounded(paths.journal, "journal")
     except WorkbenchError as exc:
         raise JournalError(exc.message) from None
-    return Journal.open(paths.journal, data)
 
 
 def read_seal(paths: RunPaths) -> Seal | None:

@@ -10,6 +10,7 @@ lock through `RunLock.acquire`.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -99,9 +100,12 @@ class RunLock:
                     "wait for it to finish or stop it"
                 ) from None
             holder = Holder(os.getpid(), command or _default_command(), _now())
-            data = holder.to_bytes()
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, data, 0)
+            with contextlib.suppress(OSError):  # the name is a courtesy: a full disk
+                os.ftruncate(fd, 0)  # must not keep a writer from its run
+                os.pwrite(fd, holder.to_bytes(), 0)
+        except OSError as exc:
+            os.close(fd)
+            raise UserError(f"{root}: cannot lock the run ({exc.strerror or exc})") from None
         except BaseException:
             os.close(fd)
             raise

@@ -142,8 +142,8 @@ def verify_loaded(
         result.divergence = (
             f"the run was interrupted: its journal has {len(journal)} entries (day "
             f"{engine.day}) but seal.json covers only the first {stored.journal_entries} "
-            f"(day {stored.final_day}); run into {paths.root} again "
-            "(workbench run or play) to resume and seal it"
+            f"(day {stored.final_day}); open it to play again (workbench play --run "
+            f"{paths.root}): opening it seals it"
         )
         return result
     if differing:

@@ -477,8 +477,17 @@ class PlayerApp(WorkbenchShell):
         return result
 
     def session_changed(self) -> None:
-        """Tell the visible screen to repaint from the session."""
+        """Tell the visible screen to repaint from the session; warn when the command went
+        through but its seal could not be written (the run is then sealed later)."""
         self.screen.post_message(SessionChanged())
+        local = self.local
+        if local is not None and local.seal_problem is not None:
+            self.notify(
+                f"Done and journaled, but the seal is behind: {local.seal_problem}. The next "
+                "command, or opening the run again, seals it.",
+                severity="warning",
+                timeout=8,
+            )
 
     def export_ledger(self, fmt: str) -> Path | None:
         """Write the ledger as beancount or CSV into the run directory (atomically)."""

@@ -1,0 +1,192 @@
+"""A disk that refuses a write, and what a killed writer leaves: nothing acknowledged is
+lost, nothing refused is applied, and the next writer repairs the rest.
+
+The failures are real: the process's files may not grow beyond a size (RLIMIT_FSIZE, so
+a write fails with EFBIG partway, as on a full disk), or a file's place is taken by a
+directory. A journal line the disk cut short is removed again by the failing append
+itself, or else by the next writer, under the run lock; readers only name it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from workbench.cli import main
+from workbench.errors import IntegrityError, StorageError, UserError
+from workbench.play.session import PlayerSession
+from workbench.runs.lock import RunLock, RunLocked
+from workbench.runs.verify import verify_run
+
+
+@contextlib.contextmanager
+def files_may_not_grow_beyond(limit: int) -> Iterator[None]:
+    """This process's writes past `limit` bytes of any file fail with EFBIG (soft limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> Iterator[PlayerSession]:
+    """A development run three days in, journaled and sealed after every command."""
+    played = PlayerSession.create(tmp_path / "run")
+    played.advance(3)
+    yield played
+    played.close()
+
+
+COMMANDS: dict[str, Callable[[PlayerSession], object]] = {
+    "advance": lambda s: s.advance(1),
+    "schedule": lambda s: s.schedule("bank_loan"),
+    "submit_assessment": lambda s: s.submit({"question": "q_bank_loan", "value": "-250"}),
+    "finish": lambda s: s.finish(),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+def test_a_command_the_disk_cuts_short_is_not_applied_and_the_run_is_as_it_was(
+    session: PlayerSession, kind: str
+) -> None:
+    journal = session.paths.journal
+    before = journal.read_bytes()
+    day, entries = session.day, len(session.journal_entries)
+    with files_may_not_grow_beyond(len(before) + 40), pytest.raises(StorageError) as refused:
+        COMMANDS[kind](session)
+    assert f"cannot write the {kind}" in refused.value.message
+    assert "not applied" in refused.value.message and str(journal) in refused.value.message
+    assert journal.read_bytes() == before
+    assert (session.day, len(session.journal_entries)) == (day, entries)
+    assert verify_run(session.paths.root).ok
+    COMMANDS[kind](session)
+    assert len(session.journal_entries) == entries + 1
+    assert verify_run(session.paths.root).ok
+
+
+def test_the_cli_says_so_in_one_line_and_nothing_changes(
+    session: PlayerSession, tmp_path: Path
+) -> None:
+    session.close()
+    run = session.paths.root
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    script = tmp_path / "script.jsonl"
+    script.write_text('{"kind":"schedule","action":"bank_loan"}\n' * 40)
+    with files_may_not_grow_beyond(len(before["journal.jsonl"]) + 40):
+        result = CliRunner().invoke(main, ["run", "--out", str(run), "--script", str(script)])
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and "cannot" in result.output
+    after = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    assert after["journal.jsonl"] == before["journal.jsonl"]
+    assert verify_run(run).ok
+
+
+def _torn(run: Path, fragment: bytes = b'{"day":3,"hash":"54') -> bytes:
+    """Append a fragment of a line, as an append killed partway leaves it; the whole journal."""
+    journal = run / "journal.jsonl"
+    whole = journal.read_bytes()
+    journal.write_bytes(whole + fragment)
+    return whole
+
+
+def test_a_torn_last_line_is_cut_by_the_next_writer_and_only_named_by_readers(
+    session: PlayerSession,
+) -> None:
+    session.close()
+    run = session.paths.root
+    whole = _torn(run)
+    torn = (run / "journal.jsonl").read_bytes()
+    assert "is torn" in (verify_run(run).divergence or "")
+    assert CliRunner().invoke(main, ["show", str(run)]).exit_code == 3
+    assert (run / "journal.jsonl").read_bytes() == torn
+    with PlayerSession.resume(run) as resumed:
+        assert resumed.repairs.cut_tail
+        assert (run / "journal.jsonl").read_bytes() == whole
+        resumed.advance(1)
+    assert verify_run(run).ok
+
+
+def test_a_torn_line_a_seal_covers_is_never_cut(session: PlayerSession) -> None:
+    """The seal covers every whole entry: a last entry that lost its newline was
+    acknowledged, so cutting it would drop it. The writer refuses; nothing changes."""
+    session.close()
+    journal = session.paths.journal
+    journal.write_bytes(journal.read_bytes()[:-1])
+    damaged = journal.read_bytes()
+    with pytest.raises(IntegrityError, match="a sealed entry was lost"):
+        PlayerSession.resume(session.paths.root)
+    assert journal.read_bytes() == damaged
+
+
+def test_a_killed_writers_temporary_files_are_removed_by_the_next(
+    session: PlayerSession,
+) -> None:
+    session.close()
+    run = session.paths.root
+    for name in (".seal.json.0123456789ab.tmp", ".store.sqlite.k2j4h5g6.tmp"):
+        (run / name).write_bytes(b"half")
+    (run / ".odd.tmp").mkdir()
+    with PlayerSession.resume(run) as resumed:
+        assert resumed.repairs.leftovers == (
+            ".seal.json.0123456789ab.tmp",
+            ".store.sqlite.k2j4h5g6.tmp",
+        )
+    assert sorted(p.name for p in run.iterdir() if p.name.endswith(".tmp")) == [".odd.tmp"]
+
+
+def test_a_creation_killed_before_run_json_is_finished_but_a_users_file_is_kept(
+    tmp_path: Path,
+) -> None:
+    killed = tmp_path / "killed"
+    killed.mkdir()
+    (killed / "run.lock").write_bytes(b"")
+    (killed / ".run.json.0123456789ab.tmp").write_bytes(b'{"half')
+    result = CliRunner().invoke(main, ["run", "--out", str(killed)])
+    assert result.exit_code == 0, result.output
+    assert not list(killed.glob("*.tmp")) and verify_run(killed).ok
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / ".notes.tmp").write_text("keep me")
+    with pytest.raises(UserError, match="not an empty run directory"):
+        PlayerSession.create(mine).advance(1)
+    assert (mine / ".notes.tmp").read_text() == "keep me"
+
+
+def test_a_full_disk_does_not_keep_a_writer_from_its_run(session: PlayerSession) -> None:
+    """The lock file names its holder as a courtesy: a disk with no room for the name
+    still gives the lock, and a second writer is still refused."""
+    session.close()
+    run = session.paths.root
+    with files_may_not_grow_beyond(0):
+        lock = RunLock.acquire(run)
+    try:
+        with pytest.raises(RunLocked, match="another process"):
+            RunLock.acquire(run)
+    finally:
+        lock.release()
+
+
+def test_a_seal_that_cannot_be_written_does_not_undo_the_command(
+    session: PlayerSession,
+) -> None:
+    """The command is journaled and applied before its seal: a seal the disk refuses is
+    the session's `seal_problem`, and the next seal that can be written clears it."""
+    seal = session.paths.seal
+    os.unlink(seal)
+    seal.mkdir()
+    assert session.advance(1) == 4
+    assert session.seal_problem is not None and "seal.json" in session.seal_problem
+    seal.rmdir()
+    session.advance(1)
+    assert session.seal_problem is None and verify_run(session.paths.root).ok
