@@ -47,14 +47,18 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     """The bytes of `path`, a `what` (a key of LIMITS unless `limit` is given), or a UserError.
 
     Reads at most limit + 1 bytes, so a device such as /dev/zero or a FIFO never exhausts
-    memory, and none of a regular file already larger than the limit. The open never waits
-    for a named pipe's writer; a pipe or a device is read (a script from process
-    substitution) unless `what` is WRITTEN_BY_THE_WORKBENCH.
+    memory, and none of a regular file already larger than the limit. A pipe or a device
+    is read (a script from process substitution or a named pipe) unless `what` is
+    WRITTEN_BY_THE_WORKBENCH: then it is refused and its open never waits for a writer.
+    A named pipe a user hands in is opened as `cat` opens it, waiting for its writer (a
+    pipe opened without waiting reads as empty until a writer comes, and an empty
+    script would play a run to its end with no decisions).
     """
     path = Path(path)
     cap = LIMITS[what] if limit is None else limit
+    wait = what not in WRITTEN_BY_THE_WORKBENCH and _is_pipe(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | (0 if wait else os.O_NONBLOCK))
         with open(fd, "rb") as handle:
             info = os.fstat(fd)
             mode = info.st_mode
@@ -78,6 +82,14 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     if len(data) > cap:
         raise _too_large(path, what, cap)
     return data
+
+
+def _is_pipe(path: Path) -> bool:
+    """True when `path` names a pipe (following links, as /dev/fd/N is one)."""
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _too_large(path: Path, what: str, cap: int) -> UserError:

@@ -90,12 +90,24 @@ def test_a_pipe_or_device_where_only_the_workbench_writes_is_refused_unread(
         read_bounded("/dev/zero", what)
 
 
-def test_a_named_pipe_a_user_hands_over_is_read_and_never_waited_for(tmp_path: Path) -> None:
-    """A script may come from a pipe (process substitution): read when written, and a pipe
-    with no writer reads as empty rather than hanging the command."""
+def test_a_named_pipe_a_user_hands_over_waits_for_its_writer(tmp_path: Path) -> None:
+    """A script may come from a named pipe: it is read as `cat` reads it, waiting for a
+    writer that comes later (read at once as empty, it would play a run to its end with
+    no decisions), and to the writer's end, not a partial read."""
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
-    assert _without_waiting(lambda: read_bounded(pipe, "script")) == b""
+
+    def late_writer() -> None:
+        time.sleep(0.3)
+        with open(pipe, "wb") as handle:
+            handle.write(b"advance 2\n")
+
+    late = threading.Thread(target=late_writer)
+    late.start()
+    try:
+        assert read_bounded(pipe, "script") == b"advance 2\n"
+    finally:
+        late.join()
     writer_ready = threading.Event()
 
     def write() -> None:
