@@ -75,3 +75,41 @@ def test_a_missing_control_file_is_named(hosted: Hosted, tmp_path: Path) -> None
     missing = tmp_path / "nope.json"
     line = one_line(host(hosted.campaign, "--control", missing, "--runs", hosted.runs))
     assert str(missing) in line and "does not exist" in line
+
+
+def _taken_port() -> tuple[socket.socket, str]:
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    return busy, str(busy.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("runs", "refusal", "says"),
+    [
+        ("new", "busy port", "cannot listen"),
+        ("new", "unknown agent", "is not registered"),
+        ("others", "busy port", "is not empty and holds no host.json"),
+        ("hosted", "busy port", "cannot listen"),
+        ("hosted", "unknown agent", "is not registered"),
+    ],
+)
+def test_a_refused_host_changes_nothing(
+    hosted: Hosted, tmp_path: Path, runs: str, refusal: str, says: str
+) -> None:
+    """Whatever the reason, a host that is refused leaves the runs directory as it found
+    it: not created when new, and no lock file, record or staging left in it."""
+    target = tmp_path / "runs"
+    if runs == "others":
+        target.mkdir()
+        (target / "notes.txt").write_text("mine")
+    elif runs == "hosted":
+        hosted.runtime().close()
+        hosted.runs.rename(target)
+    before = sorted(p.name for p in target.iterdir()) if target.exists() else None
+    busy, port = _taken_port()
+    with busy:
+        extra = ["--stdio", "--agent", "agent-NOBODY"] if refusal == "unknown agent" else []
+        args = [hosted.campaign, "--control", hosted.control_path, "--runs", target]
+        assert says in one_line(host(*args, "--port", port, *extra))
+    assert (sorted(p.name for p in target.iterdir()) if target.exists() else None) == before

@@ -207,5 +207,5 @@ def test_the_stdio_agent_must_be_registered(hosted: Hosted) -> None:
     )
     assert result.exit_code == 2
     assert result.output.strip().splitlines()[-1] == (
-        "Error: agent 'agent-NOBODY' is not registered in the control file"
+        "Error: agent 'agent-NOBODY' is not registered in the control file (--agent)"
     )

@@ -45,9 +45,10 @@ def host(
     """
     from workbench.errors import UserError
     from workbench.host.errors import HostError
-    from workbench.host.listen import listen_refused
+    from workbench.host.listen import bind, listen_refused
     from workbench.host.runtime import HostRuntime
     from workbench.host.server import serve_http, serve_stdio
+    from workbench.messages import clip
 
     if stdio and agent_id is None:
         raise UserError("--stdio serves one local agent: name it with --agent ID")
@@ -55,8 +56,24 @@ def host(
         raise UserError("--agent goes with --stdio; over HTTP each agent brings its token")
     document = control_file(control)
     assert document is not None
+    if stdio and agent_id not in document.agents:
+        raise UserError(
+            f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
+        )
     runtime = HostRuntime(campaign, document, runs_dir)
-    recovery = runtime.open()
+    runtime.check_runs_dir()
+    sock = None
+    if not stdio:
+        try:
+            sock = bind(host, port)
+        except OSError as exc:
+            raise UserError(listen_refused(host, port, exc), subject="port") from None
+    try:
+        recovery = runtime.open()
+    except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
     say = f"{runs_dir}: {recovery.summary()}"
     click.echo(say, err=True)
     try:
@@ -82,10 +99,8 @@ def host(
             )
             sys.stderr.flush()
 
-        try:
-            serve_http(runtime, host, port, ready)
-        except OSError as exc:
-            raise UserError(listen_refused(host, port, exc), subject="port") from None
+        assert sock is not None
+        serve_http(runtime, host, sock, ready)
         runtime.close()
         click.echo("host stopped; every run is sealed", err=True)
     finally:

@@ -241,11 +241,34 @@ class HostRuntime:
         )
 
     # -- life cycle -----------------------------------------------------------------
-    def open(self) -> Recovery:
-        """Lock the runs directory for this process, recover it and index its runs."""
+    def check_runs_dir(self) -> None:
+        """Refuse, creating nothing, a runs directory the host cannot take: another's files
+        and no host record, or not a directory. `open` checks again under the lock."""
         from workbench.runs.registration import resolve_identity
 
         resolve_identity(self.bundle, self.control, self.control.agents[0])
+        if not os.path.lexists(self.runs_dir):
+            return
+        if not self.runs_dir.is_dir():
+            raise UserError(f"{self.runs_dir} is not a directory")
+        if not (self.runs_dir / HOST_FILE).exists():
+            self._require_only_host_files()
+
+    def _require_only_host_files(self) -> None:
+        """Refuse a runs directory holding anything but the host's lock and staging."""
+        try:
+            others = [p.name for p in self.runs_dir.iterdir() if p.name not in {LOCK_FILE, STAGING}]
+        except OSError as exc:
+            raise UserError(f"{self.runs_dir}: cannot list ({exc.strerror or exc})") from None
+        if others:
+            raise UserError(
+                f"{self.runs_dir} is not empty and holds no {HOST_FILE}: "
+                "give the host a new or empty runs directory"
+            )
+
+    def open(self) -> Recovery:
+        """Lock the runs directory for this process, recover it and index its runs."""
+        self.check_runs_dir()
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._lock_runs_dir()
         try:
@@ -319,12 +342,7 @@ class HostRuntime:
         )
         path = self.runs_dir / HOST_FILE
         if not path.exists():
-            others = [p.name for p in self.runs_dir.iterdir() if p.name not in {LOCK_FILE, STAGING}]
-            if others:
-                raise UserError(
-                    f"{self.runs_dir} is not empty and holds no {HOST_FILE}: "
-                    "give the host a new or empty runs directory"
-                )
+            self._require_only_host_files()
             atomic_write(path, dumps(expected.model_dump(by_alias=True)) + b"\n")
             fsync_dir(self.runs_dir)
             return

@@ -49,14 +49,17 @@ def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvic
     return uvicorn.Server(config)
 
 
-def serve_http(runtime: HostRuntime, host: str, port: int, ready: Callable[[str], None]) -> None:
-    """Serve until SIGINT or SIGTERM, then return; `ready` gets the URL once the socket listens.
+def serve_http(
+    runtime: HostRuntime, host: str, sock: socket.socket, ready: Callable[[str], None]
+) -> None:
+    """Serve on `sock` (bound by `bind`, before the runtime opened, so an address that
+    cannot be had changes nothing) until SIGINT or SIGTERM, then return; `ready` gets the
+    URL once the socket listens.
 
     uvicorn shuts down gracefully on those signals and then raises them again for the
     handlers it found. Ours ask the server to stop, so a stop at any moment, before
     uvicorn listens for signals too, is a normal return (exit 0).
     """
-    sock = bind(host, port)
     server = uvicorn_server(runtime, host, sock)
     stop = partial(_stop, server)
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
