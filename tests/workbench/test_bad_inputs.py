@@ -212,3 +212,32 @@ def test_copying_a_campaign_reads_its_reference_script_bounded(
     lines = _refused(_cli("new", str(tmp_path / "mine"), "--from", str(campaign_copy)))
     assert lines == [f"Error: {reference}: script is larger than its limit of 16 MiB"]
     assert not (tmp_path / "mine").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["verify", "{run}"],
+        ["show", "{run}"],
+        ["snapshot", "{run}"],
+        ["ledger", "{run}"],
+        ["validate", "counterfactual", "--results", "{run}", "--out", "{out}"],
+        ["finish", "{run}"],
+    ],
+    ids=lambda c: c[0] if c[0] != "validate" else "validate",
+)
+def test_another_agents_run_is_a_usage_error_for_every_command(
+    demo_run: Path, tmp_path: Path, command: list[str]
+) -> None:
+    """`--agent` names whose run is expected: a run another agent played is refused with
+    one line and exit 2 by readers and writers alike, never read as theirs, never called
+    an integrity failure."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()}
+    args = [part.format(run=run, out=tmp_path / "out") for part in command]
+    result = CliRunner().invoke(main, [*args, "--agent", "someone-else"])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert errors == [f"Error: {run} was played by 'player', not 'someone-else' (--agent)"]
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before

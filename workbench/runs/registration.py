@@ -252,10 +252,21 @@ def resolve_identity(
     return RunIdentity(control.seed_value, agent_id, control.commitment(), control.seal_key())
 
 
+def check_agent(where: str, registration: Registration, identity: RunIdentity) -> None:
+    """Refuse (a usage error, as a wrong flag is) a run another agent played than the one
+    named; no agent named means the run's own."""
+    if identity.agent_id != registration.agent_id:
+        raise UserError(
+            f"{where} was played by {clip(registration.agent_id)}, not {clip(identity.agent_id)}",
+            subject="agent",
+        )
+
+
 def check_registration(
     where: str, registration: Registration, bundle: CampaignBundle, identity: RunIdentity
 ) -> None:
     """Refuse a run whose registration does not match its campaign, control file or agent."""
+    check_agent(where, registration, identity)
     if bundle.digest != registration.campaign_digest:
         raise UserError(
             f"{where} was played on campaign digest {registration.campaign_digest[:12]}, "

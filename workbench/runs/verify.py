@@ -15,7 +15,6 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
-from workbench.messages import clip
 from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     RunPaths,
@@ -29,6 +28,7 @@ from workbench.runs.files import (
 from workbench.runs.registration import (
     ControlFile,
     Registration,
+    check_agent,
     check_registration,
     resolve_identity,
 )
@@ -84,11 +84,7 @@ def verify_loaded(
     """Verify a run whose registration and campaign the caller has already read."""
     identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
     result = Verification(paths.root, registration, bundle, ok=False)
-    if identity.agent_id != registration.agent_id:
-        result.divergence = (
-            f"run.json is for agent {clip(registration.agent_id)}, not {clip(identity.agent_id)}"
-        )
-        return result
+    check_agent(str(paths.root), registration, identity)
     if bundle.digest != registration.campaign_digest:
         result.divergence = (
             f"campaign digest {bundle.digest[:12]} differs from the "
