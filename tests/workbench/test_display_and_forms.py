@@ -88,3 +88,35 @@ def test_demo_prints_losses_rounded_and_effects_as_money(tmp_path: Path) -> None
     assert losses and all(len(loss.replace(".", "").lstrip("0")) <= 4 for loss in losses)
     assert re.search(r"effect -?\$[\d,]+\.\d\d loss", result.output)
     assert re.search(r"mean score -?\d+\.\d{1,3};", result.output)
+
+
+NUMBER_CHARACTERS = "0123456789+-.eE"
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from([*NUMBER_CHARACTERS, " ", "\t", "٣", "𝟗", "١", "_", "x"]),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_a_submitted_number_is_read_exactly_as_its_published_schema(text: str) -> None:
+    """The published pattern's `\\d` is ASCII (JSON Schema patterns are ECMA regexes) and
+    allows no space: a value the schema refuses is refused, never quietly normalised
+    (`" 1 "` stored as 1, or an Arabic-Indic `٣` as 3)."""
+    from workbench.runs.commands import bounded_decimal
+
+    try:
+        number = bounded_decimal(text)
+    except ValueError:
+        return
+    assert all(c in NUMBER_CHARACTERS for c in text), text
+    assert number == Decimal(text)
+
+
+def test_spaces_and_other_scripts_digits_are_refused_with_one_line(tmp_path: Path) -> None:
+    session = PlayerSession.create(tmp_path / "run")
+    for value in (" 1 ", "٣", "𝟗", "1\n"):
+        result = session.submit({"question": "q_bank_loan", "value": value})
+        assert not result.accepted and "is not a decimal number" in result.errors[0], value
+    assert session.submit({"question": "q_bank_loan", "value": "-250.5"}).accepted

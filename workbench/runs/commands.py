@@ -28,7 +28,9 @@ MAX_EFFECTS: Final = 32
 MAX_NAME_CHARS: Final = 128
 """Longest question id, action id or effect name a submission may carry."""
 
-_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+"""A number as text, exactly as the published JSON Schema's pattern reads it: ASCII digits
+only (Python's `\\d` alone also takes other scripts' digits) and no surrounding space."""
 DECIMAL_PATTERN: Final = f"^{_DECIMAL_TEXT.pattern}$"
 _QUANTUM: Final = Decimal(1).scaleb(-MAX_FRACTION_DIGITS)
 
@@ -61,7 +63,7 @@ def bounded_decimal(value: Any, what: str = "value") -> Decimal:
         raise ValueError(f"{what} must be a number")
     if isinstance(value, int) and abs(value) > MAX_MAGNITUDE:
         raise ValueError(f"{what} is larger than {int(MAX_MAGNITUDE)} in absolute value")
-    text = value.strip() if isinstance(value, str) else str(value)
+    text = value if isinstance(value, str) else str(value)
     if len(text) > MAX_NUMBER_CHARS:
         raise ValueError(f"{what} is longer than {MAX_NUMBER_CHARS} characters")
     if isinstance(value, str) and not _DECIMAL_TEXT.fullmatch(text):
