@@ -149,3 +149,25 @@ def test_a_script_line_with_a_flood_of_problems_is_bounded_too(tmp_path: Path) -
     assert len(lines) == LINES
     assert lines[-1] == f"… and {LINES + 50 - (LINES - 1)} more lines"
     assert not (tmp_path / "run").exists()
+
+
+def test_new_from_a_campaign_that_would_outgrow_its_file_limit_writes_nothing(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    """A copy gains a header and a `#:schema` line: a campaign file just under the loader's
+    1 MiB limit would become one the loader refuses (before: a traceback)."""
+    toml = campaign_copy / "campaign.toml"
+    text = toml.read_text()
+    toml.write_text(text + "#" * (1024 * 1024 - len(text.encode()) - 1) + "\n")
+    assert load_campaign(campaign_copy).id == "harbor-roasters"
+    target = tmp_path / "copy"
+    lines = _problem_lines(_cli("new", target, "--from", campaign_copy))
+    assert len(lines) == 1
+    found = re.fullmatch(
+        rf"{re.escape(str(target / 'campaign.toml'))}: campaign file would be ([\d,]+) bytes, "
+        r"larger than its limit of 1 MiB; nothing was written",
+        lines[0],
+    )
+    assert found is not None, lines
+    assert int(found.group(1).replace(",", "")) > 1024 * 1024
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign"]

@@ -26,7 +26,7 @@ from ledger.canonical import dumps
 from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
-from workbench.inputs import read_bounded
+from workbench.inputs import LIMITS, read_bounded, refuse_over_limit
 from workbench.messages import clip, validation_message
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
@@ -325,9 +325,19 @@ def _random_secret() -> str:
 
 
 def write_control(path: str | Path, control: ControlFile) -> None:
-    """Write a control file readable by its owner only (0600); never overwrite one."""
+    """Write a control file readable by its owner only (0600); never overwrite one, and
+    never one larger than the limit its readers apply (it could not be read back)."""
     path = Path(path)
-    data = dumps(control.model_dump(mode="json", by_alias=True)) + b"\n"
+    document = control.model_dump(mode="json", by_alias=True)
+    data = _control_bytes(document)
+    if len(data) > LIMITS["control file"]:
+        fitting = _agents_that_fit(document)
+        refuse_over_limit(
+            path,
+            "control file",
+            len(data),
+            fits=f"at most {fitting:,} of these {len(control.agents):,} agents fit",
+        )
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
@@ -342,3 +352,28 @@ def write_control(path: str | Path, control: ControlFile) -> None:
     except OSError as exc:
         path.unlink(missing_ok=True)
         raise UserError(f"cannot write control file {path}: {exc.strerror}") from None
+
+
+def _control_bytes(document: dict[str, Any]) -> bytes:
+    """A control file's bytes: the canonical JSON of its document and a newline."""
+    return dumps(document) + b"\n"
+
+
+def _agents_that_fit(document: dict[str, Any]) -> int:
+    """How many of the document's agents, in order, fit in a control file within its limit."""
+    agents, tokens = document["agents"], document["tokens"]
+
+    def size(count: int) -> int:
+        """The control file's size with the first `count` agents only."""
+        kept = agents[:count]
+        part = {**document, "agents": kept, "tokens": {a: tokens[a] for a in kept}}
+        return len(_control_bytes(part))
+
+    low, high = 0, len(agents)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= LIMITS["control file"]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
