@@ -1,12 +1,15 @@
-"""`workbench control new`: a control file its readers can read.
+"""`workbench control new`: a control file its readers can read, never in a run directory.
 
-The workbench never writes a file larger than the limit its readers apply: it is refused
-with one line, exit 2, before anything is written.
+The workbench never writes a file larger than the limit its readers apply, and a file it
+writes for a user never lands in a run directory (the control file holds the seed and
+salt): both are refused with one line, exit 2, before anything is written.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -65,3 +68,52 @@ def test_a_control_file_over_its_read_limit_is_never_written(
     made = _control_new(campaign, out, agents[:fitting])
     assert made.exit_code == 0, made.output
     assert len(load_control(out).agents) == fitting  # what every later command reads
+
+
+@pytest.mark.parametrize("where", ["run", "run/inner", "link-to-run"])
+def test_a_control_file_is_never_written_into_a_run_directory(
+    campaign: Path, tmp_path: Path, demo_run: Path, where: str
+) -> None:
+    """Before: `--out RUN/ctl.json` put the seed and salt in the run without complaint."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    (run / "inner").mkdir()
+    (tmp_path / "link-to-run").symlink_to(run)
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+    out = tmp_path / where / "ctl.json"
+    lines = _error_lines(_control_new(campaign, out, ["a1"]))
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Error: control file {out}: ")
+    assert lines[0].endswith(
+        "is a run directory; a control file never stays with a run (it holds the seed and salt)"
+    )
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
+
+
+def test_ledger_out_is_refused_below_a_run_directory_too(demo_run: Path, tmp_path: Path) -> None:
+    """The same rule for every file written for a user: a folder inside a run is the run."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    (run / "exports").mkdir()
+    out = run / "exports" / "ledger.csv"
+    lines = _error_lines(_cli("ledger", run, "--format", "csv", "--out", out))
+    assert lines == [
+        f"Error: output file {out}: {run} is a run directory; exports are never written into a run"
+    ]
+    assert not out.exists()
+
+
+def test_a_control_file_is_its_owner_s_alone_whole_and_never_overwritten(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """Written through a temporary sibling now, it keeps mode 0600 and leaves nothing else."""
+    out = tmp_path / "keys" / "control.json"
+    out.parent.mkdir()
+    made = _control_new(campaign, out, ["a1", "a2"])
+    assert made.exit_code == 0, made.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert [p.name for p in out.parent.iterdir()] == ["control.json"]
+    before = out.read_bytes()
+    lines = _error_lines(_control_new(campaign, out, ["a3"]))
+    assert lines == [f"Error: {out} exists: a control file is never overwritten"]
+    assert out.read_bytes() == before

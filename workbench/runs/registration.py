@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import LIMITS, read_bounded, refuse_over_limit
 from workbench.messages import clip, validation_message
+from workbench.outputs import write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
 RUN_SCHEMA: Final = "cfwb.run/2"
@@ -325,8 +325,9 @@ def _random_secret() -> str:
 
 
 def write_control(path: str | Path, control: ControlFile) -> None:
-    """Write a control file readable by its owner only (0600); never overwrite one, and
-    never one larger than the limit its readers apply (it could not be read back)."""
+    """Write a control file readable by its owner only (0600): whole or not at all, never
+    over an existing file, never into a run directory (it holds the seed and the salt), and
+    never larger than the limit its readers apply (it could not be read back)."""
     path = Path(path)
     document = control.model_dump(mode="json", by_alias=True)
     data = _control_bytes(document)
@@ -338,20 +339,15 @@ def write_control(path: str | Path, control: ControlFile) -> None:
             len(data),
             fits=f"at most {fitting:,} of these {len(control.agents):,} agents fit",
         )
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise UserError(f"{path} exists: a control file is never overwritten") from None
-    except OSError as exc:
-        raise UserError(f"cannot create control file {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        path.unlink(missing_ok=True)
-        raise UserError(f"cannot write control file {path}: {exc.strerror}") from None
+    if path.exists() or path.is_symlink():
+        raise UserError(f"{path} exists: a control file is never overwritten")
+    write_new_file(
+        path,
+        data,
+        what="control file",
+        new_mode=0o600,
+        why_not_in_a_run="a control file never stays with a run (it holds the seed and salt)",
+    )
 
 
 def _control_bytes(document: dict[str, Any]) -> bytes:
