@@ -151,6 +151,14 @@ def test_a_script_line_with_a_flood_of_problems_is_bounded_too(tmp_path: Path) -
     assert not (tmp_path / "run").exists()
 
 
+def test_new_names_the_folder_it_was_given_not_its_staging_folder(tmp_path: Path) -> None:
+    """`new /proc/x` named `/proc/.x-s53rbhpv`, the temporary folder it could not make."""
+    lines = _problem_lines(_cli("new", "/proc/x"))
+    assert len(lines) == 1
+    assert lines[0].startswith("/proc/x: cannot create the campaign (")
+    assert "/proc/." not in lines[0]
+
+
 def test_new_from_a_campaign_that_would_outgrow_its_file_limit_writes_nothing(
     campaign_copy: Path, tmp_path: Path
 ) -> None:
@@ -171,3 +179,18 @@ def test_new_from_a_campaign_that_would_outgrow_its_file_limit_writes_nothing(
     assert found is not None, lines
     assert int(found.group(1).replace(",", "")) > 1024 * 1024
     assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign"]
+
+
+def test_actions_prints_prerequisites_as_words() -> None:
+    """Before: `prerequisites: {'completed': [], 'not_scheduled': [], ...}`."""
+    result = _cli("actions")
+    assert result.exit_code == 0, result.output
+    assert "{'" not in result.output
+    lines = result.output.splitlines()
+    needs = {
+        lines[i - 2].split(":")[0]: line.split("prerequisites: ", 1)[1]
+        for i, line in enumerate(lines)
+        if "prerequisites: " in line
+    }
+    assert needs["raise_price"] == "not scheduled: lower_price; free cash after ≥ $0.00"
+    assert needs["second_roaster_machine"] == "free cash after ≥ $2,000.00"

@@ -117,3 +117,23 @@ def test_a_control_file_is_its_owner_s_alone_whole_and_never_overwritten(
     lines = _error_lines(_control_new(campaign, out, ["a3"]))
     assert lines == [f"Error: {out} exists: a control file is never overwritten"]
     assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("agents", "bad"),
+    [([""], [""]), (["ok", "b b", "-x", "x" * 65], ["b b", "-x", "x" * 65])],
+)
+def test_each_malformed_agent_id_gets_one_line(
+    campaign: Path, tmp_path: Path, agents: list[str], bad: list[str]
+) -> None:
+    """Before: `--agent ''` also printed `agents: Tuple should have at least 1 item`."""
+    out = tmp_path / "control.json"
+    lines = _error_lines(_control_new(campaign, out, agents))
+    rule = (
+        "an agent id is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    )
+    expected = [f"agent {a!r}: {rule}" for a in bad]
+    expected[0] = f"Error: {expected[0]}"
+    expected[-1] += " (--agent)"
+    assert lines == expected
+    assert not out.exists()

@@ -107,7 +107,10 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
+    try:
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
+    except OSError as exc:
+        raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     try:
         for name, data in files.items():
             (staging / name).write_bytes(data)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,7 @@ from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import LIMITS, read_bounded, refuse_over_limit
-from workbench.messages import clip, validation_message
+from workbench.messages import bound_lines, clip, validation_message
 from workbench.outputs import write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
@@ -38,7 +39,9 @@ TOKEN_PREFIX: Final = "cfwb-agent-"
 TOKEN_VERIFIER_PREFIX: Final = "sha256:"
 
 Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
-AgentId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+AGENT_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+AGENT_ID_RULE: Final = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+AgentId = Annotated[str, Field(pattern=f"^{AGENT_ID.pattern}$")]
 TokenVerifier = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
@@ -301,6 +304,13 @@ def new_control(
         )
     if not agents:
         raise UserError("a control file needs at least one agent id", subject="agent")
+    malformed = [
+        f"agent {clip(agent)}: an agent id is {AGENT_ID_RULE}"
+        for agent in agents
+        if not AGENT_ID.fullmatch(agent)
+    ]
+    if malformed:
+        raise UserError("\n".join(bound_lines(malformed, "agents")), subject="agent")
     tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
     try:
         control = ControlFile(
