@@ -27,15 +27,19 @@ def _printable(text: str, limit: int) -> str:
 
 
 class CampaignError(ValueError):
-    """A campaign that cannot be used; holds every problem found, one line each."""
+    """A campaign that cannot be used; holds every problem found, one line each.
+
+    Its text is one `campaign FOLDER: FILE: field: problem` line per problem, the form
+    every other malformed file's problems take.
+    """
 
     def __init__(self, problems: list[Problem], folder: str | Path | None = None) -> None:
         self.problems = problems
         self.folder = folder
-        where = f"campaign {folder}" if folder is not None else "campaign"
-        if len(problems) == 1:
-            text = f"{where}: {problems[0]}"
-        else:
-            lines = "\n".join(f"  - {p}" for p in problems)
-            text = f"{where} has {len(problems)} problems:\n{lines}"
-        super().__init__(text)
+        super().__init__("\n".join(self.lines))
+
+    @property
+    def lines(self) -> list[str]:
+        """One `campaign FOLDER: FILE: field: problem` line per problem, in the order found."""
+        where = f"campaign {self.folder}" if self.folder is not None else "campaign"
+        return [f"{where}: {problem}" for problem in self.problems]

@@ -7,6 +7,7 @@ changes, counts with their unit noun, and short measured numbers. Pure functions
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
@@ -104,3 +105,29 @@ def score_counts(summary: Scored) -> str:
         f"scored {summary.scored}/{summary.questions}, mean score {mean}; "
         f"conclusions met {summary.conclusions_met}/{summary.conclusions_required}"
     )
+
+
+class Needs(Protocol):
+    """What `prerequisites_text` reads of an action's prerequisites
+    (`workbench.play.models.PrerequisiteTerms`)."""
+
+    @property
+    def completed(self) -> Sequence[str]: ...
+    @property
+    def not_scheduled(self) -> Sequence[str]: ...
+    @property
+    def min_cash_after(self) -> str: ...
+    @property
+    def min_headcount(self) -> Mapping[str, int]: ...
+
+
+def prerequisites_text(pre: Needs) -> str:
+    """An action's prerequisites in words, the ones it has only: `completed: a, b; free cash
+    after ≥ $2,000.00; headcount roaster ≥ 2` (the free-cash floor is always shown)."""
+    needs = [
+        f"completed: {', '.join(pre.completed)}" if pre.completed else "",
+        f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
+        f"free cash after ≥ {money(pre.min_cash_after)}",
+        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
+    ]
+    return "; ".join(n for n in needs if n)

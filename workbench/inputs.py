@@ -92,6 +92,21 @@ def _is_pipe(path: Path) -> bool:
         return False
 
 
+def refuse_over_limit(
+    path: str | Path, what: str, size: int, limit: int | None = None, fits: str = ""
+) -> None:
+    """Refuse to write `size` bytes as `path`, a `what` (a key of LIMITS unless `limit` is
+    given), when its readers would refuse it: the workbench never writes a file that it
+    cannot read back. One line, with `fits` (what would fit) when given; nothing written."""
+    cap = LIMITS[what] if limit is None else limit
+    if size > cap:
+        hint = f" ({fits})" if fits else ""
+        raise UserError(
+            f"{path}: {what} would be {size:,} bytes, larger than its limit of "
+            f"{_size(cap)}{hint}; nothing was written"
+        )
+
+
 def _too_large(path: Path, what: str, cap: int) -> UserError:
     return UserError(f"{path}: {what} is larger than its limit of {_size(cap)}")
 

@@ -17,6 +17,8 @@ CLIP: Final = 80
 """Characters of a user-supplied value echoed in a message before it is cut."""
 LINE: Final = 400
 """Characters of one message line shown before it is cut."""
+LINES: Final = 100
+"""Lines of one message shown before the rest are counted instead (a problem per line)."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
@@ -53,9 +55,18 @@ def bound_line(line: str, limit: int = LINE) -> str:
     return f"{line[:limit]}… ({len(line)} chars)"
 
 
+def bound_lines(lines: list[str], what: str = "lines", limit: int = LINES) -> list[str]:
+    """At most `limit` of `lines`: when there are more, the first `limit - 1` and a last line
+    saying how many `what` were left out."""
+    if len(lines) <= limit:
+        return lines
+    shown = limit - 1
+    return [*lines[:shown], f"… and {len(lines) - shown:,} more {what}"]
+
+
 def bound_message(message: str, limit: int = LINE) -> str:
-    """Every line of a message bounded by `bound_line` (the CLI's last guard)."""
-    return "\n".join(bound_line(line, limit) for line in message.split("\n"))
+    """At most `LINES` lines of a message, each bounded by `bound_line` (the CLI's last guard)."""
+    return "\n".join(bound_line(line, limit) for line in bound_lines(message.split("\n")))
 
 
 def location(loc: tuple[int | str, ...]) -> str:

@@ -68,17 +68,17 @@ def _create_temp(directory: Path, name: str, mode: int) -> tuple[int, Path]:
 
 
 def _write_temp(
-    directory: Path, name: str, data: bytes, what: str, target: Path
+    directory: Path, name: str, data: bytes, what: str, target: Path, new_mode: int = 0o666
 ) -> tuple[int, Path]:
     """`data` in a new uniquely named temporary file in `directory`: its open descriptor and path.
 
-    The file is created with the target's mode when it replaces one (a new file's mode
-    otherwise), so most writes need no chmod; a missing or non-directory parent is
+    The file is created with the target's mode when it replaces one (`new_mode`, less the
+    umask, otherwise), so most writes need no chmod; a missing or non-directory parent is
     diagnosed only when the create fails. Not yet fsynced: the caller does that.
     """
     existing = existing_mode(target)
     try:
-        fd, temp = _create_temp(directory, name, 0o666 if existing is None else existing)
+        fd, temp = _create_temp(directory, name, new_mode if existing is None else existing)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError | NotADirectoryError):
             _parent(target, what)
@@ -94,9 +94,11 @@ def _write_temp(
     return fd, temp
 
 
-def _written_durably(directory: Path, name: str, data: bytes, what: str, target: Path) -> Path:
+def _written_durably(
+    directory: Path, name: str, data: bytes, what: str, target: Path, new_mode: int = 0o666
+) -> Path:
     """`data` in a new, fsynced temporary file in `directory` (see `_write_temp`)."""
-    fd, temp = _write_temp(directory, name, data, what, target)
+    fd, temp = _write_temp(directory, name, data, what, target, new_mode)
     try:
         with _cannot_write(target, what):
             os.fsync(fd)
@@ -163,20 +165,45 @@ def _cannot_write(path: Path, what: str) -> Iterator[None]:
         raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
 
 
+def run_directory_holding(path: Path) -> Path | None:
+    """The run directory `path` would be written into: its folder, or any folder above it
+    (symbolic links followed), that holds a run.json; None when there is none."""
+    parent = path.parent
+    if (parent / RUN_MARKER).exists():
+        return parent
+    for folder in parent.resolve().parents:
+        if (folder / RUN_MARKER).exists():
+            return folder
+    return None
+
+
+def refuse_run_directory(path: Path, what: str, why: str) -> None:
+    """A one-line UserError when `path` lies in a run directory (`run_directory_holding`):
+    whatever the workbench writes for a user never lands in, or travels with, a run."""
+    run = run_directory_holding(path)
+    if run is not None:
+        raise UserError(f"{what} {path}: {run} is a run directory; {why}")
+
+
 def write_new_file(
-    path: Path, data: bytes, *, force: bool = False, what: str = "output file"
+    path: Path,
+    data: bytes,
+    *,
+    force: bool = False,
+    what: str = "output file",
+    new_mode: int = 0o666,
+    why_not_in_a_run: str = "exports are never written into a run",
 ) -> None:
     """Write a user-named output file atomically; never clobber, never write into a run.
 
     An existing regular file is replaced only with `force`; anything else that exists at
-    `path` (a device, a symbolic link, a directory) is refused even then.
+    `path` (a device, a symbolic link, a directory) is refused even then. A new file gets
+    `new_mode` less the umask; the file appears whole (a temporary sibling linked into
+    place) or not at all.
     """
     path = Path(path)
     parent = _parent(path, what)
-    if (parent / RUN_MARKER).exists():
-        raise UserError(
-            f"{what} {path}: {parent} is a run directory; exports are never written into a run"
-        )
+    refuse_run_directory(path, what, why_not_in_a_run)
     try:
         info = os.lstat(path)
     except FileNotFoundError:
@@ -190,7 +217,7 @@ def write_new_file(
             raise UserError(
                 f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
             )
-    temp = _written_durably(parent, path.name, data, what, path)
+    temp = _written_durably(parent, path.name, data, what, path, new_mode)
     try:
         if force:
             os.replace(temp, path)

@@ -68,13 +68,16 @@ def test_bad_campaign_is_one_line_naming_folder_and_field(campaign_copy: Path) -
     assert result.output.startswith(f"Error: campaign {campaign_copy}: campaign.toml: horizon_days")
 
 
-def test_several_campaign_problems_stay_on_one_line(campaign_copy: Path) -> None:
+def test_each_campaign_problem_gets_its_own_line(campaign_copy: Path) -> None:
     toml = campaign_copy / "campaign.toml"
     text = toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"')
     toml.write_text(text.replace('visibility = "development"', 'visibility = "secret"'))
     result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
     assert result.exit_code == exit_codes.USAGE
-    assert result.output.count("\n") == 1 and "problems: " in result.output
+    lines = result.output.removeprefix("Error: ").splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith(f"campaign {campaign_copy}: campaign.toml: ") for line in lines)
+    assert {line.split(": ")[2] for line in lines} == {"visibility", "horizon_days"}
 
 
 def test_the_cli_adds_the_flag_of_the_subject(demo_run: Path, tmp_path: Path) -> None:

@@ -22,12 +22,13 @@ from sim.campaign_load import (
     MAX_FILE_BYTES,
     REFERENCE_SCRIPT,
     SCHEMA_DIRECTIVE,
+    CampaignError,
     load_campaign,
 )
 from workbench.authoring.reference import directive
 from workbench.errors import UserError
-from workbench.inputs import read_bounded
-from workbench.runs.bundle import load_bundle
+from workbench.inputs import read_bounded, refuse_over_limit
+from workbench.runs.bundle import campaign_problems, load_bundle
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _ID_LINE = re.compile(r'^id = "[^"\n]*"$', re.MULTILINE)
@@ -100,24 +101,45 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     texts = (
         _copy_of(str(resolve_campaign(source)), campaign_id) if source else _starter(campaign_id)
     )
+    files = _encoded(texts, target)
     parent = target.resolve().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
     try:
-        for name, text in texts.items():
-            if name.endswith(".toml"):
-                text = _with_directive(text, name, target.resolve())
-            (staging / name).write_text(text, encoding="utf-8")
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
+    except OSError as exc:
+        raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
+    try:
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
         load_campaign(staging)
         os.chmod(staging, new_directory_mode())  # mkdtemp made it the owner's alone
         os.replace(staging, target)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
+    except CampaignError as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise campaign_problems(CampaignError(exc.problems, target)) from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return Created(campaign_id, tuple(sorted(texts)))
+
+
+def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:
+    """Each file's bytes as written into `target` (TOML files with their `#:schema` line),
+    refused before anything is written when one would be larger than its loader reads."""
+    files: dict[str, bytes] = {}
+    for name, text in texts.items():
+        if name.endswith(".toml"):
+            text = _with_directive(text, name, target.resolve())
+        data = text.encode("utf-8")
+        if name == REFERENCE_SCRIPT:
+            refuse_over_limit(target / name, "script", len(data))
+        else:
+            refuse_over_limit(target / name, "campaign file", len(data), MAX_FILE_BYTES)
+        files[name] = data
+    return files

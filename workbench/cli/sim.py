@@ -194,6 +194,7 @@ def actions(campaign: Path | None, as_json: bool) -> None:
     """The action catalog of CAMPAIGN (default campaign when omitted) with every term."""
     from campaigns import DEFAULT_CAMPAIGN
     from ledger.money import format_dollars as money
+    from workbench.display import prerequisites_text
     from workbench.play.public_view import action_terms
     from workbench.runs.bundle import load_bundle
 
@@ -209,7 +210,8 @@ def actions(campaign: Path | None, as_json: bool) -> None:
             f"{money(t.running_cost_per_day)}/day x {t.running_days}, delay {t.delay_days} days"
         )
         staffing = ", ".join(f"{s.role} x{s.count} for {s.days}d" for s in t.staffing)
-        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {t.prerequisites.to_data()}")
+        needs = prerequisites_text(t.prerequisites)
+        click.echo(f"  staffing: {staffing or 'none'}; prerequisites: {needs}")
         click.echo(
             f"  effects: {', '.join(t.effect_set)}; financing_net_assets "
             f"{money(t.financing_net_assets)}; irreversible_work {money(t.irreversible_work)}"

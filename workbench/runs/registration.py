@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
+import re
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,8 +26,9 @@ from ledger.canonical import dumps
 from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
-from workbench.inputs import read_bounded
-from workbench.messages import clip, validation_message
+from workbench.inputs import LIMITS, read_bounded, refuse_over_limit
+from workbench.messages import bound_lines, clip, validation_message
+from workbench.outputs import write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
 RUN_SCHEMA: Final = "cfwb.run/2"
@@ -38,7 +39,9 @@ TOKEN_PREFIX: Final = "cfwb-agent-"
 TOKEN_VERIFIER_PREFIX: Final = "sha256:"
 
 Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
-AgentId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")]
+AGENT_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+AGENT_ID_RULE: Final = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+AgentId = Annotated[str, Field(pattern=f"^{AGENT_ID.pattern}$")]
 TokenVerifier = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
@@ -312,6 +315,13 @@ def new_control(
         )
     if not agents:
         raise UserError("a control file needs at least one agent id", subject="agent")
+    malformed = [
+        f"agent {clip(agent)}: an agent id is {AGENT_ID_RULE}"
+        for agent in agents
+        if not AGENT_ID.fullmatch(agent)
+    ]
+    if malformed:
+        raise UserError("\n".join(bound_lines(malformed, "agents")), subject="agent")
     tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
     try:
         control = ControlFile(
@@ -336,20 +346,51 @@ def _random_secret() -> str:
 
 
 def write_control(path: str | Path, control: ControlFile) -> None:
-    """Write a control file readable by its owner only (0600); never overwrite one."""
+    """Write a control file readable by its owner only (0600): whole or not at all, never
+    over an existing file, never into a run directory (it holds the seed and the salt), and
+    never larger than the limit its readers apply (it could not be read back)."""
     path = Path(path)
-    data = dumps(control.model_dump(mode="json", by_alias=True)) + b"\n"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise UserError(f"{path} exists: a control file is never overwritten") from None
-    except OSError as exc:
-        raise UserError(f"cannot create control file {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        path.unlink(missing_ok=True)
-        raise UserError(f"cannot write control file {path}: {exc.strerror}") from None
+    document = control.model_dump(mode="json", by_alias=True)
+    data = _control_bytes(document)
+    if len(data) > LIMITS["control file"]:
+        fitting = _agents_that_fit(document)
+        refuse_over_limit(
+            path,
+            "control file",
+            len(data),
+            fits=f"at most {fitting:,} of these {len(control.agents):,} agents fit",
+        )
+    if path.exists() or path.is_symlink():
+        raise UserError(f"{path} exists: a control file is never overwritten")
+    write_new_file(
+        path,
+        data,
+        what="control file",
+        new_mode=0o600,
+        why_not_in_a_run="a control file never stays with a run (it holds the seed and salt)",
+    )
+
+
+def _control_bytes(document: dict[str, Any]) -> bytes:
+    """A control file's bytes: the canonical JSON of its document and a newline."""
+    return dumps(document) + b"\n"
+
+
+def _agents_that_fit(document: dict[str, Any]) -> int:
+    """How many of the document's agents, in order, fit in a control file within its limit."""
+    agents, tokens = document["agents"], document["tokens"]
+
+    def size(count: int) -> int:
+        """The control file's size with the first `count` agents only."""
+        kept = agents[:count]
+        part = {**document, "agents": kept, "tokens": {a: tokens[a] for a in kept}}
+        return len(_control_bytes(part))
+
+    low, high = 0, len(agents)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if size(middle) <= LIMITS["control file"]:
+            low = middle
+        else:
+            high = middle - 1
+    return low

@@ -9,7 +9,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from workbench.display import money
+from workbench.display import money, prerequisites_text
 from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.tables import Table
 
@@ -41,13 +41,6 @@ def effect_text(effect: Mapping[str, Any]) -> str:
 
 def detail_text(terms: ActionTerms) -> Content:
     """Every term of an action."""
-    pre = terms.prerequisites
-    needs = [
-        f"completed: {', '.join(pre.completed)}" if pre.completed else "",
-        f"not scheduled: {', '.join(pre.not_scheduled)}" if pre.not_scheduled else "",
-        f"free cash after ≥ {money(pre.min_cash_after)}",
-        ", ".join(f"headcount {r} ≥ {n}" for r, n in pre.min_headcount.items()),
-    ]
     effects = "\n".join(f"  • {effect_text(e)}" for e in terms.effects) or "  none"
     terms_text = (
         f"{terms.description}\n\n"
@@ -55,7 +48,7 @@ def detail_text(terms: ActionTerms) -> Content:
         f"running {money(terms.running_cost_per_day)}/day for {terms.running_days} "
         f"day(s), reserves {money(terms.reserved_cash)}\n"
         f"Staffing: {staffing_text(terms)} · delay {terms.delay_days} day(s)\n"
-        f"Prerequisites: {'; '.join(n for n in needs if n)}\n"
+        f"Prerequisites: {prerequisites_text(terms.prerequisites)}\n"
         f"Effects:\n{effects}\n"
         f"Contract components: financing_net_assets {money(terms.financing_net_assets)}, "
         f"irreversible_work {money(terms.irreversible_work)}"

@@ -1,0 +1,139 @@
+"""`workbench control new`: a control file its readers can read, never in a run directory.
+
+The workbench never writes a file larger than the limit its readers apply, and a file it
+writes for a user never lands in a run directory (the control file holds the seed and
+salt): both are refused with one line, exit 2, before anything is written.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from tests.workbench.conftest import make_private
+from workbench.cli import main
+from workbench.runs.registration import load_control
+
+
+def _cli(*args: str | Path) -> Result:
+    """Run the real CLI in-process on `args`."""
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _error_lines(result: Result) -> list[str]:
+    """The error lines of a refused command (exit 2, no traceback, no token printed)."""
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output and "cfwb-agent-" not in result.output
+    return result.output.splitlines()
+
+
+def _control_new(campaign: Path, out: Path, agents: list[str]) -> Result:
+    """`workbench control new CAMPAIGN --agent A... --out OUT`."""
+    return _cli(
+        "control", "new", campaign, *[a for x in agents for a in ("--agent", x)], "--out", out
+    )
+
+
+@pytest.fixture()
+def campaign(campaign_copy: Path) -> Path:
+    """A private copy of the default campaign."""
+    return make_private(campaign_copy)
+
+
+def test_a_control_file_over_its_read_limit_is_never_written(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """Before: 800 agents gave exit 0 and a 70 KB file every later command refused."""
+    out = tmp_path / "control.json"
+    agents = [f"a{i}" for i in range(1, 801)]
+    lines = _error_lines(_control_new(campaign, out, agents))
+    assert len(lines) == 1
+    found = re.fullmatch(
+        rf"Error: {re.escape(str(out))}: control file would be [\d,]+ bytes, larger than its "
+        r"limit of 64 KiB \(at most (\d+) of these 800 agents fit\); nothing was written",
+        lines[0],
+    )
+    assert found is not None, lines
+    assert list(tmp_path.iterdir()) == [campaign]
+    fitting = int(found.group(1))
+    assert 0 < fitting < 800
+    _error_lines(_control_new(campaign, out, agents[: fitting + 1]))
+    assert not out.exists()
+    made = _control_new(campaign, out, agents[:fitting])
+    assert made.exit_code == 0, made.output
+    assert len(load_control(out).agents) == fitting  # what every later command reads
+
+
+@pytest.mark.parametrize("where", ["run", "run/inner", "link-to-run"])
+def test_a_control_file_is_never_written_into_a_run_directory(
+    campaign: Path, tmp_path: Path, demo_run: Path, where: str
+) -> None:
+    """Before: `--out RUN/ctl.json` put the seed and salt in the run without complaint."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    (run / "inner").mkdir()
+    (tmp_path / "link-to-run").symlink_to(run)
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+    out = tmp_path / where / "ctl.json"
+    lines = _error_lines(_control_new(campaign, out, ["a1"]))
+    assert len(lines) == 1
+    assert lines[0].startswith(f"Error: control file {out}: ")
+    assert lines[0].endswith(
+        "is a run directory; a control file never stays with a run (it holds the seed and salt)"
+    )
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
+
+
+def test_ledger_out_is_refused_below_a_run_directory_too(demo_run: Path, tmp_path: Path) -> None:
+    """The same rule for every file written for a user: a folder inside a run is the run."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    (run / "exports").mkdir()
+    out = run / "exports" / "ledger.csv"
+    lines = _error_lines(_cli("ledger", run, "--format", "csv", "--out", out))
+    assert lines == [
+        f"Error: output file {out}: {run} is a run directory; exports are never written into a run"
+    ]
+    assert not out.exists()
+
+
+def test_a_control_file_is_its_owner_s_alone_whole_and_never_overwritten(
+    campaign: Path, tmp_path: Path
+) -> None:
+    """Written through a temporary sibling now, it keeps mode 0600 and leaves nothing else."""
+    out = tmp_path / "keys" / "control.json"
+    out.parent.mkdir()
+    made = _control_new(campaign, out, ["a1", "a2"])
+    assert made.exit_code == 0, made.output
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    assert [p.name for p in out.parent.iterdir()] == ["control.json"]
+    before = out.read_bytes()
+    lines = _error_lines(_control_new(campaign, out, ["a3"]))
+    assert lines == [f"Error: {out} exists: a control file is never overwritten"]
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("agents", "bad"),
+    [([""], [""]), (["ok", "b b", "-x", "x" * 65], ["b b", "-x", "x" * 65])],
+)
+def test_each_malformed_agent_id_gets_one_line(
+    campaign: Path, tmp_path: Path, agents: list[str], bad: list[str]
+) -> None:
+    """Before: `--agent ''` also printed `agents: Tuple should have at least 1 item`."""
+    out = tmp_path / "control.json"
+    lines = _error_lines(_control_new(campaign, out, agents))
+    rule = (
+        "an agent id is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    )
+    expected = [f"agent {a!r}: {rule}" for a in bad]
+    expected[0] = f"Error: {expected[0]}"
+    expected[-1] += " (--agent)"
+    assert lines == expected
+    assert not out.exists()
