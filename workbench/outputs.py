@@ -2,9 +2,11 @@
 
 `atomic_write` replaces a file through a uniquely named temporary sibling (fsync, rename), so
 two writers never share a temporary file and a reader never sees half a file.
-`write_new_file` is for files a user names (`ledger --out`): it refuses an existing file
-unless forced, refuses anything that is not a regular file even when forced (devices,
-symbolic links, directories), and never writes into a run directory. `claim_output_dir`
+`write_new_file` is for files a user names (`ledger --out`, `vc generate --out`, ...): it
+refuses an existing file unless forced, refuses anything that is not a regular file even
+when forced (devices, symbolic links, directories), and never writes into a run directory;
+`check_new_file` makes the same checks before a command's work, `write_new_files` writes
+several such files, checking every one before writing any. `claim_output_dir`
 claims an evaluation's output directory under a lock, so two validations can never share
 one, and the partial output of one killed outright is cleared by the next.
 Every failure is a one-line UserError.
@@ -68,17 +70,17 @@ def _create_temp(directory: Path, name: str, mode: int) -> tuple[int, Path]:
 
 
 def _write_temp(
-    directory: Path, name: str, data: bytes, what: str, target: Path
+    directory: Path, name: str, data: bytes, what: str, target: Path, new_mode: int = 0o666
 ) -> tuple[int, Path]:
     """`data` in a new uniquely named temporary file in `directory`: its open descriptor and path.
 
-    The file is created with the target's mode when it replaces one (a new file's mode
-    otherwise), so most writes need no chmod; a missing or non-directory parent is
+    The file is created with the target's mode when it replaces one (`new_mode`, less the
+    umask, otherwise), so most writes need no chmod; a missing or non-directory parent is
     diagnosed only when the create fails. Not yet fsynced: the caller does that.
     """
     existing = existing_mode(target)
     try:
-        fd, temp = _create_temp(directory, name, 0o666 if existing is None else existing)
+        fd, temp = _create_temp(directory, name, new_mode if existing is None else existing)
     except OSError as exc:
         if isinstance(exc, FileNotFoundError | NotADirectoryError):
             _parent(target, what)
@@ -94,9 +96,11 @@ def _write_temp(
     return fd, temp
 
 
-def _written_durably(directory: Path, name: str, data: bytes, what: str, target: Path) -> Path:
+def _written_durably(
+    directory: Path, name: str, data: bytes, what: str, target: Path, new_mode: int = 0o666
+) -> Path:
     """`data` in a new, fsynced temporary file in `directory` (see `_write_temp`)."""
-    fd, temp = _write_temp(directory, name, data, what, target)
+    fd, temp = _write_temp(directory, name, data, what, target, new_mode)
     try:
         with _cannot_write(target, what):
             os.fsync(fd)
@@ -163,15 +167,12 @@ def _cannot_write(path: Path, what: str) -> Iterator[None]:
         raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
 
 
-def write_new_file(
-    path: Path, data: bytes, *, force: bool = False, what: str = "output file"
-) -> None:
-    """Write a user-named output file atomically; never clobber, never write into a run.
+def _check_new(path: Path, force: bool, what: str) -> Path:
+    """The directory a user-named output `path` goes into, once `path` may be written there.
 
-    An existing regular file is replaced only with `force`; anything else that exists at
-    `path` (a device, a symbolic link, a directory) is refused even then.
+    Refused: a missing parent, a run directory as the parent, anything at `path` that is
+    not a regular file (even with `force`), and an existing regular file without `force`.
     """
-    path = Path(path)
     parent = _parent(path, what)
     if (parent / RUN_MARKER).exists():
         raise UserError(
@@ -180,17 +181,71 @@ def write_new_file(
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        info = None
+        return parent
     except OSError as exc:
         raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
-    if info is not None:
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{what} {path}: is {kind_of(info.st_mode)}; refusing to replace it")
-        if not force:
-            raise UserError(
-                f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
-            )
-    temp = _written_durably(parent, path.name, data, what, path)
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"{what} {path}: is {kind_of(info.st_mode)}; refusing to replace it")
+    if not force:
+        raise UserError(
+            f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
+        )
+    return parent
+
+
+def check_new_file(path: Path, *, force: bool = False, what: str = "output file") -> None:
+    """Refuse at once what `write_new_file` would refuse, before a command does its work
+    (the write checks again: this only spares the work when the output is refused)."""
+    _check_new(Path(path), force, what)
+
+
+def write_new_file(
+    path: Path,
+    data: bytes,
+    *,
+    force: bool = False,
+    what: str = "output file",
+    new_mode: int = 0o666,
+) -> None:
+    """Write a user-named output file atomically; never clobber, never write into a run.
+
+    An existing regular file is replaced only with `force`; anything else that exists at
+    `path` (a device, a symbolic link, a directory) is refused even then. A new file gets
+    `new_mode` less the umask; a replaced one keeps its mode.
+    """
+    write_new_files([(Path(path), data)], force=force, what=what, new_mode=new_mode)
+
+
+def write_new_files(
+    files: Sequence[tuple[Path, bytes]],
+    *,
+    force: bool = False,
+    what: str = "output file",
+    new_mode: int = 0o666,
+) -> None:
+    """Write user-named output files, each as `write_new_file` writes one.
+
+    Every path is checked, and every file written and fsynced to its temporary sibling,
+    before the first is put in place (in the order given): a refusal or a failed write
+    leaves every path as it was.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        parents = [_check_new(Path(path), force, what) for path, _ in files]
+        for parent, (path, data) in zip(parents, files, strict=True):
+            target = Path(path)
+            temp = _written_durably(parent, target.name, data, what, target, new_mode)
+            staged.append((temp, target))
+        for temp, target in staged:
+            _put_in_place(temp, target, force, what)
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def _put_in_place(temp: Path, path: Path, force: bool, what: str) -> None:
+    """Give the written temporary file `temp` the name `path`: a rename over the old file
+    with `force`, otherwise a link that fails if `path` appeared meanwhile."""
     try:
         if force:
             os.replace(temp, path)
@@ -202,8 +257,6 @@ def write_new_file(
         ) from None
     except OSError as exc:
         raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
