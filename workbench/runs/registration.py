@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,6 +27,7 @@ from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded
 from workbench.messages import clip, validation_message
+from workbench.outputs import write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
 RUN_SCHEMA: Final = "cfwb.run/2"
@@ -325,20 +325,16 @@ def _random_secret() -> str:
 
 
 def write_control(path: str | Path, control: ControlFile) -> None:
-    """Write a control file readable by its owner only (0600); never overwrite one."""
+    """Write a control file readable by its owner only (0600), whole or not at all.
+
+    Never over an existing file (or a link, device or directory), and never into a run
+    directory: the file holds the seed and salt a run must never carry.
+    """
     path = Path(path)
     data = dumps(control.model_dump(mode="json", by_alias=True)) + b"\n"
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        raise UserError(f"{path} exists: a control file is never overwritten") from None
-    except OSError as exc:
-        raise UserError(f"cannot create control file {path}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as exc:
-        path.unlink(missing_ok=True)
-        raise UserError(f"cannot write control file {path}: {exc.strerror}") from None
+        write_new_file(path, data, what="control file", new_mode=0o600)
+    except UserError as exc:
+        if exc.subject == "force":
+            raise UserError(f"{path} exists: a control file is never overwritten") from None
+        raise
