@@ -10,7 +10,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
-from graders.vc_deal import dataset_sha256, generate, to_jsonl
+from graders.vc_deal import MAX_NUM_EXAMPLES, GenerationError, dataset_sha256, generate, to_jsonl
 from workbench.cli import main
 
 
@@ -49,8 +49,45 @@ def test_generate_defaults_match_the_golden_hash(tmp_path: Path) -> None:
 def test_generate_refuses_fewer_than_one_item(tmp_path: Path, n: str) -> None:
     out = tmp_path / "vc.jsonl"
     code, stdout, err = _run("vc", "generate", "-n", n, "--out", str(out))
-    assert "at least 1" in _one_line_error(code, err)
+    assert f"is not in the range 1 to {MAX_NUM_EXAMPLES}" in _one_line_error(code, err)
     assert not out.exists() and stdout == ""
+
+
+@pytest.mark.parametrize(
+    "n", [str(MAX_NUM_EXAMPLES + 1), str(2**63), "100000000000000000000", "9" * 5000]
+)
+def test_generate_refuses_more_items_than_the_limit_before_any_work(tmp_path: Path, n: str) -> None:
+    """-n 10**20 was a traceback (islice); -n 10**10 ran until memory gave out."""
+    out = tmp_path / "vc.jsonl"
+    code, stdout, err = _run("vc", "generate", "-n", n, "--out", str(out))
+    message = _one_line_error(code, err)
+    assert "--num-examples" in message and f"range 1 to {MAX_NUM_EXAMPLES}" in message
+    assert not out.exists() and stdout == ""
+
+
+@pytest.mark.parametrize("size", [MAX_NUM_EXAMPLES + 1, 10**20])
+def test_the_generator_itself_refuses_more_items_than_the_limit(size: int) -> None:
+    with pytest.raises(GenerationError, match=f"from 1 to {MAX_NUM_EXAMPLES}"):
+        generate(size, 42)
+
+
+@pytest.mark.parametrize("seed", ["9" * 5000, str(2**63), str(-(2**63) - 1), "seven", "1" * 41])
+def test_generate_refuses_a_seed_out_of_range_quoting_it_clipped(seed: str) -> None:
+    code, stdout, err = _run("vc", "generate", "-n", "1", "--seed", seed)
+    assert "--seed" in _one_line_error(code, err) and stdout == ""
+
+
+@pytest.mark.parametrize("seed", [str(-(2**63)), "-5", "0", str(2**63 - 1)])
+def test_generate_takes_every_signed_64_bit_seed(seed: str) -> None:
+    code, stdout, err = _run("vc", "generate", "-n", "2", "--seed", seed)
+    assert code == 0, err
+    assert stdout.encode() == to_jsonl(generate(2, int(seed)))
+
+
+@pytest.mark.parametrize("command", [["vc", "grade", "x.jsonl"], ["causal", "audit", "-n", "1"]])
+def test_a_huge_worker_count_is_quoted_clipped(command: list[str]) -> None:
+    code, _, err = _run(*command, "--workers", "9" * 5000)
+    assert "--workers" in _one_line_error(code, err)
 
 
 def _not_a_regular_file(kind: str, tmp_path: Path) -> Path:

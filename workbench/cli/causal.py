@@ -21,7 +21,7 @@ from graders.causal_gym.staging import DATA_FILE, README_FILE
 from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
-from workbench.cli.options import executor_options, executor_spec
+from workbench.cli.options import Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 from workbench.outputs import RUN_MARKER, check_new_file, write_new_file, write_new_files
@@ -30,30 +30,6 @@ KEY_HELP = (
     "Hex key (at least 32 hex digits); the CAUSAL_GYM_KEY environment variable overrides it; "
     "default: the public key. A blank key is an error."
 )
-
-
-class Whole(click.ParamType[int]):
-    """A whole number in [low, high]; a bad value is quoted clipped, never in full."""
-
-    name = "integer"
-
-    def __init__(self, low: int, high: int, high_text: str | None = None) -> None:
-        self.low, self.high = low, high
-        self.high_text = high_text or str(high)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        """Parse and range-check without echoing a huge value."""
-        text = str(value).strip()
-        span = f"is not in the range {self.low} to {self.high_text}"
-        try:
-            number = value if isinstance(value, int) and not isinstance(value, bool) else int(text)
-        except ValueError:
-            if text.lstrip("+-").isdigit():
-                self.fail(f"{clip(text)} {span}", param, ctx)
-            self.fail(f"'{clip(text)}' is not a whole number", param, ctx)
-        if not self.low <= number <= self.high:
-            self.fail(f"{clip(text)} {span}", param, ctx)
-        return number
 
 
 class Named(click.Choice[str]):

@@ -10,6 +10,7 @@ import orjson
 from graders.vc_deal import (
     DEFAULT_NUM_EXAMPLES,
     DEFAULT_SEED,
+    MAX_NUM_EXAMPLES,
     GenerationError,
     GradeInputError,
     Summary,
@@ -22,10 +23,13 @@ from graders.vc_deal import (
 from graders.vc_deal.batch import json_number
 from graders.vc_deal.gold import shown
 from graders.vc_deal.verdicts import gold_window
-from workbench.cli.options import FILE, executor_options, executor_spec
+from workbench.cli.options import FILE, Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 from workbench.outputs import check_new_file, write_new_file
+
+SEED = Whole(-(2**63), 2**63 - 1, "2**63 - 1", low_text="-2**63")
+"""A generator seed: a signed 64-bit whole number."""
 
 
 @click.group(name="vc")
@@ -34,14 +38,21 @@ def vc() -> None:
 
 
 @vc.command()
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Generator seed.")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Generator seed (-2**63 to 2**63 - 1).",
+)
 @click.option(
     "-n",
     "--num-examples",
-    type=int,
+    type=Whole(1, MAX_NUM_EXAMPLES),
     default=DEFAULT_NUM_EXAMPLES,
     show_default=True,
-    help="Items to generate: half easy (the extra one when odd), half hard.",
+    help=f"Items to generate (1 to {MAX_NUM_EXAMPLES}): half easy (the extra one when odd), "
+    "half hard.",
 )
 @click.option(
     "--out",
@@ -66,8 +77,6 @@ def generate(
 
     --out is checked before any item is made, and written whole or not at all.
     """
-    if num_examples < 1:
-        raise UserError(f"-n/--num-examples must be at least 1, got {num_examples}")
     if out is not None:
         check_new_file(out, force=force)
     try:
