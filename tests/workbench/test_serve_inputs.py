@@ -125,6 +125,21 @@ def test_a_run_of_another_campaign_is_refused_before_serving(
     assert _snapshot(run) == before
 
 
+def test_a_run_a_writer_would_repair_is_not_refused(
+    busy_port: int, demo_run: Path, tmp_path: Path
+) -> None:
+    """A journal whose last append was cut short is repaired by the session that opens the
+    run to write: serve's check must not be stricter than the play it starts."""
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    with (run / "journal.jsonl").open("ab") as journal:
+        journal.write(b'{"seq":99,"ki')
+    before = _snapshot(run)
+    message = _one_line_error(_serve(busy_port, "--run", str(run)))
+    assert message == f"Error: cannot listen on 127.0.0.1:{busy_port}: Address already in use"
+    assert _snapshot(run) == before
+
+
 def test_a_runs_folder_that_is_a_file_is_refused_before_serving(
     busy_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

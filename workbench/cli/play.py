@@ -136,9 +136,11 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
     """Serve the dashboard in a browser (demonstrations).
 
-    CAMPAIGN and --run are opened first as each browser session's `play` opens them (a
-    run read-only; a new one only checked, nothing written), so a bad one is one line
-    here, exit 2, instead of serving an error to every browser session.
+    CAMPAIGN and --run are checked first, as each browser session's `play` would open
+    them, writing nothing: a run's run.json against its campaign (its journal is left to
+    the session, which repairs what a killed writer left), a new run directory as a run
+    is created in it, the campaign of new runs loaded. A bad one is one line here, exit
+    2, instead of an error served to every browser session.
     """
     from textual_serve.server import Server
 
@@ -147,14 +149,17 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle
-    from workbench.runs.files import RunPaths
-    from workbench.runs.registration import resolve_identity
+    from workbench.runs.files import RunPaths, read_registration
+    from workbench.runs.registration import check_registration, resolve_identity
 
     try:
         if run_dir is None:
             resolve_identity(load_bundle(campaign or DEFAULT_CAMPAIGN), None, None)
-        elif RunPaths(run_dir).exists():
-            PlayerSession.resume(run_dir, campaign, autoseal=False, read_only=True).close()
+        elif (paths := RunPaths(run_dir)).exists():
+            registration = read_registration(paths)
+            bundle = load_bundle(campaign or registration.campaign_path)
+            identity = resolve_identity(bundle, None, registration.agent_id)
+            check_registration(str(run_dir), registration, bundle, identity)
         else:
             PlayerSession.create(run_dir, campaign, autoseal=False).close()
     except UserError as exc:
