@@ -297,10 +297,11 @@ def _generate_args(out: Path, task_id: int = 1) -> list[str]:
     return ["causal", "generate", "--family", "ate", "--task-id", str(task_id), "--out", str(out)]
 
 
-def _put(kind: str, path: Path) -> None:
-    """Something that is not a regular file at `path` (a link's target is one)."""
+def _put(kind: str, path: Path, elsewhere: Path) -> None:
+    """Something that is not a regular file at `path` (a link's target, in the folder
+    `elsewhere`, is one)."""
     if kind == "symlink":
-        target = path.parent / "mine.txt"
+        target = elsewhere / "mine.txt"
         target.write_text("mine")
         path.symlink_to(target)
     elif kind == "device":
@@ -346,13 +347,13 @@ def test_generate_never_replaces_a_staged_name_that_is_not_a_regular_file(
 ) -> None:
     out = tmp_path / "task"
     out.mkdir()
-    _put(kind, out / name)
-    before = _snapshot(out)
+    _put(kind, out / name, tmp_path)
+    before = _snapshot(tmp_path), _snapshot(out)
     for force in ([], ["--force"]):
         _one_line_error(runner.invoke(main, [*_generate_args(out), *force]))
-        assert _snapshot(out) == before
+        assert (_snapshot(tmp_path), _snapshot(out)) == before
     if kind == "symlink":
-        assert (tmp_path / "task" / "mine.txt").read_text() == "mine"
+        assert (tmp_path / "mine.txt").read_text() == "mine"
 
 
 def test_generate_never_stages_into_a_run_directory(
@@ -408,7 +409,7 @@ def test_audit_json_and_manifest_never_replace_a_link_device_or_pipe(
     """Refused with and without --force, and before any work: the audit and the manifest
     used to run to the end first, then refuse the path."""
     out = tmp_path / "out.json"
-    _put(kind, out)
+    _put(kind, out, tmp_path)
     before = _snapshot(tmp_path)
     for args in _file_commands(out):
         for force in ([], ["--force"]):
