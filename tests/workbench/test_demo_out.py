@@ -19,6 +19,7 @@ from workbench.cli import main
 
 
 def _demo(out: Path) -> Result:
+    """`workbench demo --out OUT` through click."""
     return CliRunner().invoke(main, ["demo", "--out", str(out)])
 
 

@@ -33,6 +33,7 @@ def busy_port() -> Iterator[int]:
 
 
 def _serve(port: int, *args: str) -> Result:
+    """`workbench serve ARGS --port PORT` through click."""
     return CliRunner().invoke(main, ["serve", *args, "--port", str(port)])
 
 

@@ -46,6 +46,7 @@ class Whole(click.ParamType[int]):
         *,
         low_text: str | None = None,
     ) -> None:
+        """Bounds `low` and `high` (None: none), shown in messages as `low_text`/`high_text`."""
         self.low, self.high = low, high
         self.low_text = low_text or str(low)
         self.high_text = high_text or str(high)

@@ -294,6 +294,7 @@ def _one_line_error(result: Result) -> str:
 
 
 def _generate_args(out: Path, task_id: int = 1) -> list[str]:
+    """`causal generate` of ate task `task_id` into `out`."""
     return ["causal", "generate", "--family", "ate", "--task-id", str(task_id), "--out", str(out)]
 
 
