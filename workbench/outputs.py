@@ -2,9 +2,11 @@
 
 `atomic_write` replaces a file through a uniquely named temporary sibling (fsync, rename), so
 two writers never share a temporary file and a reader never sees half a file.
-`write_new_file` is for files a user names (`ledger --out`): it refuses an existing file
-unless forced, refuses anything that is not a regular file even when forced (devices,
-symbolic links, directories), and never writes into a run directory. `claim_output_dir`
+`write_new_file` is for files a user names (`ledger --out`, `vc generate --out`, ...): it
+refuses an existing file unless forced, refuses anything that is not a regular file even
+when forced (devices, symbolic links, directories), and never writes into a run directory;
+`check_new_file` makes the same checks before a command's work, `write_new_files` writes
+several such files, checking every one before writing any. `claim_output_dir`
 claims an evaluation's output directory under a lock, so two validations can never share
 one, and the partial output of one killed outright is cleared by the next.
 Every failure is a one-line UserError.
@@ -38,6 +40,8 @@ reseeds, so parent and child never draw the same names into one directory."""
 os.register_at_fork(after_in_child=_names.seed)
 
 RUN_MARKER = "run.json"
+NOT_IN_A_RUN = "exports are never written into a run"
+"""Why a user-named output is refused in a run directory (unless the caller says better)."""
 """The file that makes a directory a run directory (workbench.runs.files.RUN_FILE)."""
 
 
@@ -185,6 +189,41 @@ def refuse_run_directory(path: Path, what: str, why: str) -> None:
         raise UserError(f"{what} {path}: {run} is a run directory; {why}")
 
 
+def _check_new(path: Path, force: bool, what: str, why_not_in_a_run: str) -> Path:
+    """The directory a user-named output `path` goes into, once `path` may be written there.
+
+    Refused: a missing parent, a run directory as the parent, anything at `path` that is
+    not a regular file (even with `force`), and an existing regular file without `force`.
+    """
+    parent = _parent(path, what)
+    refuse_run_directory(path, what, why_not_in_a_run)
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return parent
+    except OSError as exc:
+        raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"{what} {path}: is {kind_of(info.st_mode)}; refusing to replace it")
+    if not force:
+        raise UserError(
+            f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
+        )
+    return parent
+
+
+def check_new_file(
+    path: Path,
+    *,
+    force: bool = False,
+    what: str = "output file",
+    why_not_in_a_run: str = NOT_IN_A_RUN,
+) -> None:
+    """Refuse at once what `write_new_file` would refuse, before a command does its work
+    (the write checks again: this only spares the work when the output is refused)."""
+    _check_new(Path(path), force, what, why_not_in_a_run)
+
+
 def write_new_file(
     path: Path,
     data: bytes,
@@ -192,32 +231,54 @@ def write_new_file(
     force: bool = False,
     what: str = "output file",
     new_mode: int = 0o666,
-    why_not_in_a_run: str = "exports are never written into a run",
+    why_not_in_a_run: str = NOT_IN_A_RUN,
 ) -> None:
     """Write a user-named output file atomically; never clobber, never write into a run.
 
     An existing regular file is replaced only with `force`; anything else that exists at
     `path` (a device, a symbolic link, a directory) is refused even then. A new file gets
-    `new_mode` less the umask; the file appears whole (a temporary sibling linked into
-    place) or not at all.
+    `new_mode` less the umask; a replaced one keeps its mode.
     """
-    path = Path(path)
-    parent = _parent(path, what)
-    refuse_run_directory(path, what, why_not_in_a_run)
+    write_new_files(
+        [(Path(path), data)],
+        force=force,
+        what=what,
+        new_mode=new_mode,
+        why_not_in_a_run=why_not_in_a_run,
+    )
+
+
+def write_new_files(
+    files: Sequence[tuple[Path, bytes]],
+    *,
+    force: bool = False,
+    what: str = "output file",
+    new_mode: int = 0o666,
+    why_not_in_a_run: str = NOT_IN_A_RUN,
+) -> None:
+    """Write user-named output files, each as `write_new_file` writes one.
+
+    Every path is checked, and every file written and fsynced to its temporary sibling,
+    before the first is put in place (in the order given): a refusal or a failed write
+    leaves every path as it was.
+    """
+    staged: list[tuple[Path, Path]] = []
     try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        info = None
-    except OSError as exc:
-        raise UserError(f"{what} {path}: cannot inspect ({_why(exc)})") from None
-    if info is not None:
-        if not stat.S_ISREG(info.st_mode):
-            raise UserError(f"{what} {path}: is {kind_of(info.st_mode)}; refusing to replace it")
-        if not force:
-            raise UserError(
-                f"{what} {path}: exists; refusing to overwrite it unless forced", subject="force"
-            )
-    temp = _written_durably(parent, path.name, data, what, path, new_mode)
+        parents = [_check_new(Path(path), force, what, why_not_in_a_run) for path, _ in files]
+        for parent, (path, data) in zip(parents, files, strict=True):
+            target = Path(path)
+            temp = _written_durably(parent, target.name, data, what, target, new_mode)
+            staged.append((temp, target))
+        for temp, target in staged:
+            _put_in_place(temp, target, force, what)
+    finally:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+
+
+def _put_in_place(temp: Path, path: Path, force: bool, what: str) -> None:
+    """Give the written temporary file `temp` the name `path`: a rename over the old file
+    with `force`, otherwise a link that fails if `path` appeared meanwhile."""
     try:
         if force:
             os.replace(temp, path)
@@ -229,8 +290,6 @@ def write_new_file(
         ) from None
     except OSError as exc:
         raise UserError(f"{what} {path}: cannot write ({_why(exc)})") from None
-    finally:
-        temp.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from graders.vc_deal.extract import (
 from graders.vc_deal.generator import (
     DEFAULT_NUM_EXAMPLES,
     DEFAULT_SEED,
+    MAX_NUM_EXAMPLES,
     Difficulty,
     GenerationError,
     Item,
@@ -52,6 +53,7 @@ from graders.vc_deal.verdicts import Verdicts, grade_completion, judge
 __all__ = [
     "DEFAULT_NUM_EXAMPLES",
     "DEFAULT_SEED",
+    "MAX_NUM_EXAMPLES",
     "Accuracy",
     "BatchReport",
     "Difficulty",

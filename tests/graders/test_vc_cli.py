@@ -1,19 +1,32 @@
 """`workbench vc` through click: generate, grade a file, grade one text, and every user error."""
 
 import hashlib
+import os
+import shutil
+import stat
 from pathlib import Path
 
 import orjson
 import pytest
 from click.testing import CliRunner
 
-from graders.vc_deal import dataset_sha256, generate, to_jsonl
+from graders.vc_deal import MAX_NUM_EXAMPLES, GenerationError, dataset_sha256, generate, to_jsonl
 from workbench.cli import main
 
 
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(main, list(args))
     return result.exit_code, result.stdout, result.stderr
+
+
+def _one_line_error(code: int, err: str) -> str:
+    """The one `Error:` line of a refused command (exit 2, no traceback)."""
+    assert code == 2, err
+    assert "Traceback" not in err
+    errors = [line for line in err.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, err
+    assert len(errors[0]) < 300, err
+    return errors[0]
 
 
 def test_generate_to_stdout_is_the_canonical_dataset() -> None:
@@ -36,8 +49,116 @@ def test_generate_defaults_match_the_golden_hash(tmp_path: Path) -> None:
 def test_generate_refuses_fewer_than_one_item(tmp_path: Path, n: str) -> None:
     out = tmp_path / "vc.jsonl"
     code, stdout, err = _run("vc", "generate", "-n", n, "--out", str(out))
-    assert code == 2 and "at least 1" in err and "Traceback" not in err
+    assert f"is not in the range 1 to {MAX_NUM_EXAMPLES}" in _one_line_error(code, err)
     assert not out.exists() and stdout == ""
+
+
+@pytest.mark.parametrize(
+    "n", [str(MAX_NUM_EXAMPLES + 1), str(2**63), "100000000000000000000", "9" * 5000]
+)
+def test_generate_refuses_more_items_than_the_limit_before_any_work(tmp_path: Path, n: str) -> None:
+    """-n 10**20 was a traceback (islice); -n 10**10 ran until memory gave out."""
+    out = tmp_path / "vc.jsonl"
+    code, stdout, err = _run("vc", "generate", "-n", n, "--out", str(out))
+    message = _one_line_error(code, err)
+    assert "--num-examples" in message and f"range 1 to {MAX_NUM_EXAMPLES}" in message
+    assert not out.exists() and stdout == ""
+
+
+@pytest.mark.parametrize("size", [MAX_NUM_EXAMPLES + 1, 10**20])
+def test_the_generator_itself_refuses_more_items_than_the_limit(size: int) -> None:
+    with pytest.raises(GenerationError, match=f"from 1 to {MAX_NUM_EXAMPLES}"):
+        generate(size, 42)
+
+
+@pytest.mark.parametrize("seed", ["9" * 5000, str(2**63), str(-(2**63) - 1), "seven", "1" * 41])
+def test_generate_refuses_a_seed_out_of_range_quoting_it_clipped(seed: str) -> None:
+    code, stdout, err = _run("vc", "generate", "-n", "1", "--seed", seed)
+    assert "--seed" in _one_line_error(code, err) and stdout == ""
+
+
+@pytest.mark.parametrize("seed", [str(-(2**63)), "-5", "0", str(2**63 - 1)])
+def test_generate_takes_every_signed_64_bit_seed(seed: str) -> None:
+    code, stdout, err = _run("vc", "generate", "-n", "2", "--seed", seed)
+    assert code == 0, err
+    assert stdout.encode() == to_jsonl(generate(2, int(seed)))
+
+
+@pytest.mark.parametrize("command", [["vc", "grade", "x.jsonl"], ["causal", "audit", "-n", "1"]])
+def test_a_huge_worker_count_is_quoted_clipped(command: list[str]) -> None:
+    code, _, err = _run(*command, "--workers", "9" * 5000)
+    assert "--workers" in _one_line_error(code, err)
+
+
+def _not_a_regular_file(kind: str, tmp_path: Path) -> Path:
+    """Something at `tmp_path/out.jsonl` that is not a regular file (a link's target is)."""
+    out = tmp_path / "out.jsonl"
+    if kind == "symlink":
+        (tmp_path / "target.txt").write_text("mine")
+        out.symlink_to(tmp_path / "target.txt")
+    elif kind == "dangling symlink":
+        out.symlink_to(tmp_path / "nowhere.txt")
+    elif kind == "device":
+        try:
+            os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device needs root")
+    elif kind == "named pipe":
+        os.mkfifo(out)
+    else:
+        out.mkdir()
+    return out
+
+
+@pytest.mark.parametrize(
+    "kind", ["symlink", "dangling symlink", "device", "named pipe", "directory"]
+)
+@pytest.mark.parametrize("force", [[], ["--force"]])
+def test_generate_out_never_replaces_what_is_not_a_regular_file(
+    tmp_path: Path, kind: str, force: list[str]
+) -> None:
+    """A character device at --out became a regular 0600 file (as root, /dev/null once)."""
+    out = _not_a_regular_file(kind, tmp_path)
+    before = os.lstat(out)
+    code, stdout, err = _run("vc", "generate", "-n", "1", "--out", str(out), *force)
+    _one_line_error(code, err)
+    after = os.lstat(out)
+    assert (after.st_mode, after.st_ino, after.st_rdev) == (
+        before.st_mode,
+        before.st_ino,
+        before.st_rdev,
+    )
+    assert not (tmp_path / "nowhere.txt").exists()
+    if kind == "symlink":
+        assert (tmp_path / "target.txt").read_text() == "mine"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_generate_out_refuses_an_existing_file_unless_forced(tmp_path: Path) -> None:
+    out = tmp_path / "vc.jsonl"
+    out.write_text("mine")
+    out.chmod(0o640)
+    code, stdout, err = _run("vc", "generate", "-n", "3", "--out", str(out))
+    assert "refusing to overwrite it unless forced (--force)" in _one_line_error(code, err)
+    assert out.read_text() == "mine"
+    code, stdout, err = _run("vc", "generate", "-n", "3", "--out", str(out), "--force")
+    assert code == 0, err
+    assert out.read_bytes() == to_jsonl(generate(3, 42))
+    assert out.stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["vc.jsonl"]
+
+
+@pytest.mark.parametrize("name", ["journal.jsonl", "seal.json", "vc.jsonl"])
+def test_generate_out_never_writes_into_a_run_directory(
+    demo_run: Path, tmp_path: Path, name: str
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    for force in ([], ["--force"]):
+        code, _, err = _run("vc", "generate", "-n", "1", "--out", str(run / name), *force)
+        assert "is a run directory" in _one_line_error(code, err)
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
 
 
 def test_generate_into_a_missing_directory_is_a_user_error(tmp_path: Path) -> None:

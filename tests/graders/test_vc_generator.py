@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from graders.vc_deal import (
+    MAX_NUM_EXAMPLES,
     GenerationError,
     TemplateError,
     dataset_sha256,
@@ -112,6 +113,16 @@ def test_item_at_indexes_each_difficulty() -> None:
         item_at("medium", 42, 0)  # type: ignore[arg-type]
     with pytest.raises(GenerationError):
         item_at("easy", 42, -1)
+
+
+@pytest.mark.parametrize("index", [MAX_NUM_EXAMPLES // 2, 10**20, 10**400])
+def test_item_at_refuses_an_index_beyond_the_largest_dataset(index: int) -> None:
+    """An index past sys.maxsize was islice's traceback; a large one ran out of memory."""
+    with pytest.raises(
+        GenerationError, match=f"index must be from 0 to {MAX_NUM_EXAMPLES // 2 - 1}"
+    ) as info:
+        item_at("hard", 42, index)
+    assert len(str(info.value)) < 200
 
 
 def test_no_duplicate_questions_and_question_is_scenario_plus_instruction() -> None:

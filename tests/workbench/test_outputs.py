@@ -21,6 +21,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.workbench.conftest import make_private
 from workbench import outputs
 from workbench.cli import main
 from workbench.errors import UserError
@@ -425,6 +426,38 @@ def test_ledger_out_into_an_unwritable_place_is_one_line(demo_run: Path) -> None
     result = _cli("ledger", str(demo_run), "--out", "/proc/cfwb-ledger.csv")
     assert "cannot write" in _one_line_error(result)
     assert not os.path.lexists("/proc/cfwb-ledger.csv")
+
+
+# -- control new --out ----------------------------------------------------------------
+
+
+def test_control_new_never_writes_into_a_run_directory(
+    campaign_copy: Path, demo_run: Path, tmp_path: Path
+) -> None:
+    """The control file holds the seed and salt a run must never carry; it could be
+    written straight into a run directory."""
+    campaign = make_private(campaign_copy)
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    result = _cli("control", "new", str(campaign), "--agent", "a", "--out", str(run / "c.json"))
+    assert "is a run directory" in _one_line_error(result)
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def test_control_new_writes_an_owner_only_file_whole_and_no_temporary(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    campaign = make_private(campaign_copy)
+    out = tmp_path / "control.json"
+    result = _cli("control", "new", str(campaign), "--agent", "a", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert out.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["campaign", "control.json"]
+    for target in (out, Path("/dev/full")):
+        again = _cli("control", "new", str(campaign), "--agent", "b", "--out", str(target))
+        _one_line_error(again)
+    assert Path("/dev/full").is_char_device()
 
 
 @pytest.mark.parametrize("kind", ["dangling link", "file", "under a file", "unwritable"])

@@ -254,14 +254,15 @@ def verify_report(
     type=DIR,
     default=Path("runs/demo"),
     show_default=True,
-    help="Run directory for the demo play (a fresh one is picked if it exists).",
+    help="Run directory for the demo play (new; beside an existing directory the first "
+    "free OUT-2, OUT-3, ... is used; anything else there is refused).",
 )
 def demo(out: Path) -> None:
     """Play the default campaign with a scripted player, validate it, print the summary."""
     from workbench.evaluation.evaluator import run_evaluation
-    from workbench.play.demo import next_free, play_demo
+    from workbench.play.demo import demo_run_dir, next_free, play_demo
 
-    run_dir = play_demo(next_free(out))
+    run_dir = play_demo(demo_run_dir(out))
     click.echo(f"played the default campaign into {run_dir}")
     checks = next_free(run_dir.with_name(run_dir.name + "-validation"))
     bar = _StderrBar("validating")

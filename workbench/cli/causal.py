@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -21,39 +21,20 @@ from graders.causal_gym.staging import DATA_FILE, README_FILE
 from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
-from ledger.file_modes import replacing_mode
-from workbench.cli.options import executor_options, executor_spec
+from workbench.cli.options import Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.outputs import (
+    check_new_file,
+    run_directory_holding,
+    write_new_file,
+    write_new_files,
+)
 
 KEY_HELP = (
     "Hex key (at least 32 hex digits); the CAUSAL_GYM_KEY environment variable overrides it; "
     "default: the public key. A blank key is an error."
 )
-
-
-class Whole(click.ParamType[int]):
-    """A whole number in [low, high]; a bad value is quoted clipped, never in full."""
-
-    name = "integer"
-
-    def __init__(self, low: int, high: int, high_text: str | None = None) -> None:
-        self.low, self.high = low, high
-        self.high_text = high_text or str(high)
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
-        """Parse and range-check without echoing a huge value."""
-        text = str(value).strip()
-        span = f"is not in the range {self.low} to {self.high_text}"
-        try:
-            number = value if isinstance(value, int) and not isinstance(value, bool) else int(text)
-        except ValueError:
-            if text.lstrip("+-").isdigit():
-                self.fail(f"{clip(text)} {span}", param, ctx)
-            self.fail(f"'{clip(text)}' is not a whole number", param, ctx)
-        if not self.low <= number <= self.high:
-            self.fail(f"{clip(text)} {span}", param, ctx)
-        return number
 
 
 class Named(click.Choice[str]):
@@ -95,40 +76,40 @@ def _task(key_option: str | None, split: str, family: str, task_id: int) -> Host
         raise UserError(str(exc)) from None
 
 
-def _write_text(path: Path, text: str, what: str) -> None:
-    """Write a whole file atomically; never replace anything that is not a regular file."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise UserError(f"{path}: will not replace something that is not a regular file")
-    if not path.parent.is_dir():
-        raise UserError(f"{path}: the folder for the {what} does not exist")
-    try:
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    except OSError as exc:
-        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
-    try:
-        os.fchmod(handle, replacing_mode(path))
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temp, path)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write the {what} ({exc.strerror or exc})") from None
+FORCE_HELP = "Replace an existing regular file at {flag} (never a link, device or directory)."
+"""The help of each --force: what it replaces, and what it never does."""
 
 
-def _write_folder(out: Path, files: dict[str, str]) -> None:
-    """Write exactly the staged files; refuse a folder holding anything else; never half-write."""
-    if out.exists() and not out.is_dir():
+def _write_folder(out: Path, files: dict[str, str], force: bool) -> None:
+    """Stage exactly `files` in the folder `out`, created when new, never half-written.
+
+    A folder holding anything else, or inside a run directory, is refused; a staged file
+    already there is replaced only with `force`, and never when it is not a regular file.
+    Every file is checked and written before the first is put in place, so a refusal
+    leaves the folder as it was (a folder made for it is removed again).
+    """
+    if os.path.lexists(out) and not out.is_dir():
         raise UserError(f"--out {out} exists and is not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    strangers = sorted(p.name for p in out.iterdir() if p.name not in files)
-    if strangers:
-        raise UserError(f"--out {out} already holds other files: {', '.join(strangers)}")
-    for name, text in files.items():
-        handle, temp = tempfile.mkstemp(dir=out, prefix=f".{name}.")
-        os.fchmod(handle, replacing_mode(out / name))
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.replace(temp, out / name)
+    run = run_directory_holding(out)
+    if run is not None:
+        raise UserError(f"--out {out}: {run} is a run directory; tasks are never staged there")
+    created = not out.exists()
+    if not created:
+        strangers = sorted(p.name for p in out.iterdir() if p.name not in files)
+        if strangers:
+            raise UserError(f"--out {out} already holds other files: {', '.join(strangers)}")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
+    staged = [(out / name, text.encode()) for name, text in files.items()]
+    try:
+        write_new_files(staged, force=force, what="staged file")
+    except BaseException:
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+        raise
 
 
 task_options = [
@@ -163,12 +144,15 @@ def causal() -> None:
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     required=True,
-    help="Folder to stage data.csv and README.md into.",
+    help="Folder to stage data.csv and README.md into (new, or holding only those two).",
 )
-def generate(family: str, split: str, task_id: int, key_option: str | None, out: Path) -> None:
+@click.option("--force", is_flag=True, help=FORCE_HELP.format(flag="--out"))
+def generate(
+    family: str, split: str, task_id: int, key_option: str | None, out: Path, force: bool
+) -> None:
     """Stage the agent-visible folder (data.csv and README.md only)."""
     task = _task(key_option, split, family, task_id)
-    _write_folder(out, task.staged.files())
+    _write_folder(out, task.staged.files(), force)
     click.echo(
         f"staged {family} {split} task {task_id}: {out / DATA_FILE} "
         f"({len(task.staged.frame)} rows), {out / README_FILE}"
@@ -265,14 +249,17 @@ def _table(report: AuditReport) -> str:
     "json_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write the full report (aggregates and every task) as JSON.",
+    help="Also write the full report (aggregates and every task) as JSON to a new file "
+    "(never inside a run directory).",
 )
+@click.option("--force", is_flag=True, help=FORCE_HELP.format(flag="--json"))
 @click.option("--key", "key_option", default=None, help=KEY_HELP)
 @executor_options
 def audit(
     families: tuple[str, ...],
     n: int,
     json_path: Path | None,
+    force: bool,
     key_option: str | None,
     executor: str,
     scheduler: str | None,
@@ -282,12 +269,15 @@ def audit(
 
     Tasks run on the executor (--executor, --workers, --scheduler) and are taken in task
     order, so the report is the same as a serial one. The key travels to the workers.
+    --json is checked before the audit starts.
     """
     from workbench.evaluation.executors import mapper, open_executor
 
     spec = executor_spec(executor, scheduler, workers)
     chosen = tuple(dict.fromkeys(families or tuple(FAMILIES)))
     key = _key(key_option)
+    if json_path is not None:
+        check_new_file(json_path, force=force, what="audit report")
     with (
         open_executor(spec) as running,
         click.progressbar(length=n * len(chosen), label="auditing", file=sys.stderr) as bar,
@@ -296,7 +286,7 @@ def audit(
         report = run_audit(key, chosen, n, tick=lambda: bar.update(1), mapper=tasks)
     click.echo(_table(report))
     if json_path is not None:
-        _write_text(json_path, render_report(report), "audit report")
+        write_new_file(json_path, render_report(report).encode(), force=force, what="audit report")
         click.echo(f"report written to {json_path}")
 
 
@@ -305,14 +295,17 @@ def audit(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     required=True,
-    help=f"Where to write the regenerated manifest (committed as {MANIFEST_FILE}).",
+    help=f"Where to write the regenerated manifest (committed as {MANIFEST_FILE}); "
+    "a new file unless --force.",
 )
-def manifest(out: Path) -> None:
+@click.option("--force", is_flag=True, help=FORCE_HELP.format(flag="--out"))
+def manifest(out: Path, force: bool) -> None:
     """Regenerate the frozen eval split's manifest from the public key."""
+    check_new_file(out, force=force, what="manifest")
     total = sum(EVAL_COUNTS.values())
     with click.progressbar(
         length=total, label=f"materialising {EVAL_NAMESPACE}", file=sys.stderr
     ) as bar:
         text = build_manifest_text(tick=lambda: bar.update(1))
-    _write_text(out, text, "manifest")
+    write_new_file(out, text.encode(), force=force, what="manifest")
     click.echo(f"{EVAL_NAMESPACE} manifest ({total} tasks) written to {out}")

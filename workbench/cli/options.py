@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+from workbench.messages import clip
 
 if TYPE_CHECKING:
     from workbench.evaluation.executors import ExecutorSpec
@@ -24,6 +26,60 @@ DIR = click.Path(file_okay=False, path_type=Path)
 """A directory argument (it need not exist yet)."""
 FILE = click.Path(dir_okay=False, path_type=Path)
 """A file argument (it need not exist yet)."""
+
+MAX_DIGITS = 40
+"""Characters of a whole number read before it is refused unread (int() of a long string
+costs time, and click's own int type quotes a refused value in full)."""
+
+
+class Whole(click.ParamType[int]):
+    """A whole number, within [low, high] when they are given; a bad value is quoted
+    clipped, never in full, and one of more than MAX_DIGITS characters is never parsed."""
+
+    name = "integer"
+
+    def __init__(
+        self,
+        low: int | None = None,
+        high: int | None = None,
+        high_text: str | None = None,
+        *,
+        low_text: str | None = None,
+    ) -> None:
+        """Bounds `low` and `high` (None: none), shown in messages as `low_text`/`high_text`."""
+        self.low, self.high = low, high
+        self.low_text = low_text or str(low)
+        self.high_text = high_text or str(high)
+
+    def _out_of_range(self, text: str) -> str:
+        """Why `text`, a whole number outside the range (or too long to read), is refused."""
+        if self.low is None or self.high is None:
+            return f"{clip(text)} has too many digits"
+        return f"{clip(text)} is not in the range {self.low_text} to {self.high_text}"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """Parse and range-check without echoing a huge value."""
+        if isinstance(value, int) and not isinstance(value, bool):
+            number, text = value, str(value)
+        else:
+            text = str(value).strip()
+            digits = text.lstrip("+-").replace("_", "").isdigit()
+            if len(text) > MAX_DIGITS:
+                self.fail(
+                    self._out_of_range(text) if digits else f"{clip(text)} is not a whole number",
+                    param,
+                    ctx,
+                )
+            try:
+                number = int(text)
+            except ValueError:
+                self.fail(f"{clip(text)} is not a whole number", param, ctx)
+        if (self.low is not None and number < self.low) or (
+            self.high is not None and number > self.high
+        ):
+            self.fail(self._out_of_range(text), param, ctx)
+        return number
+
 
 campaign_arg = click.argument("campaign", required=False, type=DIR)
 """An optional campaign directory (the default campaign when omitted)."""
@@ -48,7 +104,7 @@ def executor_options(command: F) -> F:
     """`--executor local|dask`, `--scheduler ADDRESS` and `--workers N`: where tasks run."""
     command = click.option(
         "--workers",
-        type=int,
+        type=Whole(),
         default=None,
         help="Local processes, or workers of a new local Dask cluster "
         "(default: 1 locally, the CPU count for Dask).",

@@ -134,12 +134,42 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
 def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
-    """Serve the dashboard in a browser (demonstrations)."""
+    """Serve the dashboard in a browser (demonstrations).
+
+    CAMPAIGN and --run are checked first, as each browser session's `play` would open
+    them, writing nothing: a run's run.json against its campaign (its journal is left to
+    the session, which repairs what a killed writer left), a new run directory as a run
+    is created in it, the campaign of new runs loaded. A bad one is one line here, exit
+    2, instead of an error served to every browser session.
+    """
     from textual_serve.server import Server
 
+    from campaigns import DEFAULT_CAMPAIGN
     from workbench.errors import UserError
     from workbench.host.listen import bind, listen_refused
+    from workbench.play.session import PlayerSession
+    from workbench.runs.bundle import load_bundle
+    from workbench.runs.files import RunPaths, read_registration
+    from workbench.runs.registration import check_registration, resolve_identity
 
+    try:
+        if run_dir is None:
+            resolve_identity(load_bundle(campaign or DEFAULT_CAMPAIGN), None, None)
+        elif (paths := RunPaths(run_dir)).exists():
+            registration = read_registration(paths)
+            bundle = load_bundle(campaign or registration.campaign_path)
+            identity = resolve_identity(bundle, None, registration.agent_id)
+            check_registration(str(run_dir), registration, bundle, identity)
+        else:
+            PlayerSession.create(run_dir, campaign, autoseal=False).close()
+    except UserError as exc:
+        if exc.subject != "control":
+            raise
+        raise UserError(f"{exc.message}; serve plays development campaigns only") from None
+    if run_dir is None and RUNS_DIR.exists() and not RUNS_DIR.is_dir():
+        raise UserError(
+            f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"
+        )
     try:
         bind(host, port).close()
     except OSError as exc:

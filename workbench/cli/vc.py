@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
@@ -12,6 +10,7 @@ import orjson
 from graders.vc_deal import (
     DEFAULT_NUM_EXAMPLES,
     DEFAULT_SEED,
+    MAX_NUM_EXAMPLES,
     GenerationError,
     GradeInputError,
     Summary,
@@ -24,9 +23,13 @@ from graders.vc_deal import (
 from graders.vc_deal.batch import json_number
 from graders.vc_deal.gold import shown
 from graders.vc_deal.verdicts import gold_window
-from workbench.cli.options import executor_options, executor_spec
+from workbench.cli.options import FILE, Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.outputs import check_new_file, write_new_file
+
+SEED = Whole(-(2**63), 2**63 - 1, "2**63 - 1", low_text="-2**63")
+"""A generator seed: a signed 64-bit whole number."""
 
 
 @click.group(name="vc")
@@ -34,45 +37,48 @@ def vc() -> None:
     """VC deal math: generate items and grade answers."""
 
 
-def _write_atomically(path: Path, data: bytes) -> None:
-    """Write the whole file or nothing: a temporary sibling renamed into place."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise UserError(f"{path}: directory {directory} does not exist")
-    handle, temporary = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except OSError as exc:
-        Path(temporary).unlink(missing_ok=True)
-        raise UserError(f"{path}: cannot write ({exc.strerror})") from exc
-
-
 @vc.command()
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Generator seed.")
+@click.option(
+    "--seed",
+    type=SEED,
+    default=DEFAULT_SEED,
+    show_default=True,
+    help="Generator seed (-2**63 to 2**63 - 1).",
+)
 @click.option(
     "-n",
     "--num-examples",
-    type=int,
+    type=Whole(1, MAX_NUM_EXAMPLES),
     default=DEFAULT_NUM_EXAMPLES,
     show_default=True,
-    help="Items to generate: half easy (the extra one when odd), half hard.",
+    help=f"Items to generate (1 to {MAX_NUM_EXAMPLES}): half easy (the extra one when odd), "
+    "half hard.",
 )
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the JSONL here instead of standard output.",
+    type=FILE,
+    help="Write the JSONL to FILE (a new file; never inside a run directory) instead of "
+    "standard output.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace an existing regular file at --out (never a link, device or directory).",
 )
 @click.option(
     "--templates",
     type=click.Path(dir_okay=False, path_type=Path),
     help="A TOML template file to use instead of the bundled one.",
 )
-def generate(seed: int, num_examples: int, out: Path | None, templates: Path | None) -> None:
-    """Generate a deterministic dataset as canonical JSONL (question, answer, info)."""
-    if num_examples < 1:
-        raise UserError(f"-n/--num-examples must be at least 1, got {num_examples}")
+def generate(
+    seed: int, num_examples: int, out: Path | None, force: bool, templates: Path | None
+) -> None:
+    """Generate a deterministic dataset as canonical JSONL (question, answer, info).
+
+    --out is checked before any item is made, and written whole or not at all.
+    """
+    if out is not None:
+        check_new_file(out, force=force)
     try:
         items = VCPanel(templates).generate(num_examples, seed)
     except (TemplateError, GenerationError) as exc:
@@ -81,7 +87,7 @@ def generate(seed: int, num_examples: int, out: Path | None, templates: Path | N
     if out is None:
         click.echo(data, nl=False)
     else:
-        _write_atomically(out, data)
+        write_new_file(out, data, force=force)
     where = f" to {out}" if out is not None else ""
     click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
+from ledger.file_kinds import kind_of
 from workbench.errors import UserError
+from workbench.outputs import run_directory_holding
 from workbench.play.script import play_script
 from workbench.play.session import PlayerSession
 
@@ -25,11 +29,42 @@ def play_demo(run_dir: str | Path) -> Path:
     return run_dir
 
 
+def demo_run_dir(out: Path) -> Path:
+    """The run directory the demo plays into for `--out`: `out` when nothing is there,
+    or the first free `out-2`, `out-3`, … beside an existing directory `out`.
+
+    Anything else at `out` (a file, a device, a symbolic link) is refused: a numbered
+    sibling of it lands where nobody asked (`--out /dev/null` made /dev/null-2/ in /dev).
+    So is a place inside a run directory, which holds one run only.
+    """
+    out = Path(out)
+    try:
+        info = os.lstat(out)
+    except FileNotFoundError:
+        info = None
+    except OSError as exc:
+        raise UserError(
+            f"output directory {out}: cannot inspect ({exc.strerror or exc})", subject="out"
+        ) from None
+    if info is not None and not stat.S_ISDIR(info.st_mode):
+        raise UserError(
+            f"output directory {out}: is {kind_of(info.st_mode)}, not a directory", subject="out"
+        )
+    run = run_directory_holding(out)
+    if run is not None:
+        raise UserError(
+            f"output directory {out}: {run} is a run directory; the demo never plays inside a run",
+            subject="out",
+        )
+    return next_free(out)
+
+
 def next_free(path: Path) -> Path:
-    """`path`, or `path-2`, `path-3`, … whichever does not exist yet."""
-    if not path.exists():
+    """`path`, or `path-2`, `path-3`, … whichever has nothing there yet (not even a
+    dangling symbolic link)."""
+    if not os.path.lexists(path):
         return path
     n = 2
-    while path.with_name(f"{path.name}-{n}").exists():
+    while os.path.lexists(path.with_name(f"{path.name}-{n}")):
         n += 1
     return path.with_name(f"{path.name}-{n}")

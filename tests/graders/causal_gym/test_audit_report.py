@@ -95,7 +95,7 @@ def test_sampled_entries_match_a_fresh_run(
             assert same_entry(fresh, kept[(task.family, task.task_id)]), (
                 f"{task.family} task {task.task_id} differs from the committed report; "
                 "regenerate it with `workbench causal audit -n 300 --json "
-                "graders/causal_gym/audit_report.json`"
+                "graders/causal_gym/audit_report.json --force`"
             )
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -280,3 +282,153 @@ def test_a_task_that_cannot_be_generated_is_a_user_error(
     result = runner.invoke(main, args)
     assert result.exit_code == 2 and "no valid task in 0 attempts" in result.output
     assert not (tmp_path / "t").exists()
+
+
+def _one_line_error(result: Result) -> str:
+    """The one `Error:` line of a refused command (exit 2, no traceback)."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def _generate_args(out: Path, task_id: int = 1) -> list[str]:
+    """`causal generate` of ate task `task_id` into `out`."""
+    return ["causal", "generate", "--family", "ate", "--task-id", str(task_id), "--out", str(out)]
+
+
+def _put(kind: str, path: Path, elsewhere: Path) -> None:
+    """Something that is not a regular file at `path` (a link's target, in the folder
+    `elsewhere`, is one)."""
+    if kind == "symlink":
+        target = elsewhere / "mine.txt"
+        target.write_text("mine")
+        path.symlink_to(target)
+    elif kind == "device":
+        try:
+            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device needs root")
+    elif kind == "named pipe":
+        os.mkfifo(path)
+    else:
+        path.mkdir()
+
+
+def _snapshot(folder: Path) -> dict[str, tuple[int, int, bytes | None]]:
+    """Every entry of `folder`: its mode, inode and, for a regular file, its bytes."""
+    entries = {}
+    for entry in folder.iterdir():
+        info = os.lstat(entry)
+        data = entry.read_bytes() if stat.S_ISREG(info.st_mode) else None
+        entries[entry.name] = (info.st_mode, info.st_ino, data)
+    return entries
+
+
+def test_generate_restages_a_folder_only_with_force(runner: CliRunner, tmp_path: Path) -> None:
+    """A second generate into one folder replaced the first task's files without asking."""
+    out = tmp_path / "task"
+    assert runner.invoke(main, _generate_args(out, 1)).exit_code == 0
+    first = _snapshot(out)
+    refused = runner.invoke(main, _generate_args(out, 2))
+    assert "refusing to overwrite it unless forced (--force)" in _one_line_error(refused)
+    assert _snapshot(out) == first
+    forced = runner.invoke(main, [*_generate_args(out, 2), "--force"])
+    assert forced.exit_code == 0, forced.output
+    task = materialise(KEY, "train", "ate", 2)
+    assert (out / "data.csv").read_text() == task.staged.csv_text
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "data.csv"]
+
+
+@pytest.mark.parametrize("kind", ["symlink", "device", "named pipe", "directory"])
+@pytest.mark.parametrize("name", ["data.csv", "README.md"])
+def test_generate_never_replaces_a_staged_name_that_is_not_a_regular_file(
+    runner: CliRunner, tmp_path: Path, kind: str, name: str
+) -> None:
+    out = tmp_path / "task"
+    out.mkdir()
+    _put(kind, out / name, tmp_path)
+    before = _snapshot(tmp_path), _snapshot(out)
+    for force in ([], ["--force"]):
+        _one_line_error(runner.invoke(main, [*_generate_args(out), *force]))
+        assert (_snapshot(tmp_path), _snapshot(out)) == before
+    if kind == "symlink":
+        assert (tmp_path / "mine.txt").read_text() == "mine"
+
+
+def test_generate_never_stages_into_a_run_directory(
+    runner: CliRunner, demo_run: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = _snapshot(run)
+    for out in (run, run / "task"):
+        for force in ([], ["--force"]):
+            _one_line_error(runner.invoke(main, [*_generate_args(out), *force]))
+    assert _snapshot(run) == before
+
+
+def _file_commands(path: Path) -> list[list[str]]:
+    """The commands that write one user-named file: audit --json and manifest --out."""
+    return [
+        ["causal", "audit", "--family", "ate", "-n", "1", "--json", str(path)],
+        ["causal", "manifest", "--out", str(path)],
+    ]
+
+
+@pytest.fixture()
+def small_manifest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A manifest of four tasks, so a manifest the command does write is quick."""
+    monkeypatch.setattr(manifest_builder, "EVAL_COUNTS", {"ate": 2, "null_detect": 2})
+
+
+@pytest.mark.usefixtures("small_manifest")
+def test_audit_json_and_manifest_replace_an_existing_file_only_with_force(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    """Both replaced an existing file without asking."""
+    out = tmp_path / "out.json"
+    for args in _file_commands(out):
+        out.write_text("mine")
+        out.chmod(0o640)
+        refused = runner.invoke(main, args)
+        assert "refusing to overwrite it unless forced (--force)" in _one_line_error(refused)
+        assert "auditing" not in refused.output and "materialising" not in refused.output
+        assert out.read_text() == "mine"
+        forced = runner.invoke(main, [*args, "--force"])
+        assert forced.exit_code == 0, forced.output
+        assert json.loads(out.read_text()) and out.stat().st_mode & 0o777 == 0o640
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+        out.unlink()
+
+
+@pytest.mark.parametrize("kind", ["symlink", "device", "named pipe"])
+def test_audit_json_and_manifest_never_replace_a_link_device_or_pipe(
+    runner: CliRunner, tmp_path: Path, kind: str
+) -> None:
+    """Refused with and without --force, and before any work: the audit and the manifest
+    used to run to the end first, then refuse the path."""
+    out = tmp_path / "out.json"
+    _put(kind, out, tmp_path)
+    before = _snapshot(tmp_path)
+    for args in _file_commands(out):
+        for force in ([], ["--force"]):
+            refused = runner.invoke(main, [*args, *force])
+            assert "refusing to replace it" in _one_line_error(refused)
+            assert "auditing" not in refused.output and "materialising" not in refused.output
+    assert _snapshot(tmp_path) == before
+
+
+def test_audit_json_and_manifest_never_write_into_a_run_directory(
+    runner: CliRunner, demo_run: Path, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = _snapshot(run)
+    for name in ("seal.json", "report.json"):
+        for args in _file_commands(run / name):
+            for force in ([], ["--force"]):
+                refused = runner.invoke(main, [*args, *force])
+                assert "is a run directory" in _one_line_error(refused)
+    assert _snapshot(run) == before

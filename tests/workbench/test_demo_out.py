@@ -1,0 +1,107 @@
+"""`workbench demo --out`: a new directory, or a numbered one beside an existing directory;
+anything else at --out is refused in one line (exit 2) and nothing is made anywhere.
+
+`--out /dev/null` exited 0 having made /dev/null-2/ and /dev/null-2-validation/ in /dev.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from workbench import exit_codes
+from workbench.cli import main
+
+
+def _demo(out: Path) -> Result:
+    """`workbench demo --out OUT` through click."""
+    return CliRunner().invoke(main, ["demo", "--out", str(out)])
+
+
+def _one_line_error(result: Result) -> str:
+    """The one `Error:` line of a refused command (exit 2, no traceback)."""
+    assert result.exit_code == exit_codes.USAGE, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert len(errors) == 1, result.output
+    return errors[0]
+
+
+def _entries(folder: Path) -> list[tuple[str, int]]:
+    """Every entry under `folder` (links not followed), with its file type."""
+    found = []
+    for root, dirs, files in os.walk(folder):
+        for name in sorted(dirs + files):
+            path = Path(root) / name
+            found.append((str(path.relative_to(folder)), stat.S_IFMT(os.lstat(path).st_mode)))
+    return sorted(found)
+
+
+def _not_a_directory(kind: str, tmp_path: Path) -> Path:
+    """Something at `tmp_path/demo` that is not a directory (a link to one counts)."""
+    out = tmp_path / "demo"
+    if kind == "device":
+        try:
+            os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device needs root")
+    elif kind == "named pipe":
+        os.mkfifo(out)
+    elif kind == "file":
+        out.write_text("mine")
+    elif kind == "link to a directory":
+        (tmp_path / "elsewhere").mkdir()
+        out.symlink_to(tmp_path / "elsewhere")
+    else:
+        out.symlink_to(tmp_path / "nowhere")
+    return out
+
+
+@pytest.mark.parametrize(
+    "kind", ["device", "named pipe", "file", "link to a directory", "dangling link"]
+)
+def test_an_out_that_is_not_a_directory_is_refused_and_nothing_is_made(
+    kind: str, tmp_path: Path
+) -> None:
+    out = _not_a_directory(kind, tmp_path)
+    before = _entries(tmp_path)
+    message = _one_line_error(_demo(out))
+    assert str(out) in message
+    assert "not a directory" in message or "is a file" in message
+    assert _entries(tmp_path) == before
+
+
+def test_an_out_under_a_file_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("mine")
+    before = _entries(tmp_path)
+    assert "Not a directory" in _one_line_error(_demo(tmp_path / "file" / "demo"))
+    assert _entries(tmp_path) == before
+
+
+def test_the_demo_never_plays_inside_a_run_directory(demo_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    before = _entries(run)
+    assert "is a run directory" in _one_line_error(_demo(run / "demo"))
+    assert _entries(run) == before
+
+
+def test_beside_an_existing_directory_the_next_free_number_is_used(tmp_path: Path) -> None:
+    """An existing directory keeps its documented meaning: the demo plays beside it, past
+    any name that is taken, even by a dangling link."""
+    (tmp_path / "demo").mkdir()
+    (tmp_path / "demo" / "mine.txt").write_text("mine")
+    (tmp_path / "demo-2").symlink_to(tmp_path / "nowhere")
+    result = _demo(tmp_path / "demo")
+    assert result.exit_code in (exit_codes.OK, exit_codes.UNSCORED), result.output
+    assert f"played the default campaign into {tmp_path / 'demo-3'}" in result.output
+    assert (tmp_path / "demo-3" / "run.json").is_file()
+    assert (tmp_path / "demo-3-validation" / "report.json").is_file()
+    assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == ["mine.txt"]
+    assert (tmp_path / "demo-2").is_symlink()
