@@ -166,16 +166,15 @@ def test_a_scale_far_from_a_typical_error_is_a_scale_warning(tmp_path: Path) -> 
 
 
 def test_an_effect_that_is_mostly_noise_is_a_spread_warning(tmp_path: Path) -> None:
+    """The winter social campaign judged on cash two weeks after launch, not five: its
+    costs and its first extra sales about cancel, so the weather decides the sign (over
+    100 seeds the effect's standard deviation is more than 100 times its mean)."""
     folder = _copy(tmp_path, "gelato")
-    _edit(
-        folder / "questions.toml",
-        '"second_batch_freezer", "summer_price", "winter_discount"]',
-        '"loyalty_app", "summer_price", "winter_discount"]',
-    )
-    report = check_campaign(folder, seeds=20)
-    findings = _found(report, "spread", "warning", "q_pick_for_summer")
-    assert any("measures noise" in f.message for f in findings)
-    assert all(f.branch == "intervention[loyalty_app]" for f in findings)
+    _edit(folder / "questions.toml", "outcome_day = 70\n", "outcome_day = 50\n")
+    report = check_campaign(folder, seeds=10)
+    (finding,) = _found(report, "spread", "warning", "q_winter_campaign")
+    assert "measures noise" in finding.message and finding.branch == "intervention"
+    assert report.ok and not report.passes(strict=True)
 
 
 def test_a_wrong_declared_component_is_a_conclusion_error(tmp_path: Path) -> None:
