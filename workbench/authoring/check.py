@@ -3,8 +3,8 @@
 From the branch point reached by the campaign's reference play (its reference.jsonl, or
 no decisions) every question's baseline and intervention (every allowed pick of a
 participant-selected one) run to the outcome day, on the campaign's seed and on N other
-seeds (`workbench.authoring.seeds`: one fixed sequence for every campaign). Each finding
-is typed and has a severity:
+seeds (`workbench.authoring.seeds`: one fixed sequence for every campaign; N is
+`DEFAULT_SEEDS` unless told otherwise). Each finding is typed and has a severity:
 
 - `campaign`: the campaign has no counterfactual question (error).
 - `deadline`: the days on which a submission counts (the model refuses a deadline that
@@ -43,7 +43,7 @@ from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.authoring.seeds import MAX_SEEDS, other_seeds
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, other_seeds
 from workbench.display import amount, signed_amount
 from workbench.errors import UserError
 from workbench.evaluation.branches import (
@@ -232,7 +232,7 @@ def check_campaign(
     campaign: str | Path,
     control: ControlFile | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-    seeds: int = 0,
+    seeds: int = DEFAULT_SEEDS,
 ) -> CheckReport:
     """Run every question's branches on the campaign's seed and `seeds` others; collect findings.
 

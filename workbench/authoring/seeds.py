@@ -1,4 +1,8 @@
-"""Which other seeds `workbench check` runs every question on.
+"""Which other seeds `workbench check` runs every question on, and how many by default.
+
+The CLI (`--seeds`), the author app's Check screen and `check_campaign` share these, so
+every way of running the check runs the same one. The module imports nothing heavy: the
+CLI reads the default and the bound when it declares `--seeds`.
 
 The other seeds are one fixed sequence, the same for every campaign: seed i is the first
 63 bits of SHA-256(`cfwb-check-seed/2`, i), skipping the campaign's own seed. They are
@@ -12,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 
+DEFAULT_SEEDS = 10
+"""Other seeds a check runs unless told otherwise: `--seeds`' default and the screen's."""
 MAX_SEEDS = 1000
 """The most other seeds one check runs."""
 SEED_DOMAIN = b"cfwb-check-seed/2\x00"
