@@ -3,15 +3,22 @@ models; bundled campaigns play by name."""
 
 from __future__ import annotations
 
+import functools
 import json
+import string
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, resolve_campaign
+from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, BundledCampaign, resolve_campaign
 from sim.campaign_load import load_campaign
 from workbench.authoring import reference
+from workbench.authoring.scaffold import campaign_id_for
 from workbench.cli import main
 
 
@@ -31,6 +38,46 @@ def test_a_new_campaign_passes_the_strict_gate(tmp_path: Path, source: str | Non
     assert "CHANGE" in (target / "campaign.toml").read_text()
     gate = CliRunner().invoke(main, ["check", str(target), "--strict"])
     assert gate.exit_code == 0, gate.output[-3000:]
+
+
+FOLDER_NAMES = st.text(
+    alphabet=string.ascii_letters + string.digits + " ._-éß", min_size=1, max_size=40
+).filter(lambda name: name.strip(". ") != "")
+"""Folder names `new` makes a campaign id from (any id, or the fallback `my-campaign`)."""
+
+
+def _strict_check(campaign: str) -> dict[str, Any]:
+    """`check CAMPAIGN --strict --json` as a document; the exit code must be 0."""
+    result = CliRunner().invoke(main, ["check", campaign, "--strict", "--json"])
+    assert result.exit_code == 0, result.output[-3000:]
+    document: dict[str, Any] = json.loads(result.stdout)
+    return document
+
+
+@functools.cache
+def _bundled_strict_check(name: str) -> dict[str, Any]:
+    """`_strict_check` of a bundled campaign, run once per test process."""
+    return _strict_check(name)
+
+
+@pytest.mark.parametrize("bundled", BUNDLED_CAMPAIGNS, ids=lambda b: b.name)
+@settings(max_examples=4, deadline=None)
+@given(name=FOLDER_NAMES)
+def test_new_from_a_bundled_campaign_passes_the_strict_gate_under_any_name(
+    bundled: BundledCampaign, name: str
+) -> None:
+    """`new --from` renames the copy after its folder; the gate's verdict and every finding
+    stay the original's, whatever the name."""
+    original = _bundled_strict_check(bundled.name)
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / name
+        created = CliRunner().invoke(main, ["new", str(target), "--from", bundled.name])
+        assert created.exit_code == 0, created.output
+        copy = _strict_check(str(target))
+        assert copy["campaign"] == campaign_id_for(target)
+    assert copy["passed"]
+    assert copy["findings"] == original["findings"]
+    assert copy["spreads"] == original["spreads"]
 
 
 def test_new_refuses_a_folder_with_content_and_leaves_it_alone(tmp_path: Path) -> None:

@@ -12,10 +12,11 @@ from textual.content import Content
 from textual.geometry import Region
 from textual.message import Message
 
-from campaigns import DEFAULT_CAMPAIGN
+from campaigns import CAMPAIGNS_DIR, DEFAULT_CAMPAIGN
 from ledger.canonical import dumps
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
+from workbench.authoring.seeds import DEFAULT_SEEDS
 from workbench.cli import main
 from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
@@ -51,6 +52,38 @@ async def test_check_findings_show_at_once(tmp_path: Path) -> None:
         screen.table.move_cursor(row=1)
         await pilot.pause()
         assert screen.findings[1].message in screen_text(screen)
+
+
+async def test_the_check_screen_finds_what_the_cli_finds(tmp_path: Path) -> None:
+    """A warning that only the other seeds reveal (the winter social campaign judged on cash
+    at day 50 is mostly weather): `workbench check` and the screen report the same findings,
+    and the screen says the admission gate, `check --strict`, fails."""
+    campaign = tmp_path / "noisy"
+    shutil.copytree(CAMPAIGNS_DIR / "gelato", campaign)
+    questions = campaign / "questions.toml"
+    text = questions.read_text()
+    assert text.count("outcome_day = 70\n") == 1
+    questions.write_text(text.replace("outcome_day = 70\n", "outcome_day = 50\n"))
+    cli = CliRunner().invoke(main, ["check", str(campaign), "--json"])
+    assert cli.exit_code == 0, cli.output[-3000:]
+    document = orjson.loads(cli.stdout)
+    assert document["passed"] and document["seeds"] == DEFAULT_SEEDS
+    strict = CliRunner().invoke(main, ["check", str(campaign), "--strict"])
+    assert strict.exit_code == 1
+    app = AuthorApp(campaign, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        await wait_for(pilot, lambda: screen.ok is not None, "check finished")
+        assert [f.model_dump(mode="json") for f in screen.findings] == document["findings"]
+        (warning,) = [i for i, f in enumerate(screen.findings) if f.severity == "warning"]
+        assert screen.findings[warning].kind == "spread"
+        shown = screen_text(screen)
+        assert "warnings: fails check --strict · 0 error(s), 1 warning(s)" in shown
+        assert f"{document['seeds']} other seed(s)" in shown
+        screen.table.move_cursor(row=warning)
+        await pilot.pause()
+        assert "measures noise" in screen_text(screen)
 
 
 async def test_check_of_a_missing_campaign_says_why(tmp_path: Path) -> None:

@@ -3,7 +3,8 @@
 From the branch point reached by the campaign's reference play (its reference.jsonl, or
 no decisions) every question's baseline and intervention (every allowed pick of a
 participant-selected one) run to the outcome day, on the campaign's seed and on N other
-seeds. Each finding is typed and has a severity:
+seeds (`workbench.authoring.seeds`: one fixed sequence for every campaign; N is
+`DEFAULT_SEEDS` unless told otherwise). Each finding is typed and has a severity:
 
 - `campaign`: the campaign has no counterfactual question (error).
 - `deadline`: the days on which a submission counts (the model refuses a deadline that
@@ -28,7 +29,6 @@ The check runs branches, so it belongs to authors only: the player's app never r
 
 from __future__ import annotations
 
-import hashlib
 import statistics
 import tempfile
 from collections.abc import Callable, Sequence
@@ -43,6 +43,7 @@ from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, other_seeds
 from workbench.display import amount, signed_amount
 from workbench.errors import UserError
 from workbench.evaluation.branches import (
@@ -72,11 +73,8 @@ FINDING_KINDS: tuple[FindingKind, ...] = (
     "scale",
     "conclusion",
 )
-MAX_SEEDS = 1000
-"""The most other seeds one check runs."""
 SCALE_BAND = (Decimal(1) / 25, Decimal(25))
 """A typical error's loss, (error / scale)², is near 1 when it lies in this band."""
-_SEED_DOMAIN = b"cfwb-check-seed/1\x00"
 
 
 class _Frozen(BaseModel):
@@ -151,19 +149,6 @@ class _Findings:
                 where=self.where,
             )
         )
-
-
-def other_seeds(bundle: CampaignBundle, count: int, seed: int) -> list[int]:
-    """`count` seeds keyed by the campaign id, none equal to the campaign's own."""
-    seeds: list[int] = []
-    index = 0
-    while len(seeds) < count:
-        material = _SEED_DOMAIN + bundle.id.encode() + b"\x00" + str(index).encode()
-        candidate = int.from_bytes(hashlib.sha256(material).digest()[:8], "big") >> 1
-        index += 1
-        if candidate != seed:
-            seeds.append(candidate)
-    return seeds
 
 
 def _reference_entries(bundle: CampaignBundle, control: ControlFile | None) -> list[Entry]:
@@ -247,9 +232,12 @@ def check_campaign(
     campaign: str | Path,
     control: ControlFile | None = None,
     progress: Callable[[int, int, str], None] | None = None,
-    seeds: int = 0,
+    seeds: int = DEFAULT_SEEDS,
 ) -> CheckReport:
-    """Run every question's branches on the campaign's seed and `seeds` others; collect findings."""
+    """Run every question's branches on the campaign's seed and `seeds` others; collect findings.
+
+    The other seeds are the same for every campaign (`workbench.authoring.seeds`), so the
+    findings never depend on the campaign's id or any other name."""
     if not 0 <= seeds <= MAX_SEEDS:
         raise UserError(f"seeds {seeds} is out of range: allowed 0 to {MAX_SEEDS}", subject="seeds")
     bundle = load_bundle(campaign)
@@ -267,7 +255,7 @@ def check_campaign(
         )
         return CheckReport(campaign=bundle.id, seeds=seeds, findings=(finding,), spreads=())
     entries = _reference_entries(bundle, control)
-    everyone = [seed, *other_seeds(bundle, seeds, seed)]
+    everyone = [seed, *other_seeds(seeds, seed)]
     runs = []
     for done, each in enumerate(everyone, start=1):
         commitment = identity.seed_commitment if each == seed else ""

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from workbench import exit_codes
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS
 from workbench.cli.assess import _StderrBar
 from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
 
@@ -23,9 +24,9 @@ from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, 
 @control_opt
 @click.option(
     "--seeds",
-    default=10,
+    default=DEFAULT_SEEDS,
     show_default=True,
-    type=click.IntRange(0, 1000),
+    type=click.IntRange(0, MAX_SEEDS),
     help="Other seeds to run every question on (the effect's spread).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")

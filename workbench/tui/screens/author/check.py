@@ -21,11 +21,15 @@ from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.progress import JobProgress as JobBar
 
 if TYPE_CHECKING:
-    from workbench.authoring.check import Finding
+    from workbench.authoring.check import CheckReport, Finding
 
 
 class CheckScreen(AuthorScreen):
-    """Run `check` on a campaign in a worker (at once, and on `r`); browse its findings."""
+    """Run `check` on a campaign in a worker (at once, and on `r`); browse its findings.
+
+    It is the CLI's `workbench check`: `check_campaign` with its defaults, the campaign's
+    seed and `DEFAULT_SEEDS` others, so the screen and the command find the same things.
+    """
 
     DEFAULT_CSS = """
     CheckScreen .form-row {
@@ -110,14 +114,14 @@ class CheckScreen(AuthorScreen):
         self.notify(message.message, severity="error", timeout=8)
 
     def on_check_finished(self, message: CheckFinished) -> None:
-        """Show the verdict and the findings."""
+        """Show the verdict (the admission gate's, `check --strict`) and the findings."""
         self.progress.finish()
         report = message.report
         self.findings, self.ok = report.findings, report.ok
-        verdict = styled("[green]OK[/green]") if report.ok else styled("[red]errors found[/red]")
+        verdict, plain = _verdict(report)
         counts = (
             f"{report.count('error')} error(s), {report.count('warning')} warning(s), "
-            f"{report.count('info')} info"
+            f"{report.count('info')} info · {report.seeds} other seed(s)"
         )
         self.summary.update(
             Content(f"Check of {message.campaign}: ") + verdict + Content(f" · {counts}")
@@ -125,7 +129,7 @@ class CheckScreen(AuthorScreen):
         self.table.show(self.findings)
         if self.findings:
             self._detail(0)
-        self.notify(f"Check finished: {'OK' if report.ok else 'errors found'}")
+        self.notify(f"Check finished: {plain}")
 
     def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
         """Show the highlighted finding in full."""
@@ -141,3 +145,14 @@ class CheckScreen(AuthorScreen):
                 where=f.where,
             )
         )
+
+
+def _verdict(report: CheckReport) -> tuple[Content, str]:
+    """The report's verdict styled for the summary, and in plain words for a notification:
+    errors, warnings only (`check` passes, `check --strict` does not), or nothing."""
+    if not report.ok:
+        return styled("[red]errors found[/red]"), "errors found"
+    if not report.passes(strict=True):
+        words = "warnings: fails check --strict"
+        return styled("[yellow]$words[/yellow]", words=words), words
+    return styled("[green]OK[/green]"), "OK"
