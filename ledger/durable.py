@@ -111,3 +111,13 @@ def _cut_back(fd: int, written: int, cause: OSError) -> None:
         raise TornAppend(
             cause.errno, f"{cause.strerror}; and cutting the partial write failed: {exc.strerror}"
         ) from cause
+
+
+def truncate_durably(path: Path, size: int) -> None:
+    """Cut `path` to its first `size` bytes and fsync it (OSError when the disk refuses)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.ftruncate(fd, size)
+        os.fsync(fd)
+    finally:
+        os.close(fd)

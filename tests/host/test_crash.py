@@ -389,3 +389,81 @@ def test_a_command_the_disk_refuses_is_503_and_not_applied(live: Live) -> None:
     assert again.status_code == 200 and again.json()["day"] == 5
     live.runtime.close()
     assert verify_run(live.hosted.runs / run_id, live.hosted.control, ALPHA).ok
+
+
+def test_a_start_the_disk_refuses_gives_no_second_episode(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A creation the disk refuses (files may not grow: EFBIG) is 503 storage_failed and
+    leaves nothing; one whose rename cannot be made durable is 503 too, but the run is the
+    agent's episode from its rename on: a start with another id is 409, the same id 200."""
+    import errno
+    import resource
+
+    import workbench.host.runtime as runtime_module
+
+    client = live.client(ALPHA)
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, hard))
+    try:
+        full = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+    assert full.status_code == 503 and full.json()["error"]["code"] == "storage_failed"
+    assert not list(live.hosted.runs.glob("run-*"))
+    assert not list((live.hosted.runs / STAGING).iterdir())
+    real = runtime_module.fsync_dir
+    failures = iter([OSError(errno.EIO, "Input/output error")])
+
+    def failing_once(path: Path) -> None:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        real(path)
+
+    monkeypatch.setattr(runtime_module, "fsync_dir", failing_once)
+    first = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    assert first.status_code == 503 and first.json()["error"]["code"] == "storage_failed"
+    other = client.post(f"{API_PREFIX}/runs", json={"command_id": "t"})
+    assert other.status_code == 409 and other.json()["error"]["code"] == "episode_exists"
+    again = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    assert again.status_code == 200 and len(list(live.hosted.runs.glob("run-*"))) == 1
+
+
+@pytest.mark.parametrize("damage", ["malformed", "pipe", "missing"])
+def test_a_damaged_run_json_is_refused_alone_and_still_its_agents_episode(
+    hosted: Hosted, damage: str
+) -> None:
+    """One run whose run.json is malformed, a named pipe or gone: the host still starts
+    and serves the others; that run answers 503, and its agent (read from the journal's
+    header) cannot start a second episode."""
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        live = Live(hosted, runtime, server.url)
+        mine = live.client(ALPHA).post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+        theirs = live.client(BRAVO).post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    runtime.close()
+    run_id, other = mine.json()["run"]["run_id"], theirs.json()["run"]["run_id"]
+    registration = hosted.runs / run_id / "run.json"
+    registration.unlink()
+    if damage == "malformed":
+        registration.write_text('{"bad":1}\n')
+    elif damage == "pipe":
+        os.mkfifo(registration)
+    runtime = _opened_promptly(hosted)
+    try:
+        assert run_id in runtime.recovery.damaged
+        with ServerThread(runtime) as server:
+            live = Live(hosted, runtime, server.url)
+            alpha, bravo = live.client(ALPHA), live.client(BRAVO)
+            assert alpha.get(f"{API_PREFIX}/runs/{run_id}").status_code == 503
+            second = alpha.post(f"{API_PREFIX}/runs", json={"command_id": "t"})
+            assert second.status_code == 409, second.text
+            advance = bravo.post(
+                f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "a", "days": 1}
+            )
+            assert advance.status_code == 200
+    finally:
+        runtime.close()

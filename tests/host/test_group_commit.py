@@ -111,12 +111,23 @@ def test_a_journal_that_cannot_be_made_durable_is_never_acknowledged(
         assert reply.status_code == 503
         error = reply.json()["error"]
         assert error["code"] == "run_damaged" and "not acknowledged" in error["message"]
-        assert client.post(path, json={"command_id": "b", "days": 1}).status_code == 503
+        refused = client.post(path, json={"command_id": "b", "days": 1})
+        assert refused.status_code == 503
+        assert "could not be made durable" in refused.json()["error"]["message"]
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    assert [e.id for e in Journal.open(journal).entries[1:]] == []  # the refused line is cut
     with live.client(BRAVO) as client:
         reply = client.post(
             f"{API_PREFIX}/runs/{other}/advance", json={"command_id": "c", "days": 1}
         )
         assert reply.status_code == 200
+    monkeypatch.undo()
+    live.runtime.close()
+    restarted = live.hosted.runtime()
+    try:
+        assert restarted.run_info(ALPHA, run_id).day == 0  # never applied, after a restart too
+    finally:
+        restarted.close()
 
 
 def test_a_run_locked_elsewhere_does_not_stall_the_others(live: Live) -> None:

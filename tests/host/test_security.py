@@ -582,3 +582,18 @@ def test_the_bearer_scheme_is_case_insensitive(shared_live: Live) -> None:
         headers = {"Authorization": f"{scheme} {token}"}
         with http_client(base_url=shared_live.url, headers=headers, timeout=60) as client:
             assert client.get(f"{API_PREFIX}/runs").status_code == 200
+
+
+@pytest.mark.parametrize("value", ["²", "١", "２", "1 ", "+1", "0x1", "1e3", "", "--1"])
+def test_a_number_in_a_query_is_ascii_digits_only(
+    shared_live: Live, alpha_run: str, value: str
+) -> None:
+    """`since` and `limit` take ASCII digits: a superscript two was a 500 with a traceback
+    (int() refuses what isdigit() allowed), other scripts' digits were read as numbers."""
+    with shared_live.client(ALPHA) as client:
+        journal = f"{API_PREFIX}/runs/{alpha_run}/journal"
+        for name in ("since", "limit"):
+            response = client.get(journal, params={name: value})
+            assert one_error(response, 400, "bad_request") == (
+                f"query parameter {name} must be a whole number"
+            )

@@ -199,3 +199,17 @@ def test_a_control_file_of_another_world_or_a_development_report_is_a_usage_erro
     result = _cli("verify-report", str(dev), "--control", str(private.control_path))
     assert result.exit_code == 2 and "development report" in result.stderr
     assert load_control(other).commitment() != private.control.commitment()
+
+
+def test_a_report_of_another_agents_run_is_a_usage_error(
+    signed: tuple[Private, Path, Path], out: Path
+) -> None:
+    """`--agent` names whose report is expected: another agent's is refused (exit 2), as
+    every other command refuses another agent's run, never called consistent."""
+    private = signed[0]
+    for someone in ("agent-8", "nobody"):
+        result = _cli(
+            "verify-report", str(out), "--control", str(private.control_path), "--agent", someone
+        )
+        assert result.exit_code == 2, result.output
+        assert f"reports the run of '{AGENT}', not '{someone}'" in result.stderr

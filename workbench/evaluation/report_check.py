@@ -105,6 +105,11 @@ def check_report(
         return check
     check.questions = len(report.questions)
     check.private = report.registration.visibility == "private"
+    if agent is not None and agent != report.registration.agent_id:
+        raise UserError(
+            f"{out} reports the run of {clip(report.registration.agent_id)}, not {clip(agent)}",
+            subject="agent",
+        )
     seal_key = _keys_for(report, control, check)
     listed = _check_sums(out, report, check)
     _check_branches(out, report, listed, check, seal_key)

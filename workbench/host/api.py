@@ -25,6 +25,7 @@ route does not read, or one given twice, is refused (400).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, Final, TypeVar
@@ -145,9 +146,13 @@ def query_int(request: Request, name: str, default: int) -> int:
     text = request.query_params.get(name)
     if text is None:
         return default
-    if not text.lstrip("-").isdigit() or len(text) > 9:
+    if len(text) > 9 or not _WHOLE.fullmatch(text):
         raise BadRequest(f"query parameter {name} must be a whole number")
     return int(text)
+
+
+_WHOLE = re.compile(r"-?[0-9]+")
+"""A whole number in ASCII digits (`str.isdigit` also takes ² and other scripts' digits)."""
 
 
 def bearer_agent(scope: Scope, runtime: HostRuntime) -> str:

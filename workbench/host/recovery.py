@@ -68,10 +68,9 @@ class Recovery:
 
 
 def run_dirs(runs_dir: Path) -> list[Path]:
-    """The run directories the host created, by name."""
-    return sorted(
-        p for p in runs_dir.iterdir() if RUN_ID_RE.fullmatch(p.name) and RunPaths(p).exists()
-    )
+    """The run directories the host created, by name (run.json readable or not: a run
+    whose run.json is damaged or gone is still some agent's episode)."""
+    return sorted(p for p in runs_dir.iterdir() if RUN_ID_RE.fullmatch(p.name) and p.is_dir())
 
 
 def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> Recovery:

@@ -24,6 +24,7 @@ file's seed), so a second episode would be a rewind to day 0, a counterfactual o
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -42,8 +43,8 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.canonical import dumps
-from ledger.durable import fsync_dir
-from ledger.journal import Entry
+from ledger.durable import fsync_dir, truncate_durably
+from ledger.journal import Entry, JournalError
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
@@ -100,7 +101,7 @@ from workbench.runs.commands import (
     SubmitAssessment,
     command_payload,
 )
-from workbench.runs.files import RunPaths, atomic_write, read_registration
+from workbench.runs.files import RunPaths, atomic_write, read_journal, read_registration
 from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked
 from workbench.runs.registration import ControlFile
 
@@ -279,9 +280,11 @@ class HostRuntime:
             self.close()
             raise
         for root in run_dirs(self.runs_dir):
-            registration = read_registration(RunPaths(root))
-            run = _Run(root.name, registration.agent_id, root)
-            run.damaged = self.recovery.damaged.get(root.name)
+            agent, problem = _owner(RunPaths(root))
+            run = _Run(root.name, agent, root)
+            run.damaged = self.recovery.damaged.get(root.name) or problem
+            if problem is not None:
+                self.recovery.damaged.setdefault(root.name, problem)
             self._runs[run.run_id] = run
             self._by_agent.setdefault(run.agent, []).append(run.run_id)
         self.syncer.start()
@@ -421,32 +424,50 @@ class HostRuntime:
         Its session follows the rename rather than resuming the run from its journal.
         """
         staging = self.runs_dir / STAGING / run_id
-        if staging.exists():
-            shutil.rmtree(staging)
-        session = PlayerSession.create(
-            staging,
-            self.bundle,
-            control=self.control,
-            agent_id=agent,
-            autoseal=False,
-            write_ahead=True,
-            command=HOST_COMMAND,
-        )
         final = self.runs_dir / run_id
         try:
-            session.seal()
-            os.rename(staging, final)
-            fsync_dir(self.runs_dir)
-            fsync_dir(self.runs_dir / STAGING)
-        except BaseException:
-            session.close()
-            raise
+            if staging.exists():
+                shutil.rmtree(staging)
+            session = PlayerSession.create(
+                staging,
+                self.bundle,
+                control=self.control,
+                agent_id=agent,
+                autoseal=False,
+                write_ahead=True,
+                command=HOST_COMMAND,
+            )
+            try:
+                session.seal()
+                os.rename(staging, final)
+            except BaseException:
+                session.close()
+                raise
+        except (WorkbenchError, OSError) as exc:
+            shutil.rmtree(staging, ignore_errors=True)
+            reason = exc.message if isinstance(exc, WorkbenchError) else exc.strerror or str(exc)
+            raise StorageFailed(
+                f"the run could not be created ({self._relative(reason)}); nothing was "
+                "started: try again later, same command id"
+            ) from None
+        # Renamed into place, the run is the agent's episode whatever follows: indexed now,
+        # so a failure making the rename durable can never let the agent start another.
         session.follow(final)
         session.defer_fsync()
         run = _Run(run_id, agent, final, session=session)
+        self._journal_opened(run)
         with self._index_lock:
             self._runs[run_id] = run
             self._by_agent.setdefault(agent, []).append(run_id)
+        try:
+            fsync_dir(self.runs_dir)
+            fsync_dir(self.runs_dir / STAGING)
+        except OSError as exc:
+            log.warning("%s: its creation could not be made durable: %s", run_id, exc)
+            raise StorageFailed(
+                f"run {run_id} was created, but the disk could not make it durable "
+                f"({exc.strerror or exc}); send the same start again"
+            ) from None
 
     # -- reads ----------------------------------------------------------------------
     def snapshot(self, agent: str, run_id: str) -> PublicView:
@@ -717,7 +738,7 @@ class HostRuntime:
         if run is None or run.agent != agent:
             raise NotFound(f"no run {run_id} among your runs")
         if run.damaged is not None:
-            raise Damaged(f"{run_id} failed its integrity check at start-up; ask the operator")
+            raise Damaged(f"{run_id} is damaged ({self._relative(run.damaged)}); ask the operator")
         return run
 
     def _with_session(
@@ -771,12 +792,18 @@ class HostRuntime:
                 raise Busy(
                     f"{run.run_id} is being written by another process: {exc.message}"
                 ) from None
+            except StorageError as exc:
+                log.warning("%s: %s", run.run_id, exc.message)
+                raise StorageFailed(
+                    f"{self._relative(exc.message)}; try again later (the operator is told)"
+                ) from None
             except (UserError, IntegrityError) as exc:
                 run.damaged = exc.message
                 raise Damaged(
                     f"{run.run_id} cannot be resumed; ask the operator to inspect it"
                 ) from None
             run.session.defer_fsync()
+            self._journal_opened(run)
             run.ids = {e.id: e for e in run.session.journal_entries[1:]}
         self._touch(run)
         return run.session
@@ -791,11 +818,19 @@ class HostRuntime:
         """Where a run's journal is (for `Syncer.sync` after a deferred command)."""
         return RunPaths(self.runs_dir / run_id).journal
 
+    def _journal_opened(self, run: _Run) -> None:
+        """Tell the syncer what of the run's journal is durable as its session opens: all of
+        it (a session opens on a journal written and synced before)."""
+        journal = self.journal_path(run.run_id)
+        self.syncer.opened(journal, os.stat(journal).st_size)
+
     def journal_failed(self, run_id: str, error: OSError) -> None:
         """A deferred journal could not be made durable: the run takes no more commands.
 
-        Its session is closed unsealed; start-up recovery decides what of the journal
-        stands. Nothing it held beyond the last durable entry was acknowledged.
+        Nothing it holds beyond its last durable byte was acknowledged, so that is cut off
+        (a refused command must never be applied later, when the run is resumed); its
+        session is closed unsealed and the run refused until the operator restarts the
+        host. Only the first failure acts: the run is refused from then on.
         """
         log.error("%s: the journal could not be made durable: %s", run_id, error)
         with self._index_lock:
@@ -803,7 +838,19 @@ class HostRuntime:
         if run is None:
             return
         with run.lock:
-            run.damaged = f"its journal could not be made durable ({error.strerror or error})"
+            if run.damaged is not None:
+                return
+            reason = f"its journal could not be made durable ({error.strerror or error})"
+            journal = self.journal_path(run_id)
+            durable = self.syncer.durable_size(journal)
+            try:
+                if durable is None:
+                    raise OSError(errno.EIO, "how much of it is durable is unknown")
+                truncate_durably(journal, durable)
+            except OSError as exc:
+                reason += f", and its unacknowledged commands could not be cut ({exc.strerror})"
+                log.error("%s: %s", run_id, reason)
+            run.damaged = reason
             if run.session is not None:
                 run.session.close()
                 run.session = None
@@ -836,6 +883,25 @@ class HostRuntime:
             finished=session.finished,
             commands=len(run.ids),
         )
+
+
+def _owner(paths: RunPaths) -> tuple[str, str | None]:
+    """Whose run this is, and why it is damaged when its run.json cannot be read.
+
+    A damaged run.json must not stop the host serving the other runs, nor free its agent
+    to start a second episode: the owner is then read from the journal's header, which
+    names the agent too (an empty owner when neither can be read; no agent reaches it).
+    """
+    try:
+        return read_registration(paths).agent_id, None
+    except WorkbenchError as exc:
+        problem = exc.message
+    try:
+        header = read_journal(paths).header
+    except (JournalError, WorkbenchError):
+        return "", problem
+    agent = header.payload.get("agent_id") if header is not None else None
+    return (agent if isinstance(agent, str) else ""), problem
 
 
 def _sealed(run: _Run) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,19 @@ class Syncer:
         self._changed = threading.Condition()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="syncer", daemon=True)
+        self._durable: dict[Path, int] = {}
+        """Per file, how many of its bytes are known durable: what its owner found on
+        opening it (`opened`), then what each successful fsync covered."""
+
+    def opened(self, path: Path, size: int) -> None:
+        """`path` was opened holding `size` durable bytes (nothing of it awaits a sync)."""
+        with self._changed:
+            self._durable[path] = size
+
+    def durable_size(self, path: Path) -> int | None:
+        """Bytes of `path` known durable, or None when it was never `opened` here."""
+        with self._changed:
+            return self._durable.get(path)
 
     def start(self) -> None:
         """Start the thread (once)."""
@@ -76,7 +90,10 @@ class Syncer:
             failures: dict[Path, OSError] = {}
             for path in dict.fromkeys(waiter.path for waiter in batch):
                 try:
+                    size = os.stat(path).st_size  # written before the fsync: covered by it
                     fsync_file(path)
+                    with self._changed:
+                        self._durable[path] = max(size, self._durable.get(path, 0))
                 except OSError as exc:
                     failures[path] = exc
                 except Exception as exc:  # never leave a waiter hanging: its run stops instead
