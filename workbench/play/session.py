@@ -30,7 +30,14 @@ from sim.campaign_load import CampaignBundle
 from sim.engine import Engine, EngineError
 from sim.metrics import TaskResult, evaluate_task
 from sim.scheduling import ScheduleOutcome
-from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError, reraised
+from workbench.errors import (
+    IntegrityError,
+    StorageError,
+    UserError,
+    WorkbenchError,
+    one_line,
+    reraised,
+)
 from workbench.messages import clip, problems
 from workbench.play import public_view
 from workbench.play.objective import (
@@ -574,7 +581,13 @@ class PlayerSession:
             self._engine.day,
             self._identity.seal_key,
         )
-        write_seal(self.paths, seal)
+        try:
+            write_seal(self.paths, seal)
+        except WorkbenchError as exc:
+            raise StorageError(
+                f"{exc.message}; the commands are journaled (day {self.day}), so the run "
+                "is interrupted until it is opened again, which seals it"
+            ) from None
         self.seal_problem = None
         return seal
 
@@ -594,8 +607,13 @@ class PlayerSession:
             MetricSeries(metric_id, self.bundle.metrics[metric_id].units, values)
             for metric_id, values in self.metric_series().items()
         ]
-        with reraised(UserError, StoreError, sqlite3.Error, OSError, where=str(store)):
+        try:
             write_store(store, self._engine.book, series)
+        except (StoreError, sqlite3.Error, OSError) as exc:
+            raise StorageError(
+                f"{store}: {one_line(str(exc))}; the run itself is as written (the store is a "
+                "cache derived from it, written again by the next run or finish)"
+            ) from None
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends."""

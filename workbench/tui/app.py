@@ -483,8 +483,7 @@ class PlayerApp(WorkbenchShell):
         local = self.local
         if local is not None and local.seal_problem is not None:
             self.notify(
-                f"Done and journaled, but the seal is behind: {local.seal_problem}. The next "
-                "command, or opening the run again, seals it.",
+                f"Done, but the seal is behind: {local.seal_problem}.",
                 severity="warning",
                 timeout=8,
             )
