@@ -24,7 +24,7 @@ from workbench.tui.screens.confirm import ConfirmFinish, ConfirmSchedule
 from workbench.tui.screens.dashboard import DashboardScreen
 from workbench.tui.screens.questions import QuestionsScreen
 
-from .conftest import ALPHA, TLS, Live
+from .conftest import ALPHA, TLS, Hosted, Live
 
 
 async def test_the_app_plays_a_hosted_run(live: Live) -> None:
@@ -130,3 +130,31 @@ def test_the_briefing_an_agent_reads_states_every_goal(live: Live) -> None:
         ("net_assets", "at_least", "105000.00", 180),
         ("missed_payrolls", "at_most", "0", 180),
     ]
+
+
+async def test_a_host_that_goes_away_is_a_notice_not_a_crash(hosted: Hosted) -> None:
+    """The host stops under a playing dashboard: every screen switch and key that needs it
+    says it cannot reach the host, once each, and the app goes on (a traceback and exit 1
+    before); the player can quit normally."""
+    from workbench.host.server import ServerThread
+
+    runtime = hosted.runtime()
+    server = ServerThread(runtime)
+    url = server.__enter__().url
+    session = RemoteSession.connect(url, ALPHA, hosted.tokens[ALPHA])
+    app = PlayerApp(session, briefing_at_start=False)
+    try:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
+            server.__exit__(None, None, None)
+            runtime.close()
+            for key in ("3", "5", "1", "4"):
+                await go(pilot, key)
+                assert app.is_running
+            await notified(pilot, "cannot reach the host")
+            await pilot.press("n")
+            assert app.is_running
+            await pilot.press("ctrl+q")
+        assert app.return_code in (None, 0)
+    finally:
+        session.close()

@@ -120,3 +120,52 @@ def test_spaces_and_other_scripts_digits_are_refused_with_one_line(tmp_path: Pat
         result = session.submit({"question": "q_bank_loan", "value": value})
         assert not result.accepted and "is not a decimal number" in result.errors[0], value
     assert session.submit({"question": "q_bank_loan", "value": "-250.5"}).accepted
+
+
+def test_no_form_hint_carries_a_number_that_could_be_an_answer() -> None:
+    """The contract-component hint said 'e.g. -300.00', exactly q_bank_loan's answer: the
+    hints say what form an answer takes, never a number."""
+    from campaigns import BUNDLED_CAMPAIGNS
+    from workbench.runs.assessment import conclusion_needed
+    from workbench.runs.bundle import load_bundle
+
+    for bundled in BUNDLED_CAMPAIGNS:
+        for question in load_bundle(bundled.name).questions.values():
+            if question.conclusion is not None:
+                hint = conclusion_needed(question.conclusion)
+                assert not any(c.isdigit() for c in hint), (question.id, hint)
+
+
+def test_a_conclusion_that_names_no_effect_is_refused_not_read_as_none(tmp_path: Path) -> None:
+    """`,,` in the effects box named nothing: it was sent as an empty list, the answer
+    'no effect shows'. Only the word `none` is that answer."""
+    from workbench.runs.assessment import assessment_from_form
+
+    session = PlayerSession.create(tmp_path / "run")
+    question = session.bundle.questions["q_expansion_effects"]
+    assert question.conclusion is not None and question.conclusion.kind == "supported_effects"
+    for typed, accepted in ((",,", False), (" , ", False), ("none", True)):
+        data = assessment_from_form(question.id, question.conclusion, (), ("100", typed, None))
+        checked = session.check_assessment(data)
+        assert (checked.assessment is not None) is accepted, (typed, checked.errors)
+
+
+def test_a_hosted_export_never_replaces_a_file_in_the_working_directory(tmp_path: Path) -> None:
+    """A hosted run's export goes to the working directory, the user's: a file, a link or
+    a directory already named ledger.csv is left alone and the next free name is taken."""
+    from workbench.play.public_view import write_export
+
+    session = PlayerSession.create(tmp_path / "run")
+    session.advance(3)
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "ledger.csv").write_text("my important notes")
+    (cwd / "ledger-2.csv").symlink_to(tmp_path / "elsewhere")
+    (cwd / "ledger-3.csv").mkdir()
+    written = write_export(session.ledger(), "csv", cwd, replace=False)
+    assert written == cwd / "ledger-4.csv"
+    assert written.read_text() == session.ledger().export("csv")
+    assert (cwd / "ledger.csv").read_text() == "my important notes"
+    assert not (tmp_path / "elsewhere").exists()
+    again = write_export(session.ledger(), "csv", cwd, replace=False)
+    assert again == cwd / "ledger-5.csv"

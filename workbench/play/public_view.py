@@ -7,9 +7,10 @@ own submissions. It never holds the seed, a simulated branch outcome or a branch
 from __future__ import annotations
 
 import datetime as dt
+import os
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ledger.book import Book
 from ledger.money import dollars, format_money, scale_of
@@ -281,19 +282,43 @@ def metric_series(bundle: CampaignBundle, book: Book) -> dict[str, list[Decimal]
     }
 
 
-def write_export(ledger: LedgerReader, fmt: str, directory: Path) -> Path:
-    """Write `ledger.beancount` or `ledger.csv` into `directory` whole or not at all."""
+EXPORT_NAMES: Final = 1000
+"""Names `ledger-N.FMT` tried for an export beside files it must not replace."""
+
+
+def write_export(ledger: LedgerReader, fmt: str, directory: Path, *, replace: bool = True) -> Path:
+    """Write `ledger.beancount` or `ledger.csv` into `directory` whole or not at all.
+
+    With `replace` (the run's own directory, where the previous export is the player's)
+    it replaces `ledger.FMT`; without (a hosted run's export goes to the working
+    directory, the user's files), it never replaces anything: the first free name of
+    `ledger.FMT`, `ledger-2.FMT`, … is taken.
+    """
+    from workbench.outputs import write_new_file
     from workbench.runs.files import atomic_write
 
     if fmt not in ("beancount", "csv"):
         raise UserError(f"unknown ledger format {fmt!r} (beancount or csv)")
-    target = directory / f"ledger.{fmt}"
-    text = ledger.export(fmt)
-    try:
-        atomic_write(target, text.encode())
-    except OSError as exc:
-        raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
-    return target
+    data = ledger.export(fmt).encode()
+    if replace:
+        target = directory / f"ledger.{fmt}"
+        try:
+            atomic_write(target, data)
+        except OSError as exc:
+            raise UserError(f"cannot write {target}: {exc.strerror or exc}") from None
+        return target
+    for number in range(1, EXPORT_NAMES + 1):
+        target = directory / (f"ledger.{fmt}" if number == 1 else f"ledger-{number}.{fmt}")
+        if os.path.lexists(target):
+            continue
+        try:
+            write_new_file(target, data, what="ledger export")
+        except UserError as exc:
+            if exc.subject == "force":  # it appeared meanwhile: take the next name
+                continue
+            raise
+        return target
+    raise UserError(f"{directory}: ledger.{fmt} to ledger-{EXPORT_NAMES}.{fmt} all exist")
 
 
 def unbalanced(totals: dict[str, int]) -> dict[str, str]:

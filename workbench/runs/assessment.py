@@ -157,7 +157,7 @@ def missing_conclusion(
 def conclusion_needed(required: Conclusion) -> str:
     """What a required conclusion asks for, in words."""
     if required.kind == "contract_component":
-        return f"the {required.component} of {required.action} in dollars, e.g. -300.00"
+        return f"the {required.component} of {required.action} in dollars, to the cent"
     return f"the declared effects of {required.action} that show, comma separated (or none)"
 
 
@@ -208,7 +208,9 @@ def assessment_from_form(
     if required is not None and conclusion.strip():
         if required.kind == "supported_effects":
             names = [p.strip() for p in conclusion.split(",") if p.strip()]
-            data["conclusion"] = [] if names == ["none"] else names
+            # Text that names nothing (",,") stays text, for the check to refuse: only the
+            # word `none` is the answer "no effect shows".
+            data["conclusion"] = [] if names == ["none"] else names or conclusion.strip()
         else:
             data["conclusion"] = conclusion.strip()
     if picks and choice:

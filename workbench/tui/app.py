@@ -492,7 +492,11 @@ class PlayerApp(WorkbenchShell):
         """Write the ledger as beancount or CSV into the run directory (atomically)."""
         from workbench.play.public_view import write_export
 
-        path = guarded(self, lambda: write_export(self.session.ledger(), fmt, self.export_dir))
+        replace = self.local is not None  # a run directory's own export, else the user's cwd
+        path = guarded(
+            self,
+            lambda: write_export(self.session.ledger(), fmt, self.export_dir, replace=replace),
+        )
         if path is not None:
             self.notify(f"Ledger written to {path}")
         return path

@@ -9,6 +9,7 @@ from textual.message_pump import NoActiveAppError
 from textual.screen import Screen
 from textual.widget import Widget
 
+from workbench.errors import WorkbenchError
 from workbench.tui.messages import SessionChanged
 from workbench.tui.widgets.bar import ScreenBar
 from workbench.tui.widgets.keybar import KeyBar
@@ -116,14 +117,30 @@ class WorkbenchScreen(Screen[None]):
         """
         if self.app.screen is not self:
             return
-        source = self.paint_source()
+        try:
+            source = self.paint_source()
+        except WorkbenchError as exc:
+            self._unpainted(exc)
+            return
         if source is None or source != self.painted_from:
             self.repaint(source)
 
     def repaint(self, source: object | None = None) -> None:
-        """Repaint from the model and note what it was painted from."""
-        self.refresh_view()
-        self.painted_from = self.paint_source() if source is None else source
+        """Repaint from the model and note what it was painted from.
+
+        A model that cannot be read now (a hosted run whose host is gone) is one error
+        notice, and the screen keeps what it showed: the player can retry or quit.
+        """
+        try:
+            self.refresh_view()
+            self.painted_from = self.paint_source() if source is None else source
+        except WorkbenchError as exc:
+            self._unpainted(exc)
+
+    def _unpainted(self, error: WorkbenchError) -> None:
+        """Say why the screen could not be repainted; paint it again next time."""
+        self.painted_from = None
+        self.app.notify(error.message, severity="error", timeout=8)
 
     def refresh_view(self) -> None:
         """Repaint from the model (screens that show changing state override this)."""
