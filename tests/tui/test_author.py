@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -210,3 +211,21 @@ async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path
         assert bold == ["[/]q\\"]
         assert reports.questions.row_text(0)[0] == "[/]q\\"
         assert app.is_running
+
+
+def test_a_report_question_reads_as_money_and_short_scores(demo_run: Path, tmp_path: Path) -> None:
+    """Outcomes and effects in the metric's units ($ with separators), losses and scores
+    to four significant digits, `-` for none: not `178402.00`, 28 digits or `None`."""
+    from workbench.evaluation.evaluator import run_evaluation
+    from workbench.tui.widgets.author import question_detail
+
+    report = run_evaluation(demo_run, tmp_path / "out").report
+    assert report is not None
+    for entry in report.questions:
+        text = str(question_detail(entry))
+        assert "None" not in text, text
+        if entry.contract.units == "USD" and entry.effect is not None:
+            assert re.search(r"outcome -?\$\d{1,3}(,\d{3})*\.\d\d", text), text
+        if entry.score is not None:
+            shown = re.search(r"score (\S+)", text)
+            assert shown is not None and len(shown.group(1).lstrip("-").replace(".", "")) <= 5

@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import DataTable
 
+from workbench.display import amount, short_number
 from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.tables import Table
 
@@ -119,7 +120,7 @@ class ReportsTable(KeyedTable):
                 r.path.name,
                 r.run,
                 f"{r.scored}/{r.questions}",
-                r.mean_score or "-",
+                short_number(r.mean_score) if r.mean_score else "-",
                 key=str(r.path),
             )
 
@@ -145,22 +146,42 @@ class ReportQuestions(KeyedTable):
                 entry.id,
                 entry.status,
                 *(b.status if b is not None else "-" for b in branches),
-                entry.score if entry.score is not None else "-",
+                short_number(entry.score) if entry.score is not None else "-",
                 key=entry.id,
             )
 
 
-def branch_text(name: str, record: BranchRecord | None) -> Content:
-    """One branch record's status, outcome and reason."""
+def branch_text(name: str, record: BranchRecord | None, units: str) -> Content:
+    """One branch record's status, outcome (in the metric's units) and reason."""
     if record is None:
         return Content(f"{name}: not run")
     reason = f" — {record.reason}" if record.reason else ""
+    outcome = "none" if record.outcome is None else _shown(record.outcome, units)
     return styled(
         "$name [i]$choice[/i]: $rest",
         name=name,
         choice=record.choice,
-        rest=f"{record.status}, outcome {record.outcome}{reason}",
+        rest=f"{record.status}, outcome {outcome}{reason}",
     )
+
+
+def _shown(value: str, units: str) -> str:
+    """A report's number in its units as the screens spell them; as written when it is
+    not a number (a report under the runs folder may hold anything)."""
+    try:
+        return amount(value, units)
+    except (ValueError, ArithmeticError):
+        return value
+
+
+def _measured(value: str | None) -> str:
+    """A loss or a score to four significant digits; `-` when there is none."""
+    if value is None:
+        return "-"
+    try:
+        return short_number(value)
+    except (ValueError, ArithmeticError):
+        return value
 
 
 def question_detail(entry: QuestionEntry) -> Content:
@@ -170,13 +191,15 @@ def question_detail(entry: QuestionEntry) -> Content:
     as markup, closed the app): every value goes in as text (`styled`).
     """
     reason = f" ({entry.reason})" if entry.reason else ""
-    prediction = entry.submission.value if entry.submission else "none"
+    units = entry.contract.units
+    prediction = _shown(entry.submission.value, units) if entry.submission else "none"
+    effect = "none" if entry.effect is None else _shown(entry.effect, units)
     lines: list[Content | str] = [
         styled("[b]$id[/b]: $rest", id=entry.id, rest=f"{entry.status}{reason}"),
-        branch_text("baseline", entry.branches.baseline),
-        branch_text("intervention", entry.branches.intervention),
-        f"effect {entry.effect} · prediction {prediction} · loss {entry.loss} · "
-        f"score {entry.score}",
+        branch_text("baseline", entry.branches.baseline, units),
+        branch_text("intervention", entry.branches.intervention, units),
+        f"effect {effect} · prediction {prediction} · loss {_measured(entry.loss)} · "
+        f"score {_measured(entry.score)}",
     ]
     if entry.conclusion is not None:
         c = entry.conclusion
