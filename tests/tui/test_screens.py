@@ -406,3 +406,42 @@ async def test_a_write_the_disk_refuses_is_one_notice_and_the_dashboard_goes_on(
         assert session.day == 1 and app.is_running
         await pilot.press("n")
         await wait_for(pilot, lambda: session.day == 2, "day 2")
+
+
+async def test_a_typed_answer_is_never_lost_without_asking(run_dir: Path) -> None:
+    """An answer typed but not submitted lives only in the form: an advance past its
+    deadline, finishing or quitting would lose it, so each asks first; escape keeps it,
+    and once submitted nothing asks."""
+    from workbench.tui.screens.confirm import ConfirmAdvance, ConfirmFinish, ConfirmQuit
+
+    session = PlayerSession.create(run_dir)
+    session.advance(29)
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        screen.table.move_cursor(row=screen.table.get_row_index("q_spring_campaign"))
+        await wait_for(pilot, lambda: screen.form.question == "q_spring_campaign", "selected")
+        screen.form.value.value = "15000"
+        await wait_for(pilot, lambda: "q_spring_campaign" in app.unsent, "typed")
+        await go(pilot, "1")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmAdvance), "asked")
+        assert "q_spring_campaign" in screen_text(app.screen)
+        await pilot.press("escape")
+        assert session.day == 29
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "finish asked")
+        assert "q_spring_campaign are not submitted" in screen_text(app.screen)
+        await pilot.press("escape")
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmQuit), "quit asked")
+        await pilot.press("escape")
+        assert app.is_running and session.day == 29
+        await go(pilot, "3")
+        await pilot.press("ctrl+s")
+        await wait_for(pilot, lambda: not app.unsent, "submitted")
+        await go(pilot, "1")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: session.day == 30, "advanced without asking")

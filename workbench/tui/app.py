@@ -322,6 +322,8 @@ class PlayerApp(WorkbenchShell):
         self.briefing_at_start = briefing_at_start
         self.settle_collector = settle_collector
         self.open_error: WorkbenchError | None = None
+        self.unsent: dict[str, str] = {}
+        """Answers typed on Questions and not submitted, by question (kept by that screen)."""
 
     @property
     def session(self) -> SessionProtocol:
@@ -417,8 +419,22 @@ class PlayerApp(WorkbenchShell):
         self.push_screen(SummaryScreen(summary))
 
     # -- the only places the run changes -------------------------------------------
-    def advance(self, days: int) -> int | None:
-        """Advance the run `days` days; notify errors; repaint; summarise at the end."""
+    def advance(self, days: int, *, confirmed: bool = False) -> int | None:
+        """Advance the run `days` days; notify errors; repaint; summarise at the end.
+
+        An advance that would close questions whose typed answers were never submitted
+        asks first (unless `confirmed`): they would be lost for good."""
+        from workbench.play.unsent import lost_by_advancing
+        from workbench.tui.screens.confirm import ConfirmAdvance
+
+        if not confirmed and self.unsent:
+            to_day = self.session.day + days
+            lost = guarded(
+                self, lambda: lost_by_advancing(self.session.view(), self.unsent, to_day)
+            )
+            if lost:
+                self.push_screen(ConfirmAdvance(days, to_day, lost))
+                return None
         was_finished = self.session.finished
         day = guarded(self, lambda: self.session.advance(days))
         if day is not None:
@@ -442,7 +458,23 @@ class PlayerApp(WorkbenchShell):
         if self.session.finished:
             self.notify("The run is already finished.", severity="warning")
             return
-        self.push_screen(ConfirmFinish(self.session.day, self.session.horizon))
+        from workbench.play.unsent import lost_by_leaving
+
+        lost = guarded(self, lambda: lost_by_leaving(self.session.view(), self.unsent)) or []
+        self.push_screen(ConfirmFinish(self.session.day, self.session.horizon, lost))
+
+    async def action_quit(self) -> None:
+        """Quit; with typed answers never submitted for open questions, ask first."""
+        from workbench.play.unsent import lost_by_leaving
+        from workbench.tui.screens.confirm import ConfirmQuit
+
+        lost = []
+        if self.unsent and self._session is not None:
+            lost = guarded(self, lambda: lost_by_leaving(self.session.view(), self.unsent)) or []
+        if lost and not isinstance(self.screen, ConfirmQuit):
+            self.push_screen(ConfirmQuit(lost))
+            return
+        self.exit()
 
     def finish_run(self) -> None:
         """End the run (journaled), repaint, and show the end-of-campaign summary."""

@@ -106,13 +106,53 @@ class ConfirmFinish(Confirm):
     VERB = "Finish"
     VARIANT = "warning"
 
-    def __init__(self, day: int, horizon: int) -> None:
+    def __init__(self, day: int, horizon: int, unsent: list[str] | None = None) -> None:
+        lost = (
+            f" Your typed answers to {', '.join(unsent)} are not submitted: they would be lost."
+            if unsent
+            else ""
+        )
         super().__init__(
             "Finish the run now?",
             f"Days {day + 1} to {horizon} run with no further decisions and the run then "
             "accepts no command: no more scheduling, no more submissions. Only a finished "
-            "run can be validated.",
+            f"run can be validated.{lost}",
             lambda: self.app.finish_run(),  # type: ignore[attr-defined]
         )
         self.day = day
         self.horizon = horizon
+
+
+class ConfirmAdvance(Confirm):
+    """Ask before an advance closes questions whose typed answers were never submitted."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "confirm", "Advance")]
+    VERB = "Advance anyway"
+    VARIANT = "warning"
+
+    def __init__(self, days: int, to_day: int, unsent: list[str]) -> None:
+        super().__init__(
+            f"Advance to day {to_day} and lose your unsent answers?",
+            f"You typed answers to {', '.join(unsent)} but did not submit them, and their "
+            f"deadlines pass by day {to_day}: a submission then no longer counts. Escape, "
+            "then submit them on Questions (ctrl+s), or advance anyway.",
+            lambda: self.app.advance(days, confirmed=True),  # type: ignore[attr-defined]
+        )
+        self.unsent = unsent
+
+
+class ConfirmQuit(Confirm):
+    """Ask before quitting with typed answers that were never submitted."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "confirm", "Quit")]
+    VERB = "Quit anyway"
+    VARIANT = "warning"
+
+    def __init__(self, unsent: list[str]) -> None:
+        super().__init__(
+            "Quit and lose your unsent answers?",
+            f"You typed answers to {', '.join(unsent)} but did not submit them. The run "
+            "keeps everything submitted; typed answers are not kept.",
+            lambda: self.app.exit(),
+        )
+        self.unsent = unsent

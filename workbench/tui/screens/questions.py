@@ -94,8 +94,16 @@ class QuestionsScreen(PlayerScreen):
         self._show_question()
 
     def on_assessment_form_edited(self, message: AssessmentForm.Edited) -> None:
-        """Check the form as the player types (the same check submit runs)."""
+        """Check the form as the player types (the same check submit runs), and keep the
+        app's list of answers typed but not sent up to date."""
         self._check()
+        question = self.form.question
+        if question is not None:
+            typed = self.form.draft().value.strip()
+            if typed:
+                self.workbench.unsent[question] = typed
+            else:
+                self.workbench.unsent.pop(question, None)
 
     def on_assessment_form_submit_asked(self, message: AssessmentForm.SubmitAsked) -> None:
         """Enter in a field or the button submits."""
@@ -134,3 +142,5 @@ class QuestionsScreen(PlayerScreen):
         result = self.workbench.submit(data)
         if result is not None and not result.accepted:
             self.form.show_check(result.errors, "")
+        elif result is not None and self.form.question is not None:
+            self.workbench.unsent.pop(self.form.question, None)
