@@ -267,7 +267,9 @@ def _reorder(world: World, state: State, book: Book, day: int) -> None:
                 f" needed, {format_money(max(available, 0))} free",
             )
             return
-        _alert(state, day, "order_reduced", f"supplier order cut to {units} units for lack of cash")
+        _alert(
+            state, day, "order_reduced", f"supplier order cut to {units:,} units for lack of cash"
+        )
     supplier = world.suppliers[state.supplier]
     u = world.draws.lead_uniform[state.supplier][day]
     lead = supplier.lead_time_min + int(u * (supplier.lead_time_max - supplier.lead_time_min + 1))
