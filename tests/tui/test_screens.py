@@ -445,3 +445,21 @@ async def test_a_typed_answer_is_never_lost_without_asking(run_dir: Path) -> Non
         await go(pilot, "1")
         await pilot.press("n")
         await wait_for(pilot, lambda: session.day == 30, "advanced without asking")
+
+
+@pytest.mark.parametrize("size", [(60, 20), SMALL])
+async def test_every_balance_shows_whole_on_a_narrow_ledger(
+    app: PlayerApp, size: tuple[int, int]
+) -> None:
+    """At 60 columns the trial balance was cut at 60% of the width, so `$16,208.00` read
+    `$16`: when narrow, the table takes the full width above the account's history."""
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await pilot.press("w")
+        await wait_for(pilot, lambda: app.session.day == 7, "day 7")
+        await go(pilot, "5")
+        screen = app.screen
+        assert isinstance(screen, LedgerScreen)
+        await wait_for(pilot, lambda: screen.balances.row_count > 0, "balances")
+        table = screen.balances
+        widths = sum(column.get_render_width(table) for column in table.ordered_columns)
+        assert widths <= table.content_region.width, (widths, table.content_region.width)

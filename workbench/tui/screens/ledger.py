@@ -44,6 +44,18 @@ class LedgerScreen(PlayerScreen):
         width: 1fr;
         padding: 0 1;
     }
+    LedgerScreen.-narrow #ledger-body {
+        layout: vertical;
+    }
+    LedgerScreen.-narrow TrialBalance {
+        width: 1fr;
+        max-width: 100%;
+        max-height: 60%;
+    }
+    LedgerScreen.-narrow #drill {
+        padding: 0;
+        border-top: solid $primary;
+    }
     """
     HOME = "TrialBalance"
     BINDINGS = [
@@ -52,7 +64,8 @@ class LedgerScreen(PlayerScreen):
     ]
 
     def compose_body(self) -> ComposeResult:
-        """Day input and balance line, balance table beside the account's history."""
+        """Day input and balance line, balance table beside (or, when narrow, above: a
+        balance cut at the table's edge read as another amount) the account's history."""
         self.day_input = FormInput(placeholder="day", id="ledger-day", type="integer", max_length=5)
         self.balance_line = Static(id="balance-line")
         self.balances = TrialBalance()
@@ -61,7 +74,7 @@ class LedgerScreen(PlayerScreen):
         with Horizontal(id="ledger-status"):
             yield self.day_input
             yield self.balance_line
-        with Horizontal():
+        with Horizontal(id="ledger-body"):
             yield self.balances
             with Vertical(id="drill"):
                 yield self.drill_title
