@@ -597,3 +597,25 @@ def test_a_number_in_a_query_is_ascii_digits_only(
             assert one_error(response, 400, "bad_request") == (
                 f"query parameter {name} must be a whole number"
             )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"command_id":"d1","days":1,"days":2}',
+        b'{"command_id":"d2","command_id":"d3","days":1}',
+    ],
+)
+def test_a_body_naming_a_key_twice_is_refused(
+    shared_live: Live, alpha_run: str, body: bytes
+) -> None:
+    """The last of a repeated key used to win (`days` 1 then 2 advanced 2 days)."""
+    before = journal_of(shared_live, alpha_run)
+    with shared_live.client(ALPHA) as client:
+        response = client.post(
+            f"{API_PREFIX}/runs/{alpha_run}/advance",
+            content=body,
+            headers={"Content-Type": "application/json"},
+        )
+    assert "twice; give it once" in one_error(response, 400, "bad_request")
+    assert journal_of(shared_live, alpha_run) == before

@@ -241,3 +241,21 @@ def test_another_agents_run_is_a_usage_error_for_every_command(
     errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
     assert errors == [f"Error: {run} was played by 'player', not 'someone-else' (--agent)"]
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.is_file()} == before
+
+
+def test_a_script_line_naming_a_key_twice_is_refused_and_nothing_is_played(
+    tmp_path: Path,
+) -> None:
+    """JSON parsers keep the last of a repeated key: `"action":"bank_loan","action":
+    "hire_roaster"` scheduled hire_roaster. A command says what it means once."""
+    script = tmp_path / "s.jsonl"
+    script.write_text(
+        '{"kind":"advance","days":1}\n'
+        '{"kind":"schedule","action":"bank_loan","action":"hire_roaster"}\n'
+    )
+    result = CliRunner().invoke(
+        main, ["run", "--out", str(tmp_path / "run"), "--script", str(script)]
+    )
+    assert result.exit_code == 2, result.output
+    assert f"Error: {script}:2: key 'action' is given twice; give it once" in result.output
+    assert not (tmp_path / "run").exists()

@@ -37,6 +37,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
+from ledger.json_keys import repeated_key
 from workbench.host.errors import (
     BadRequest,
     Damaged,
@@ -110,6 +111,8 @@ async def read_model(request: Request, model: type[M]) -> M:
         raise BadRequest(f"request body is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise BadRequest("request body is not a JSON object")
+    if (key := repeated_key(bytes(body))) is not None:
+        raise BadRequest(f"request body gives key {clip(key)} twice; give it once")
     try:
         return model.model_validate(document)
     except ValidationError as exc:

@@ -8,9 +8,10 @@ from pathlib import Path
 import orjson
 from pydantic import ValidationError
 
+from ledger.json_keys import repeated_key
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
-from workbench.messages import validation_message
+from workbench.messages import clip, validation_message
 from workbench.play.session import PlayerSession
 from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
@@ -29,7 +30,10 @@ def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
             continue
         where = f"{script}:{number}"
         try:
-            command = COMMAND_ADAPTER.validate_python(orjson.loads(raw))
+            document = orjson.loads(raw)
+            if (key := repeated_key(raw)) is not None:
+                raise UserError(f"{where}: key {clip(key)} is given twice; give it once")
+            command = COMMAND_ADAPTER.validate_python(document)
         except orjson.JSONDecodeError as exc:
             raise UserError(f"{where}: not valid JSON: {exc}") from None
         except ValidationError as exc:

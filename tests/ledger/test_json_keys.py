@@ -1,0 +1,36 @@
+"""`repeated_key`: a key named twice in any object of a JSON text is found, at any depth."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ledger.json_keys import repeated_key
+
+KEYS = st.text(min_size=1, max_size=6)
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(KEYS, inner, max_size=3),
+    max_leaves=12,
+)
+
+
+@given(VALUES)
+def test_json_a_parser_wrote_repeats_no_key(value: Any) -> None:
+    assert repeated_key(orjson.dumps(value)) is None
+
+
+@given(st.dictionaries(KEYS, VALUES, min_size=1, max_size=4), st.data())
+def test_a_key_written_twice_is_found_at_any_depth(
+    obj: dict[str, Any], data: st.DataObject
+) -> None:
+    key = data.draw(st.sampled_from(sorted(obj)))
+    twice = orjson.dumps(obj)[:-1] + b"," + orjson.dumps(key) + b":0}"
+    depth = data.draw(st.integers(0, 3))
+    for _ in range(depth):
+        twice = b'{"outer":[' + twice + b"]}"
+    assert repeated_key(twice) == key
+    assert repeated_key(b"not json") is None
