@@ -10,6 +10,8 @@ from typing import Annotated, Any, Final
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from ledger.json_keys import repeated_key
+
 MAX_ABS: Final[float] = 1e15
 """Largest magnitude of a submitted number. Beyond it a double cannot hold a tenth, every staged
 outcome is far inside it, and it keeps every reward a finite number (no overflow to inf)."""
@@ -91,10 +93,6 @@ class InvalidSubmission(ValueError):
         self.errors = errors
 
 
-class _DuplicateKey(ValueError):
-    """A JSON object names the same key twice."""
-
-
 def clip(text: str, limit: int = CLIP) -> str:
     """`text` with control characters escaped, cut to `limit` characters with an ellipsis.
 
@@ -102,16 +100,6 @@ def clip(text: str, limit: int = CLIP) -> str:
     """
     shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
     return shown if len(shown) <= limit else shown[: limit - 1] + "…"
-
-
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """object_pairs_hook: build the object, refusing a repeated key (JSON parsers keep the last)."""
-    seen: set[str] = set()
-    for key, _ in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen.add(key)
-    return dict(pairs)
 
 
 def _no_constants(name: str) -> Any:
@@ -122,13 +110,14 @@ def _no_constants(name: str) -> Any:
 def check_strict_json(text: str | bytes) -> None:
     """Refuse text that is not strict JSON: malformed, NaN/Infinity, or an object key repeated."""
     try:
-        json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_no_constants)
-    except _DuplicateKey as exc:
-        message = f"duplicate key '{clip(str(exc))}': strict JSON names each key once"
-        raise InvalidSubmission([{"loc": "", "msg": message, "type": "duplicate_key"}]) from None
+        json.loads(text, parse_constant=_no_constants)
     except (ValueError, RecursionError) as exc:
         message = f"not strict JSON: {clip(str(exc), 2 * CLIP)}"
         raise InvalidSubmission([{"loc": "", "msg": message, "type": "json_invalid"}]) from None
+    key = repeated_key(text)
+    if key is not None:
+        message = f"duplicate key '{clip(key)}': strict JSON names each key once"
+        raise InvalidSubmission([{"loc": "", "msg": message, "type": "duplicate_key"}])
 
 
 def schema(family: str) -> dict[str, Any]:

@@ -3,7 +3,6 @@
 import hashlib
 import os
 import shutil
-import stat
 from pathlib import Path
 
 import orjson
@@ -11,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from graders.vc_deal import MAX_NUM_EXAMPLES, GenerationError, dataset_sha256, generate, to_jsonl
+from tests.placed import place
 from workbench.cli import main
 
 
@@ -93,20 +93,7 @@ def test_a_huge_worker_count_is_quoted_clipped(command: list[str]) -> None:
 def _not_a_regular_file(kind: str, tmp_path: Path) -> Path:
     """Something at `tmp_path/out.jsonl` that is not a regular file (a link's target is)."""
     out = tmp_path / "out.jsonl"
-    if kind == "symlink":
-        (tmp_path / "target.txt").write_text("mine")
-        out.symlink_to(tmp_path / "target.txt")
-    elif kind == "dangling symlink":
-        out.symlink_to(tmp_path / "nowhere.txt")
-    elif kind == "device":
-        try:
-            os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        except PermissionError:
-            pytest.skip("making a device needs root")
-    elif kind == "named pipe":
-        os.mkfifo(out)
-    else:
-        out.mkdir()
+    place(kind, out, tmp_path)
     return out
 
 
@@ -128,9 +115,9 @@ def test_generate_out_never_replaces_what_is_not_a_regular_file(
         before.st_ino,
         before.st_rdev,
     )
-    assert not (tmp_path / "nowhere.txt").exists()
+    assert not (tmp_path / "out.jsonl.nowhere").exists()
     if kind == "symlink":
-        assert (tmp_path / "target.txt").read_text() == "mine"
+        assert (tmp_path / "out.jsonl.target").read_text() == "mine"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
 
 

@@ -21,21 +21,13 @@ from click.testing import CliRunner, Result
 
 from ledger.canonical import dumps
 from ledger.journal import entry_hash
+from tests.placed import one_error_line as _error
 from workbench.cli import main
 from workbench.play.session import PlayerSession
 
 
 def _cli(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
-
-
-def _error(result: Result, code: int) -> str:
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "Traceback" not in result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1, result.output
-    return errors[0]
 
 
 @pytest.fixture()

@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.placed import one_error_line as _one_line_error
+from tests.placed import place
 from workbench import exit_codes
 from workbench.cli import main
 
@@ -21,16 +23,6 @@ from workbench.cli import main
 def _demo(out: Path) -> Result:
     """`workbench demo --out OUT` through click."""
     return CliRunner().invoke(main, ["demo", "--out", str(out)])
-
-
-def _one_line_error(result: Result) -> str:
-    """The one `Error:` line of a refused command (exit 2, no traceback)."""
-    assert result.exit_code == exit_codes.USAGE, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "Traceback" not in result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1, result.output
-    return errors[0]
 
 
 def _entries(folder: Path) -> list[tuple[str, int]]:
@@ -46,20 +38,7 @@ def _entries(folder: Path) -> list[tuple[str, int]]:
 def _not_a_directory(kind: str, tmp_path: Path) -> Path:
     """Something at `tmp_path/demo` that is not a directory (a link to one counts)."""
     out = tmp_path / "demo"
-    if kind == "device":
-        try:
-            os.mknod(out, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        except PermissionError:
-            pytest.skip("making a device needs root")
-    elif kind == "named pipe":
-        os.mkfifo(out)
-    elif kind == "file":
-        out.write_text("mine")
-    elif kind == "link to a directory":
-        (tmp_path / "elsewhere").mkdir()
-        out.symlink_to(tmp_path / "elsewhere")
-    else:
-        out.symlink_to(tmp_path / "nowhere")
+    place(kind, out, tmp_path)
     return out
 
 

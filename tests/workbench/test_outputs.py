@@ -21,6 +21,7 @@ from click.testing import CliRunner, Result
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.placed import one_error_line as _one_line_error
 from tests.workbench.conftest import make_private
 from workbench import outputs
 from workbench.cli import main
@@ -31,15 +32,6 @@ from workbench.outputs import atomic_write, claim_output_dir
 
 def _cli(*args: str) -> Result:
     return CliRunner().invoke(main, list(args))
-
-
-def _one_line_error(result: Result, code: int = 2) -> str:
-    assert result.exit_code == code, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "Traceback" not in result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1, result.output
-    return errors[0]
 
 
 # -- validate --out -------------------------------------------------------------------

@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from tests.placed import one_error_line as _one_line_error
+from tests.placed import place
 from tests.workbench.conftest import make_private
-from workbench import exit_codes
 from workbench.cli import main
 
 
@@ -35,16 +36,6 @@ def busy_port() -> Iterator[int]:
 def _serve(port: int, *args: str) -> Result:
     """`workbench serve ARGS --port PORT` through click."""
     return CliRunner().invoke(main, ["serve", *args, "--port", str(port)])
-
-
-def _one_line_error(result: Result) -> str:
-    """The one `Error:` line of a refused command (exit 2, no traceback)."""
-    assert result.exit_code == exit_codes.USAGE, result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    assert "Traceback" not in result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1, result.output
-    return errors[0]
 
 
 def _refused_input(result: Result) -> str:
@@ -82,19 +73,8 @@ def test_a_run_that_is_not_a_run_or_a_new_directory_is_refused(
     busy_port: int, tmp_path: Path, kind: str
 ) -> None:
     run = tmp_path / "somefile"
-    if kind == "file":
-        run.write_text("mine")
-    elif kind == "device":
-        try:
-            os.mknod(run, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        except PermissionError:
-            pytest.skip("making a device needs root")
-    elif kind == "named pipe":
-        os.mkfifo(run)
-    elif kind == "dangling link":
-        run.symlink_to(tmp_path / "nowhere")
-    else:
-        run.mkdir()
+    place("directory" if kind == "a folder of other files" else kind, run, tmp_path)
+    if kind == "a folder of other files":
         (run / "notes.txt").write_text("mine")
     before = _snapshot(tmp_path)
     assert str(run) in _refused_input(_serve(busy_port, "--run", str(run)))

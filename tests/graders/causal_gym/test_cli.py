@@ -17,6 +17,8 @@ from graders.causal_gym.keys import DEFAULT_KEY_HEX, KEY_ENV
 from graders.causal_gym.manifest import EVAL_COUNTS, MANIFEST_FILE
 from graders.causal_gym.tasks import materialise
 from graders.causal_gym.version import GENERATOR_VERSION
+from tests.placed import one_error_line as _one_line_error
+from tests.placed import place
 from workbench.cli import main
 
 KEY = bytes.fromhex(DEFAULT_KEY_HEX)
@@ -284,15 +286,6 @@ def test_a_task_that_cannot_be_generated_is_a_user_error(
     assert not (tmp_path / "t").exists()
 
 
-def _one_line_error(result: Result) -> str:
-    """The one `Error:` line of a refused command (exit 2, no traceback)."""
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
-    assert len(errors) == 1, result.output
-    return errors[0]
-
-
 def _generate_args(out: Path, task_id: int = 1) -> list[str]:
     """`causal generate` of ate task `task_id` into `out`."""
     return ["causal", "generate", "--family", "ate", "--task-id", str(task_id), "--out", str(out)]
@@ -301,19 +294,7 @@ def _generate_args(out: Path, task_id: int = 1) -> list[str]:
 def _put(kind: str, path: Path, elsewhere: Path) -> None:
     """Something that is not a regular file at `path` (a link's target, in the folder
     `elsewhere`, is one)."""
-    if kind == "symlink":
-        target = elsewhere / "mine.txt"
-        target.write_text("mine")
-        path.symlink_to(target)
-    elif kind == "device":
-        try:
-            os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        except PermissionError:
-            pytest.skip("making a device needs root")
-    elif kind == "named pipe":
-        os.mkfifo(path)
-    else:
-        path.mkdir()
+    place(kind, path, elsewhere)
 
 
 def _snapshot(folder: Path) -> dict[str, tuple[int, int, bytes | None]]:
@@ -354,7 +335,7 @@ def test_generate_never_replaces_a_staged_name_that_is_not_a_regular_file(
         _one_line_error(runner.invoke(main, [*_generate_args(out), *force]))
         assert (_snapshot(tmp_path), _snapshot(out)) == before
     if kind == "symlink":
-        assert (tmp_path / "mine.txt").read_text() == "mine"
+        assert (tmp_path / f"{name}.target").read_text() == "mine"
 
 
 def test_generate_never_stages_into_a_run_directory(
