@@ -72,6 +72,18 @@ def unit_label(units: str) -> str:
     return "$" if units == "USD" else UNIT_NOUNS.get(units, ("", units.lower()))[1]
 
 
+def plain_number(value: Decimal | str) -> str:
+    """A submitted number exactly, with thousands separators and never in exponent form
+    (`1.5E+3` → `1,500`, `-1300` → `-1,300`); text that is not a number, as it is."""
+    try:
+        number = _decimal(value)
+    except (ValueError, ArithmeticError):
+        return str(value)
+    if not number.is_finite():
+        return str(value)
+    return f"{number:,f}"
+
+
 def short_number(value: Decimal | str | float) -> str:
     """A measured number (a loss, a score) to four significant digits, never in exponent form."""
     number = _decimal(value) if not isinstance(value, float) else Decimal(repr(value))

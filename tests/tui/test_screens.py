@@ -124,7 +124,7 @@ async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> Non
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "history row")
         row = screen.history.row_text(0)
-        assert row[2] == "q_spring_campaign" and row[3] == "1500" and row[6] == "yes"
+        assert row[2] == "q_spring_campaign" and row[3] == "1,500" and row[6] == "yes"
 
 
 async def test_check_agrees_with_submission_on_conclusions(app: PlayerApp) -> None:
@@ -463,3 +463,25 @@ async def test_every_balance_shows_whole_on_a_narrow_ledger(
         table = screen.balances
         widths = sum(column.get_render_width(table) for column in table.ordered_columns)
         assert widths <= table.content_region.width, (widths, table.content_region.width)
+
+
+async def test_a_refused_day_count_is_cleared_and_a_finished_run_says_so(
+    app: PlayerApp,
+) -> None:
+    """`0` in the days field was refused but stayed, so `99999` typed next read `0999`;
+    on a finished run the answer form said 'the deadline has passed', not that the run
+    takes no submission."""
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("a", "0", "enter")
+        await notified(pilot, "Type a whole number of days")
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen) and screen.days.value == ""
+        app.session.finish()
+        app.session_changed()
+        await go(pilot, "3")
+        questions = app.screen
+        assert isinstance(questions, QuestionsScreen)
+        questions.form.value.value = "100"
+        await wait_for(
+            pilot, lambda: "the run is finished" in screen_text(questions), "finished note"
+        )

@@ -169,3 +169,16 @@ def test_a_hosted_export_never_replaces_a_file_in_the_working_directory(tmp_path
     assert not (tmp_path / "elsewhere").exists()
     again = write_export(session.ledger(), "csv", cwd, replace=False)
     assert again == cwd / "ledger-5.csv"
+
+
+@given(
+    st.decimals(min_value=Decimal("-1e15"), max_value=Decimal("1e15"), places=6, allow_nan=False)
+)
+def test_a_submitted_number_shows_exactly_without_an_exponent(value: Decimal) -> None:
+    """The submissions table showed what was stored (`1.5E+3`): now the exact number,
+    with separators, never in exponent form, and reading back to the same value."""
+    from workbench.display import plain_number
+
+    shown = plain_number(str(value))
+    assert "E" not in shown.upper()
+    assert Decimal(shown.replace(",", "")) == value

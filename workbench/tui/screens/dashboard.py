@@ -182,6 +182,7 @@ class DashboardScreen(PlayerScreen):
         """Advance by the typed number of days, then leave the input."""
         text = event.value.strip()
         if not text.isdigit() or int(text) < 1:
+            event.input.value = ""  # what is typed next is a new number, not appended
             self.notify("Type a whole number of days (1 or more).", severity="error")
             return
         event.input.value = ""

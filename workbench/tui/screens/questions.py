@@ -129,6 +129,9 @@ class QuestionsScreen(PlayerScreen):
         checked = parse_assessment(ViewRules(self.session.view()), data)
         q = self.current()
         notes = list(checked.notes)
+        if self.session.finished:
+            self.form.show_check(checked.errors, "the run is finished: it takes no submission")
+            return
         if q is not None and not q.open:
             notes.append("the deadline has passed: it will not count")
         note = f"ready, but {'; '.join(notes)}" if notes else "ready to submit"

@@ -11,7 +11,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Select, Static
 
-from workbench.display import unit_label
+from workbench.display import plain_number, unit_label
 from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.tables import Table
@@ -238,7 +238,7 @@ class SubmissionHistory(Table):
                 key,
                 str(s.day),
                 s.question,
-                s.value,
+                plain_number(s.value),
                 "" if conclusion is None else str(conclusion),
                 s.choice or "",
                 "yes" if s.eligible else "no",
