@@ -259,3 +259,13 @@ def test_a_script_line_naming_a_key_twice_is_refused_and_nothing_is_played(
     assert result.exit_code == 2, result.output
     assert f"Error: {script}:2: key 'action' is given twice; give it once" in result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_a_run_of_another_campaign_is_named_as_such(tmp_path: Path) -> None:
+    """'was played on campaign digest …, but gelato now has …' read as if gelato had been
+    edited: a run of another campaign says which campaign it was played on."""
+    run = tmp_path / "run"
+    assert CliRunner().invoke(main, ["run", "--out", str(run)]).exit_code == 0
+    result = CliRunner().invoke(main, ["run", "gelato", "--out", str(run)])
+    assert result.exit_code == 2, result.output
+    assert "was played on campaign 'harbor-roasters', not 'marina-gelato'" in result.output

@@ -270,6 +270,11 @@ def check_registration(
 ) -> None:
     """Refuse a run whose registration does not match its campaign, control file or agent."""
     check_agent(where, registration, identity)
+    if bundle.id != registration.campaign_id:
+        raise UserError(
+            f"{where} was played on campaign {clip(registration.campaign_id)}, not "
+            f"{clip(bundle.id)} ({bundle.path}): open it without naming a campaign"
+        )
     if bundle.digest != registration.campaign_digest:
         raise UserError(
             f"{where} was played on campaign digest {registration.campaign_digest[:12]}, "
