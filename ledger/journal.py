@@ -163,8 +163,12 @@ def read_entries(data: bytes) -> list[Entry]:
 class Journal:
     """An append-only journal, in memory and optionally mirrored to a file (fsynced)."""
 
-    def __init__(self, path: Path | None = None, entries: list[Entry] | None = None) -> None:
+    def __init__(
+        self, path: Path | None = None, entries: list[Entry] | None = None, size: int | None = None
+    ) -> None:
         self._path = path
+        self._size = size
+        """Bytes of the backing file this journal wrote or read (None: not known)."""
         self.fsync_each = True
         """False: appends are written but not fsynced; the owner calls `sync` before it
         acknowledges them (the host batches the fsyncs of many runs in one thread)."""
@@ -183,7 +187,7 @@ class Journal:
         path = Path(path)
         if data is None:
             data = path.read_bytes() if path.exists() else b""
-        return cls(path, read_entries(data))
+        return cls(path, read_entries(data), len(data))
 
     @classmethod
     def in_memory(cls) -> Journal:
@@ -215,6 +219,12 @@ class Journal:
     def path(self) -> Path | None:
         """The backing file, if any."""
         return self._path
+
+    @property
+    def size(self) -> int | None:
+        """Bytes of the backing file as this journal read and appended them (None when it
+        was made from entries alone): counted, never asked of the file system."""
+        return self._size
 
     def get(self, command_id: str) -> Entry | None:
         """The entry with this command id, if any."""
@@ -258,6 +268,8 @@ class Journal:
             except TornAppend as exc:
                 self._torn = exc.strerror
                 raise
+            if self._size is not None:
+                self._size += len(line)
         self._entries.append(entry)
         self._by_id[command_id] = entry
         return entry

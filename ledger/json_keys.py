@@ -8,7 +8,11 @@ mean once: `repeated_key` finds the first key an object repeats.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Final
+
+_UNPARSED: Final = object()
+"""`repeated_key` was given no parse of the text."""
 
 
 class _Repeated(Exception):
@@ -28,9 +32,33 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-def repeated_key(data: bytes | str) -> str | None:
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"(\s*:)?')
+"""Every string of JSON text, whole and in order (outside strings there are no quotes, so
+each match starts at a real opening quote); the group is set when it is a member key."""
+
+
+def _keys(value: Any) -> int:
+    """How many keys the objects of a parsed JSON value hold, nested ones included."""
+    if isinstance(value, dict):
+        return len(value) + sum(_keys(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_keys(v) for v in value)
+    return 0
+
+
+def repeated_key(data: bytes | str, parsed: Any = _UNPARSED) -> str | None:
     """The first key some object of the JSON text `data` names twice, or None (also None
-    for text that is not JSON: its own parser names that)."""
+    for text that is not JSON: its own parser names that).
+
+    Given `parsed` (what a parser made of `data`, which keeps one member per key), the
+    usual answer is cheap: when `data` has as many member keys as `parsed` holds, no key
+    is repeated; only otherwise is the text parsed again to name the key.
+    """
+    if parsed is not _UNPARSED:
+        text = data.encode() if isinstance(data, str) else data
+        members = sum(1 for found in _STRING.finditer(text) if found.group(1))
+        if members == _keys(parsed):
+            return None
     try:
         json.loads(data, object_pairs_hook=_unique)
     except _Repeated as found:

@@ -111,7 +111,7 @@ async def read_model(request: Request, model: type[M]) -> M:
         raise BadRequest(f"request body is not valid JSON: {exc}") from None
     if not isinstance(document, dict):
         raise BadRequest("request body is not a JSON object")
-    if (key := repeated_key(bytes(body))) is not None:
+    if (key := repeated_key(bytes(body), document)) is not None:
         raise BadRequest(f"request body gives key {clip(key)} twice; give it once")
     try:
         return model.model_validate(document)
@@ -195,7 +195,8 @@ class Api:
         except WouldBlock:
             return await self.call(work, *args)
         try:
-            await self.runtime.syncer.sync(self.runtime.journal_path(run_id))
+            path, size = self.runtime.journal_path(run_id), self.runtime.journal_size(run_id)
+            await self.runtime.syncer.sync(path, size)
         except OSError as exc:
             self.runtime.journal_failed(run_id, exc)
             raise Damaged(

@@ -814,6 +814,14 @@ class HostRuntime:
             run = self._runs.get(run_id)
         return run is not None and run.session is not None and run.damaged is None
 
+    def journal_size(self, run_id: str) -> int:
+        """Bytes of an open run's journal as its session wrote them (for `Syncer.sync`)."""
+        with self._index_lock:
+            run = self._runs.get(run_id)
+        session = None if run is None else run.session
+        size = None if session is None else session.journal_size
+        return os.stat(self.journal_path(run_id)).st_size if size is None else size
+
     def journal_path(self, run_id: str) -> Path:
         """Where a run's journal is (for `Syncer.sync` after a deferred command)."""
         return RunPaths(self.runs_dir / run_id).journal
@@ -821,8 +829,10 @@ class HostRuntime:
     def _journal_opened(self, run: _Run) -> None:
         """Tell the syncer what of the run's journal is durable as its session opens: all of
         it (a session opens on a journal written and synced before)."""
+        assert run.session is not None
+        size = run.session.journal_size
         journal = self.journal_path(run.run_id)
-        self.syncer.opened(journal, os.stat(journal).st_size)
+        self.syncer.opened(journal, os.stat(journal).st_size if size is None else size)
 
     def journal_failed(self, run_id: str, error: OSError) -> None:
         """A deferred journal could not be made durable: the run takes no more commands.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import errno
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +27,8 @@ class _Waiter:
     path: Path
     future: asyncio.Future[None]
     loop: asyncio.AbstractEventLoop
+    size: int
+    """Bytes of the file written before this call: what its fsync makes durable."""
 
 
 class Syncer:
@@ -40,17 +41,16 @@ class Syncer:
         self._thread = threading.Thread(target=self._run, name="syncer", daemon=True)
         self._durable: dict[Path, int] = {}
         """Per file, how many of its bytes are known durable: what its owner found on
-        opening it (`opened`), then what each successful fsync covered."""
+        opening it (`opened`), then what each successful fsync covered (the sizes its
+        callers gave: no system call here, each one a GIL hand-off under load)."""
 
     def opened(self, path: Path, size: int) -> None:
         """`path` was opened holding `size` durable bytes (nothing of it awaits a sync)."""
-        with self._changed:
-            self._durable[path] = size
+        self._durable[path] = size
 
     def durable_size(self, path: Path) -> int | None:
         """Bytes of `path` known durable, or None when it was never `opened` here."""
-        with self._changed:
-            return self._durable.get(path)
+        return self._durable.get(path)
 
     def start(self) -> None:
         """Start the thread (once)."""
@@ -64,8 +64,9 @@ class Syncer:
         if self._thread.is_alive():
             self._thread.join()
 
-    async def sync(self, path: Path) -> None:
-        """Return once everything written to `path` before this call is durable.
+    async def sync(self, path: Path, size: int) -> None:
+        """Return once everything written to `path` before this call (its first `size`
+        bytes) is durable.
 
         Raises the OSError of a failed fsync (the caller must not acknowledge anything
         that file holds), or Busy when the syncer has stopped.
@@ -75,7 +76,7 @@ class Syncer:
         with self._changed:
             if self._stopping:
                 raise Busy("the host is stopping: send the command again, same id, once it is back")
-            self._waiting.append(_Waiter(path, future, loop))
+            self._waiting.append(_Waiter(path, future, loop, size))
             self._changed.notify()
         await future
 
@@ -88,12 +89,13 @@ class Syncer:
                     return
                 batch, self._waiting = self._waiting, []
             failures: dict[Path, OSError] = {}
-            for path in dict.fromkeys(waiter.path for waiter in batch):
+            covered: dict[Path, int] = {}
+            for waiter in batch:
+                covered[waiter.path] = max(waiter.size, covered.get(waiter.path, 0))
+            for path, size in covered.items():
                 try:
-                    size = os.stat(path).st_size  # written before the fsync: covered by it
                     fsync_file(path)
-                    with self._changed:
-                        self._durable[path] = max(size, self._durable.get(path, 0))
+                    self._durable[path] = max(size, self._durable.get(path, 0))
                 except OSError as exc:
                     failures[path] = exc
                 except Exception as exc:  # never leave a waiter hanging: its run stops instead

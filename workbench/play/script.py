@@ -31,7 +31,7 @@ def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
         where = f"{script}:{number}"
         try:
             document = orjson.loads(raw)
-            if (key := repeated_key(raw)) is not None:
+            if (key := repeated_key(raw, document)) is not None:
                 raise UserError(f"{where}: key {clip(key)} is given twice; give it once")
             command = COMMAND_ADAPTER.validate_python(document)
         except orjson.JSONDecodeError as exc:

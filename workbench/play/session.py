@@ -340,7 +340,9 @@ class PlayerSession:
 
     def _file_journal(self) -> Journal:
         """The journal's entries, appended to the run's journal file from now on."""
-        journal = Journal(self.paths.journal, list(self._journal.entries))
+        journal = Journal(
+            self.paths.journal, list(self._journal.entries), len(self._journal.to_bytes())
+        )
         journal.fsync_each = self._fsync_each
         return journal
 
@@ -562,6 +564,12 @@ class PlayerSession:
         """
         self._fsync_each = False
         self._journal.fsync_each = False
+
+    @property
+    def journal_size(self) -> int | None:
+        """Bytes of the run's journal file as this session wrote and read them (None while
+        the journal is held in memory)."""
+        return self._journal.size if self._journal.path is not None else None
 
     def sync_journal(self) -> None:
         """Make every journaled command durable (a no-op cost when each was fsynced)."""
