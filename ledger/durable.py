@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import secrets
+import stat
 from pathlib import Path
+
+CUT_SUFFIX = ".cut"
+"""A file `NAME.cut` beside an append-only file records the size it must be cut back to:
+a failed append that could not be cut off at once (see `record_cut`)."""
+_CUT_RECORD = re.compile(rb"[0-9]{1,19}\n")
 
 
 def write_all(fd: int, data: bytes) -> None:
@@ -94,30 +102,108 @@ def _append(path: Path, data: bytes, *, sync: bool) -> None:
             if sync:
                 os.fsync(fd)
         except OSError as exc:
-            _cut_back(fd, written, exc)
+            _cut_back(fd, path, written, exc)
             raise
     finally:
         os.close(fd)
 
 
-def _cut_back(fd: int, written: int, cause: OSError) -> None:
-    """Cut the last `written` bytes off `fd`'s file (a failed append's), durably."""
+def _cut_back(fd: int, path: Path, written: int, cause: OSError) -> None:
+    """Cut the last `written` bytes off `fd`'s file (a failed append's), durably; when the
+    disk refuses, record the cut for the next writer (`record_cut`) and raise TornAppend."""
     if not written:
         return
+    size = None
     try:
-        os.ftruncate(fd, os.fstat(fd).st_size - written)
+        size = os.fstat(fd).st_size - written
+        os.ftruncate(fd, size)
         os.fsync(fd)
     except OSError as exc:
         raise TornAppend(
-            cause.errno, f"{cause.strerror}; and cutting the partial write failed: {exc.strerror}"
+            cause.errno,
+            f"{cause.strerror}; and cutting the partial write failed: {exc.strerror}"
+            f"{_recorded(path, size)}",
         ) from cause
 
 
-def truncate_durably(path: Path, size: int) -> None:
-    """Cut `path` to its first `size` bytes and fsync it (OSError when the disk refuses)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+def _recorded(path: Path, size: int | None) -> str:
+    """Record a cut that could not be made; what to add to the message about it."""
+    if size is not None and record_cut(path, size):
+        return f"; the cut is recorded in {cut_marker(path).name} for the next writer"
+    return "; the cut could not be recorded either"
+
+
+def cut_marker(path: Path) -> Path:
+    """Where a cut of `path` that could not be made is recorded: `NAME.cut` beside it."""
+    return path.with_name(path.name + CUT_SUFFIX)
+
+
+def record_cut(path: Path, size: int) -> bool:
+    """Record durably that `path` holds only `size` acknowledged bytes, for whoever writes
+    it next to cut the rest (see `pending_cut`); False when the disk refuses that too.
+
+    Written whole or not at all: a temporary sibling (`.NAME.cut.RANDOM.tmp`, a leftover
+    the next writer removes), fsync, rename, directory fsync.
+    """
+    marker = cut_marker(path)
+    temp = marker.with_name(f".{marker.name}.{secrets.token_hex(6)}.tmp")
     try:
-        os.ftruncate(fd, size)
-        os.fsync(fd)
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        try:
+            write_all(fd, b"%d\n" % size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temp, marker)
+        fsync_dir(marker.parent)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        return False
+    return True
+
+
+def pending_cut(path: Path) -> int | None:
+    """The acknowledged size `record_cut` recorded for `path`, or None when none is pending.
+
+    ValueError when the record is not one (not a regular file, or not a size).
+    """
+    marker = cut_marker(path)
+    try:
+        fd = os.open(marker, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{marker}: cannot read the recorded cut ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(f"{marker}: the recorded cut is not a regular file")
+        data = os.read(fd, 32)
     finally:
         os.close(fd)
+    if not _CUT_RECORD.fullmatch(data):
+        raise ValueError(f"{marker}: not a recorded cut (a size in bytes and a newline)")
+    return int(data)
+
+
+def clear_cut(path: Path) -> None:
+    """Remove `path`'s recorded cut once it is made, durably (OSError when refused)."""
+    marker = cut_marker(path)
+    with contextlib.suppress(FileNotFoundError):
+        marker.unlink()
+        fsync_dir(marker.parent)
+
+
+def truncate_durably(path: Path, size: int) -> None:
+    """Cut `path` to its first `size` bytes and fsync it; when the disk refuses, record
+    the cut for the next writer (`record_cut`) and raise the OSError."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        exc.strerror = f"{exc.strerror}{_recorded(path, size)}"
+        raise

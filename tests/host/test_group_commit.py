@@ -147,3 +147,49 @@ def test_a_run_locked_elsewhere_does_not_stall_the_others(live: Live) -> None:
     waiting["thread"].join(30)  # type: ignore[attr-defined]
     response = waiting["response"]
     assert isinstance(response, httpx2.Response) and response.status_code == 200
+
+
+def test_a_refused_line_that_cannot_be_cut_is_recorded_and_cut_on_restart(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The syncer's fsync fails and so does cutting the unacknowledged line off: the host
+    records the cut (journal.jsonl.cut) and its next start cuts the line, so the command
+    answered 503 is never applied. The ftruncate is the injected fault (a real disk cannot
+    be made to refuse it on demand); the record and the repair are real."""
+    import errno
+    import os
+
+    from workbench.runs.verify import verify_run
+
+    run_id = start(live, ALPHA)
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    before = journal.read_bytes()
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+
+    def no_cut(fd: int, length: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(syncer_module, "fsync_file", failing)
+    monkeypatch.setattr(os, "ftruncate", no_cut)
+    with live.client(ALPHA) as client:
+        reply = client.post(
+            f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "a", "days": 1}
+        )
+        assert reply.status_code == 503
+    monkeypatch.undo()
+    assert len(journal.read_bytes()) > len(before)
+    assert (journal.parent / "journal.jsonl.cut").read_bytes() == b"%d\n" % len(before)
+    live.runtime.close()
+    control = live.hosted.control
+    assert "never acknowledged" in (verify_run(journal.parent, control, ALPHA).divergence or "")
+    restarted = live.hosted.runtime()
+    try:
+        assert restarted.run_info(ALPHA, run_id).day == 0
+        assert journal.read_bytes().startswith(before)
+        assert not (journal.parent / "journal.jsonl.cut").exists()
+    finally:
+        restarted.close()
+    assert verify_run(journal.parent, control, ALPHA).ok

@@ -10,6 +10,7 @@ itself, or else by the next writer, under the run lock; readers only name it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import resource
 import signal
@@ -190,3 +191,108 @@ def test_a_seal_that_cannot_be_written_does_not_undo_the_command(
     seal.rmdir()
     session.advance(1)
     assert session.seal_problem is None and verify_run(session.paths.root).ok
+
+
+@contextlib.contextmanager
+def fsync_then_cut_fail(monkeypatch: pytest.MonkeyPatch, fsyncs: int) -> Iterator[None]:
+    """The next `fsyncs` fsyncs fail with EIO, and every ftruncate while inside.
+
+    A disk cannot be made to refuse an fsync on demand without a faulty device, so these
+    two system calls are the one place a fault is injected rather than real; everything
+    else (the journal, the record of the cut, the repair) runs on the real file system.
+    """
+    real_fsync, real_ftruncate = os.fsync, os.ftruncate
+    left = [fsyncs]
+
+    def fsync(fd: int) -> None:
+        if left[0] > 0:
+            left[0] -= 1
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)
+
+    def ftruncate(fd: int, length: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "ftruncate", ftruncate)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(os, "fsync", real_fsync)
+        monkeypatch.setattr(os, "ftruncate", real_ftruncate)
+
+
+@pytest.mark.parametrize("kind", sorted(COMMANDS))
+def test_a_whole_line_the_disk_would_not_sync_or_cut_is_recorded_and_cut_by_the_next_writer(
+    session: PlayerSession, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """Two faults at once: the append's fsync fails and cutting the line off fails too, so
+    the file ends in a whole line that was never acknowledged. The cut is recorded
+    (journal.jsonl.cut); readers name the line, the next writer cuts it: the command the
+    user saw refused never takes effect."""
+    journal = session.paths.journal
+    before = journal.read_bytes()
+    day, entries = session.day, len(session.journal_entries)
+    with fsync_then_cut_fail(monkeypatch, fsyncs=1), pytest.raises(StorageError) as refused:
+        COMMANDS[kind](session)
+    assert "recorded in journal.jsonl.cut" in refused.value.message
+    assert "not applied" in refused.value.message
+    assert journal.read_bytes().startswith(before) and len(journal.read_bytes()) > len(before)
+    assert (journal.parent / "journal.jsonl.cut").read_bytes() == b"%d\n" % len(before)
+    with pytest.raises(StorageError, match="torn"):
+        session.advance(1)
+    session.close()
+    run = session.paths.root
+    assert "never acknowledged" in (verify_run(run).divergence or "")
+    shown = CliRunner().invoke(main, ["show", str(run)])
+    assert shown.exit_code == 3 and "never acknowledged" in shown.output
+    with PlayerSession.resume(run) as resumed:
+        assert resumed.repairs.cut_tail
+        assert journal.read_bytes() == before and not (run / "journal.jsonl.cut").exists()
+        assert (resumed.day, len(resumed.journal_entries)) == (day, entries)
+        COMMANDS[kind](resumed)
+    assert verify_run(run).ok
+
+
+def test_a_cut_that_cannot_be_recorded_either_says_so_and_takes_no_more_commands(
+    session: PlayerSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three faults: not even the record of the cut can be written. The message says so
+    and the session refuses every later command rather than write behind the line."""
+    with fsync_then_cut_fail(monkeypatch, fsyncs=10), pytest.raises(StorageError) as refused:
+        session.advance(1)
+    assert "could not be recorded either" in refused.value.message
+    assert not (session.paths.root / "journal.jsonl.cut").exists()
+    assert not list(session.paths.root.glob(".*.tmp"))
+    with pytest.raises(StorageError, match="torn"):
+        session.advance(1)
+
+
+@pytest.mark.parametrize(
+    ("record", "problem"),
+    [(b"12x\n", "not a recorded cut"), (b"99999999\n", "acknowledged entries were lost")],
+)
+def test_a_recorded_cut_that_does_not_fit_the_journal_is_refused_and_changes_nothing(
+    session: PlayerSession, record: bytes, problem: str
+) -> None:
+    session.close()
+    run = session.paths.root
+    (run / "journal.jsonl.cut").write_bytes(record)
+    before = session.paths.journal.read_bytes()
+    assert problem in (verify_run(run).divergence or "")
+    with pytest.raises(IntegrityError, match=problem):
+        PlayerSession.resume(run)
+    assert session.paths.journal.read_bytes() == before
+
+
+def test_a_recorded_cut_into_a_sealed_entry_is_refused(session: PlayerSession) -> None:
+    """A record that would cut entries the seal covers (acknowledged) is never obeyed."""
+    session.close()
+    run = session.paths.root
+    journal = session.paths.journal
+    first_line = journal.read_bytes().index(b"\n") + 1
+    (run / "journal.jsonl.cut").write_bytes(b"%d\n" % first_line)
+    before = journal.read_bytes()
+    with pytest.raises(IntegrityError, match="a sealed entry was lost"):
+        PlayerSession.resume(run)
+    assert journal.read_bytes() == before

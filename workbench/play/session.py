@@ -68,6 +68,7 @@ from workbench.runs.files import (
     RUN_FILE,
     RunPaths,
     SealError,
+    acknowledged_only,
     append_journal,
     atomic_write,
     build_seal,
@@ -269,7 +270,7 @@ class PlayerSession:
             check_registration(str(paths.root), registration, bundle, identity)
             try:
                 data = journal_bytes(paths)
-                whole = data if read_only else cut_torn_tail(paths, data)
+                whole = acknowledged_only(paths, data) if read_only else cut_torn_tail(paths, data)
                 journal = Journal.open(paths.journal, whole)
             except JournalError as exc:
                 raise IntegrityError(

@@ -11,7 +11,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
-from ledger.durable import append_durably
+from ledger.durable import append_durably, cut_marker, pending_cut
 from ledger.journal import Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
@@ -93,7 +93,35 @@ def read_journal(paths: RunPaths) -> Journal:
     Anything that keeps it from being read (a directory, a pipe, a device, too large) is
     a JournalError like any other damage, with no line: its reason names the file.
     """
-    return Journal.open(paths.journal, journal_bytes(paths))
+    return Journal.open(paths.journal, acknowledged_only(paths, journal_bytes(paths)))
+
+
+def acknowledged_only(paths: RunPaths, data: bytes) -> bytes:
+    """The journal `data` as a reader may take it: a JournalError when it still holds bytes
+    never acknowledged beyond a recorded cut (readers name them; the next writer cuts them)."""
+    size = recorded_cut(paths, data)
+    if size is not None and size != len(data):
+        raise JournalError(
+            f"{paths.journal}: ends in {len(data) - size} bytes never acknowledged (an append "
+            f"failed and could not be cut off; recorded in {cut_marker(paths.journal).name}); "
+            "the next writer cuts them (`workbench play` opening it, or its host on restart)"
+        )
+    return data
+
+
+def recorded_cut(paths: RunPaths, data: bytes) -> int | None:
+    """The size a failed append recorded the journal `data` must be cut back to (None when
+    none is pending); JournalError when the record is unreadable or the journal shorter."""
+    try:
+        size = pending_cut(paths.journal)
+    except ValueError as exc:
+        raise JournalError(str(exc)) from None
+    if size is not None and size > len(data):
+        raise JournalError(
+            f"{paths.journal}: holds {len(data)} bytes but {size} were acknowledged "
+            f"({cut_marker(paths.journal).name}): acknowledged entries were lost"
+        )
+    return size
 
 
 def journal_bytes(paths: RunPaths) -> bytes:

@@ -7,7 +7,10 @@ may repair what the last holder left, and nothing else can be affected:
   `.run.json.….tmp`) is removed: nothing ever names it;
 - a journal whose last line has no newline ends in an append that was never acknowledged
   (an append is acknowledged only once its whole line is written and fsynced): that line,
-  and only it, is cut off, once the rest verifies and no seal covers the cut entry.
+  and only it, is cut off, once the rest verifies and no seal covers the cut entry;
+- a journal with a recorded cut (`journal.jsonl.cut`: an append failed, even whole, and
+  the disk refused cutting it off at once) is cut back to the size recorded, under the
+  same conditions, and the record removed.
 
 A reader (verify, show, validate) never repairs: it names what it finds.
 """
@@ -18,9 +21,10 @@ import os
 import stat
 from dataclasses import dataclass
 
+from ledger.durable import clear_cut, cut_marker
 from ledger.journal import JournalError, read_entries
 from workbench.errors import IntegrityError, StorageError
-from workbench.runs.files import RUN_FILE, RunPaths, SealError, read_seal
+from workbench.runs.files import RUN_FILE, RunPaths, SealError, read_seal, recorded_cut
 
 LEFTOVER_PATTERN = ".*.tmp"
 """The names of the workbench's temporary files: a dot, the target's name, a random part.
@@ -64,29 +68,51 @@ def _remove_leftovers(paths: RunPaths, pattern: str = LEFTOVER_PATTERN) -> tuple
 
 
 def cut_torn_tail(paths: RunPaths, data: bytes) -> bytes:
-    """The journal `data` (the file's bytes, just read) without a last line that has no
-    newline, cut off the file too (see the module doc); `data` itself when whole. Call
-    only with the run's lock held.
+    """The journal `data` (the file's bytes, just read) without what was never
+    acknowledged: the size a recorded cut names, then a last line that has no newline; cut
+    off the file too (see the module doc); `data` itself when whole. Call only with the
+    run's lock held.
 
     Raises IntegrityError, changing nothing, when the rest does not verify as a journal or
     the seal covers more entries than the rest holds (the cut line was acknowledged), and
     StorageError when the disk refuses the cut.
     """
+    try:
+        size = recorded_cut(paths, data)
+    except JournalError as exc:
+        raise IntegrityError(f"{exc.reason}; the run cannot be repaired") from None
+    if size is not None:
+        data = _cut(paths, data, size, "the bytes a failed append left")
+        try:
+            clear_cut(paths.journal)
+        except OSError as exc:
+            raise StorageError(
+                f"{cut_marker(paths.journal)}: cannot remove it ({exc.strerror or exc})"
+            ) from None
     if not data or data.endswith(b"\n"):
         return data
+    return _cut(paths, data, data.rfind(b"\n") + 1, "its torn last line")
+
+
+def _cut(paths: RunPaths, data: bytes, keep: int, what: str) -> bytes:
+    """Cut `what` off the journal, keeping its first `keep` bytes, durably, once those
+    verify as whole entries and no seal covers more; the bytes kept."""
     journal = paths.journal
-    keep = data.rfind(b"\n") + 1
+    if keep == len(data):
+        return data
     try:
+        if keep and data[keep - 1 : keep] != b"\n":
+            raise JournalError("the cut would split a line")
         kept = len(read_entries(data[:keep]))
         seal = read_seal(paths)
     except (JournalError, SealError) as exc:
         raise IntegrityError(
-            f"{journal}: its last line is torn and the rest is not intact ({exc}); "
+            f"{journal}: cannot cut {what}: the rest is not intact ({exc}); "
             "the run cannot be repaired"
         ) from None
     if seal is not None and seal.journal_entries > kept:
         raise IntegrityError(
-            f"{journal}: its last line is torn, but {paths.seal} covers {seal.journal_entries} "
+            f"{journal}: cannot cut {what}: {paths.seal} covers {seal.journal_entries} "
             f"entries and only {kept} are whole: a sealed entry was lost"
         )
     try:
@@ -95,7 +121,5 @@ def cut_torn_tail(paths: RunPaths, data: bytes) -> bytes:
             handle.flush()
             os.fsync(handle.fileno())
     except OSError as exc:
-        raise StorageError(
-            f"{journal}: cannot cut its torn last line ({exc.strerror or exc})"
-        ) from None
+        raise StorageError(f"{journal}: cannot cut {what} ({exc.strerror or exc})") from None
     return data[:keep]
