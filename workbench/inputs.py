@@ -21,7 +21,8 @@ KIB: Final = 1024
 MIB: Final = 1024 * KIB
 
 LIMITS: Final[dict[str, int]] = {
-    "control file": 64 * KIB,
+    "control file": 4 * MIB,
+    "agent list": 1 * MIB,
     "script": 16 * MIB,
     "submission": 1 * MIB,
     "grader input": 256 * MIB,

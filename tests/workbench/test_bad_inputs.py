@@ -52,7 +52,7 @@ def test_an_unbounded_script_is_refused_without_reading_it(tmp_path: Path) -> No
 
 def test_an_unbounded_control_file_is_refused(tmp_path: Path) -> None:
     lines = _refused(_cli("check", "--control", "/dev/zero"))
-    assert lines == ["Error: /dev/zero: control file is larger than its limit of 64 KiB"]
+    assert lines == ["Error: /dev/zero: control file is larger than its limit of 4 MiB"]
 
 
 def test_a_missing_script_creates_no_run_directory(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ salt): both are refused with one line, exit 2, before anything is written.
 
 from __future__ import annotations
 
-import re
 import shutil
 import stat
 from pathlib import Path
@@ -17,7 +16,8 @@ from click.testing import CliRunner, Result
 
 from tests.workbench.conftest import make_private
 from workbench.cli import main
-from workbench.runs.registration import load_control
+from workbench.inputs import LIMITS
+from workbench.runs.registration import MAX_AGENTS, load_control
 
 
 def _cli(*args: str | Path) -> Result:
@@ -46,28 +46,58 @@ def campaign(campaign_copy: Path) -> Path:
     return make_private(campaign_copy)
 
 
-def test_a_control_file_over_its_read_limit_is_never_written(
+def test_the_most_agents_with_the_longest_ids_fit_and_are_read_back(
     campaign: Path, tmp_path: Path
 ) -> None:
-    """Before: 800 agents gave exit 0 and a 70 KB file every later command refused."""
+    """Before: the read limit (64 KiB) fit about 740 agents while a control file may
+    register 10,000; 800 agents were refused. Now the limit fits the model's largest file,
+    and the agents come from a file as a command line of 10,000 options would not."""
+    agents = [f"{i:05d}-" + "x" * 58 for i in range(MAX_AGENTS)]
+    listing = tmp_path / "agents.txt"
+    listing.write_text("# every agent of the evaluation\n\n" + "\n".join(agents) + "\n")
     out = tmp_path / "control.json"
-    agents = [f"a{i}" for i in range(1, 801)]
-    lines = _error_lines(_control_new(campaign, out, agents))
-    assert len(lines) == 1
-    found = re.fullmatch(
-        rf"Error: {re.escape(str(out))}: control file would be [\d,]+ bytes, larger than its "
-        r"limit of 64 KiB \(at most (\d+) of these 800 agents fit\); nothing was written",
-        lines[0],
+    made = _cli("control", "new", campaign, "--agents-file", listing, "--out", out)
+    assert made.exit_code == 0, made.output[-500:]
+    assert len(made.stdout.splitlines()) == MAX_AGENTS
+    assert out.stat().st_size <= LIMITS["control file"]
+    assert load_control(out).agents == tuple(agents)  # what every later command reads
+
+
+def test_one_agent_more_than_a_control_file_registers_is_one_line(
+    campaign: Path, tmp_path: Path
+) -> None:
+    listing = tmp_path / "agents.txt"
+    listing.write_text("\n".join(f"a{i}" for i in range(MAX_AGENTS)))
+    out = tmp_path / "control.json"
+    lines = _error_lines(
+        _cli("control", "new", campaign, "--agent", "extra", "--agents-file", listing, "--out", out)
     )
-    assert found is not None, lines
-    assert list(tmp_path.iterdir()) == [campaign]
-    fitting = int(found.group(1))
-    assert 0 < fitting < 800
-    _error_lines(_control_new(campaign, out, agents[: fitting + 1]))
+    assert lines == ["Error: a control file registers at most 10,000 agents, not 10,001"]
     assert not out.exists()
-    made = _control_new(campaign, out, agents[:fitting])
-    assert made.exit_code == 0, made.output
-    assert len(load_control(out).agents) == fitting  # what every later command reads
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("alpha\n-bad\nbravo\n", "agents.txt line 2: '-bad' is not an agent id"),
+        ("# nobody\n\n", "agents.txt: agent list names no agent"),
+        ("alpha\n\xff\n", "agents.txt: agent list is not UTF-8 text (byte 6)"),
+    ],
+)
+def test_a_bad_agent_list_is_named_by_its_line(
+    campaign: Path, tmp_path: Path, text: str, error: str
+) -> None:
+    listing = tmp_path / "agents.txt"
+    listing.write_bytes(text.encode("latin-1"))
+    out = tmp_path / "control.json"
+    lines = _error_lines(_cli("control", "new", campaign, "--agents-file", listing, "--out", out))
+    assert len(lines) == 1 and error in lines[0], lines
+    assert not out.exists()
+
+
+def test_no_agent_at_all_is_one_line(campaign: Path, tmp_path: Path) -> None:
+    lines = _error_lines(_cli("control", "new", campaign, "--out", tmp_path / "c.json"))
+    assert lines == ["Error: name the agents: --agent ID (repeat) or --agents-file FILE"]
 
 
 @pytest.mark.parametrize("where", ["run", "run/inner", "link-to-run"])

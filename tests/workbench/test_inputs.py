@@ -46,7 +46,7 @@ def test_a_regular_file_over_its_limit_is_refused_without_reading_it(
 
 
 def test_an_unbounded_device_is_refused_without_reading_it_all() -> None:
-    with pytest.raises(UserError, match="control file is larger than its limit of 64 KiB"):
+    with pytest.raises(UserError, match="control file is larger than its limit of 4 MiB"):
         read_bounded("/dev/zero", "control file")
 
 

@@ -26,7 +26,7 @@ from ledger.canonical import dumps
 from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, UserError
-from workbench.inputs import LIMITS, read_bounded, refuse_over_limit
+from workbench.inputs import read_bounded, refuse_over_limit
 from workbench.messages import bound_lines, clip, validation_message
 from workbench.outputs import write_new_file
 
@@ -40,6 +40,8 @@ TOKEN_VERIFIER_PREFIX: Final = "sha256:"
 
 Hex64 = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
 AGENT_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MAX_AGENTS: Final = 10_000
+"""Agents one control file registers; its read limit (4 MiB) fits this many of the longest ids."""
 AGENT_ID_RULE: Final = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit"
 AgentId = Annotated[str, Field(pattern=f"^{AGENT_ID.pattern}$")]
 TokenVerifier = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
@@ -79,7 +81,7 @@ class ControlFile(BaseModel):
     campaign_digest: Hex64
     seed: str = Field(repr=False, description="256 random bits, 64 hex digits.")
     salt: str = Field(repr=False, description="256 secret bits keying commitment and seals.")
-    agents: tuple[AgentId, ...] = Field(min_length=1, max_length=10_000)
+    agents: tuple[AgentId, ...] = Field(min_length=1, max_length=MAX_AGENTS)
     tokens: dict[AgentId, TokenVerifier] = Field(
         description="Per agent, the SHA-256 of its bearer token (the token itself is never kept)."
     )
@@ -320,6 +322,10 @@ def new_control(
         )
     if not agents:
         raise UserError("a control file needs at least one agent id", subject="agent")
+    if len(agents) > MAX_AGENTS:
+        raise UserError(
+            f"a control file registers at most {MAX_AGENTS:,} agents, not {len(agents):,}"
+        )
     malformed = [
         f"agent {clip(agent)}: an agent id is {AGENT_ID_RULE}"
         for agent in agents
@@ -357,14 +363,7 @@ def write_control(path: str | Path, control: ControlFile) -> None:
     path = Path(path)
     document = control.model_dump(mode="json", by_alias=True)
     data = _control_bytes(document)
-    if len(data) > LIMITS["control file"]:
-        fitting = _agents_that_fit(document)
-        refuse_over_limit(
-            path,
-            "control file",
-            len(data),
-            fits=f"at most {fitting:,} of these {len(control.agents):,} agents fit",
-        )
+    refuse_over_limit(path, "control file", len(data))
     if path.exists() or path.is_symlink():
         raise UserError(f"{path} exists: a control file is never overwritten")
     write_new_file(
@@ -379,23 +378,3 @@ def write_control(path: str | Path, control: ControlFile) -> None:
 def _control_bytes(document: dict[str, Any]) -> bytes:
     """A control file's bytes: the canonical JSON of its document and a newline."""
     return dumps(document) + b"\n"
-
-
-def _agents_that_fit(document: dict[str, Any]) -> int:
-    """How many of the document's agents, in order, fit in a control file within its limit."""
-    agents, tokens = document["agents"], document["tokens"]
-
-    def size(count: int) -> int:
-        """The control file's size with the first `count` agents only."""
-        kept = agents[:count]
-        part = {**document, "agents": kept, "tokens": {a: tokens[a] for a in kept}}
-        return len(_control_bytes(part))
-
-    low, high = 0, len(agents)
-    while low < high:
-        middle = (low + high + 1) // 2
-        if size(middle) <= LIMITS["control file"]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
