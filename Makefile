@@ -4,6 +4,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 
 .PHONY: help play serve author demo validate check snapshot test lint fuzz chromium bench screenshots clean
 
@@ -27,10 +28,16 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# The workbench alone for the commands that use it; the test extra (pytest, linters,
+# Playwright) only for lint, test, fuzz and bench.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
 	touch $(STAMP)
+
+$(TEST_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(TEST_STAMP)
 
 play: $(STAMP)
 	$(BIN)/workbench play
@@ -56,7 +63,7 @@ chromium: $(CHROMIUM)
 $(CHROMIUM):
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
-lint: $(STAMP)
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -68,7 +75,7 @@ test: lint $(CHROMIUM)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
-fuzz: $(STAMP)
+fuzz: $(TEST_STAMP)
 	CFWB_FUZZ=full $(BIN)/python -m pytest tests/fuzz tests/host/test_api_mutations.py tests/host/test_mcp_mutations.py -q
 
 demo: $(STAMP)
