@@ -165,7 +165,15 @@ MALFORMED: dict[str, tuple[bytes, int, str]] = {
     "wrong type": (b'{"command_id": 7}', 422, "invalid"),
     "infinite number": (b'{"command_id": "m", "days": 1e999}', 400, "bad_request"),
     "too many days": (b'{"command_id": "m", "days": 99999}', 422, "invalid"),
+    "days as text": (b'{"command_id": "m", "days": "3"}', 422, "invalid"),
+    "days as text with spaces": (b'{"command_id": "m", "days": " 2 "}', 422, "invalid"),
+    "days with an underscore": (b'{"command_id": "m", "days": "1_0"}', 422, "invalid"),
+    "days as true": (b'{"command_id": "m", "days": true}', 422, "invalid"),
+    "days as a float": (b'{"command_id": "m", "days": 3.0}', 422, "invalid"),
+    "command id as a number": (b'{"command_id": 7, "days": 1}', 422, "invalid"),
 }
+"""Requests are strict: before, `"1_0"` advanced ten days, `true` one, and `3.0` was taken
+for a retry of `3`."""
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))

@@ -55,34 +55,41 @@ class WireModel(BaseModel):
 
 
 # -- requests ------------------------------------------------------------------------------
-class StartRequest(WireModel):
+class WireRequest(WireModel):
+    """Base of every request: strict as well, so `"3"`, `true` or `3.0` is never a number of
+    days (a lax model applied `"1_0"` as 10 days and took `3.0` for a retry of `3`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class StartRequest(WireRequest):
     """Start the calling agent's episode: its one run of the hosted campaign."""
 
     command_id: CommandId
 
 
-class ScheduleRequest(WireModel):
+class ScheduleRequest(WireRequest):
     """Schedule an action at today's decisions."""
 
     command_id: CommandId
     action: str = Field(min_length=1, max_length=128)
 
 
-class AdvanceRequest(WireModel):
+class AdvanceRequest(WireRequest):
     """Run whole days with no further decisions."""
 
     command_id: CommandId
     days: int = Field(default=1, ge=1, le=3650)
 
 
-class SubmitRequest(WireModel):
+class SubmitRequest(WireRequest):
     """Submit a counterfactual assessment."""
 
     command_id: CommandId
     assessment: CounterfactualAssessment
 
 
-class FinishRequest(WireModel):
+class FinishRequest(WireRequest):
     """End the run: the remaining days run with no decisions; then it accepts no command."""
 
     command_id: CommandId
