@@ -91,7 +91,7 @@ from workbench.play.wire import (
     SubmitReply,
     SubmitRequest,
 )
-from workbench.runs.assessment import eligible, missing_conclusion
+from workbench.runs.assessment import eligible, late_notes, missing_conclusion
 from workbench.runs.bundle import load_bundle
 from workbench.runs.commands import (
     Advance,
@@ -626,7 +626,7 @@ class HostRuntime:
                 **self._base(entry, retry),
                 question=question.id,
                 eligible=eligible(question, entry.day),
-                notes=() if note is None else (note,),
+                notes=(*([] if note is None else [note]), *late_notes(question, entry.day)),
             )
 
         return self._command(agent, run_id, request.command_id, command, apply, reply, defer)

@@ -53,6 +53,7 @@ from workbench.runs.assessment import (
     ParsedAssessment,
     SubmissionRecord,
     eligible,
+    late_notes,
     parse_assessment,
 )
 from workbench.runs.bundle import load_bundle
@@ -501,14 +502,24 @@ class PlayerSession:
         payload = command_payload(command)
         known = self._known(command.kind, command_id, payload)
         if known is not None:
-            return SubmitResult((), known.seq, eligible(question, known.day), checked.notes)
+            return SubmitResult(
+                (),
+                known.seq,
+                eligible(question, known.day),
+                (*checked.notes, *late_notes(question, known.day)),
+            )
         self._refuse_when_finished()
         entry = self._append(command.kind, self._command_id(command_id), payload)
         self._outcomes[entry.seq] = apply_command(
             self._engine, command, entry.seq, self._submissions
         )
         self._after_command()
-        return SubmitResult((), entry.seq, eligible(question, entry.day), checked.notes)
+        return SubmitResult(
+            (),
+            entry.seq,
+            eligible(question, entry.day),
+            (*checked.notes, *late_notes(question, entry.day)),
+        )
 
     def finish(self, command_id: str | None = None) -> int:
         """End the run: the remaining days run with no decisions; returns the horizon.

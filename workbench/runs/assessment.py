@@ -99,6 +99,17 @@ def eligible(question: Question, day: int) -> bool:
     return day < question.deadline_day
 
 
+def late_notes(question: Question, day: int) -> tuple[str, ...]:
+    """What a submission made at the decisions of `day` is told when it misses the cutoff:
+    it is journaled, but only submissions before the deadline day count."""
+    if eligible(question, day):
+        return ()
+    return (
+        f"submitted on day {day}, not before {question.id}'s deadline day "
+        f"{question.deadline_day}: recorded, but it will not count",
+    )
+
+
 def intervention_actions(question: Question, choice: str | None) -> tuple[str, ...]:
     """The intervention's actions: fixed, or the participant's selection."""
     if question.intervention.participant_selected:
