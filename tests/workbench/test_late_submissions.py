@@ -11,7 +11,10 @@ from click.testing import CliRunner
 from workbench.cli import main
 from workbench.play.session import PlayerSession
 
-LATE = "submitted on day 30, not before q_spring_campaign's deadline day 30: recorded, but it will not count"
+LATE = (
+    "submitted on day 30, not before q_spring_campaign's deadline day 30: "
+    "recorded, but it will not count"
+)
 
 
 def test_the_session_tells_a_late_submission_and_only_a_late_one(tmp_path: Path) -> None:
