@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, Static, TextArea
 
 from graders.causal_gym.panel import PanelError
 from graders.causal_gym.tasks import CausalGenerationError
@@ -19,6 +19,7 @@ from workbench.tui.markup import joined, styled
 from workbench.tui.messages import JobFailed, TaskLoaded
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.tables import Table
 
 PANEL_ERRORS: tuple[type[Exception], ...] = (PanelError, CausalGenerationError)
 """What CausalPanel raises for a request it cannot serve (shown, never a traceback)."""
@@ -87,7 +88,7 @@ class CausalScreen(PlayerScreen):
         )
         self.task_id = FormInput("0", placeholder="task id", type="integer", max_length=9)
         self.info = Static("Pick a family, split and task id, then load.", id="causal-info")
-        self.preview: DataTable[str] = DataTable(id="causal-preview")
+        self.preview = Table(id="causal-preview")
         self.dictionary = Static(id="causal-dictionary")
         self.columns = FormInput(
             placeholder="adjust for: pre-treatment columns, comma separated (enter runs OLS)",
