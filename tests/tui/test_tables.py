@@ -13,6 +13,7 @@ from tests.tui.conftest import SIZE, go, wait_for
 from workbench.play.session import PlayerSession
 from workbench.tui.app import AUTHOR_SCREENS, PLAYER_SCREENS, AuthorApp, PlayerApp, ScreenSpec
 from workbench.tui.screens.journal import JournalScreen
+from workbench.tui.screens.ledger import LedgerScreen
 from workbench.tui.widgets.tables import Table
 
 
@@ -120,3 +121,37 @@ async def test_row_keys_in_an_empty_table_do_nothing(tmp_path: Path) -> None:
         await pilot.pause()
         assert app.is_running and app.screen.query_one("RunsTable") is table
         assert table.cursor_row == 0
+
+
+async def test_tab_passes_the_empty_account_history_by(app: PlayerApp) -> None:
+    """Tab from the trial balance went into the account history, empty until an account
+    is followed; once it has rows tab reaches it."""
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "5")
+        screen = app.screen
+        assert isinstance(screen, LedgerScreen)
+        assert app.focused is screen.balances and screen.history.row_count == 0
+        await pilot.press("tab")
+        assert app.focused is not screen.history
+        await pilot.press("shift+tab", "shift+tab")
+        assert app.focused is not screen.history
+        screen.balances.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: screen.history.row_count > 0, "account followed")
+        await pilot.press("tab")
+        assert app.focused is screen.history
+
+
+async def test_tab_never_lands_on_an_empty_table(app: PlayerApp) -> None:
+    """On every player screen, tabbing round the whole chain both ways skips tables
+    without rows (the submissions before any, the causal preview before a load)."""
+    async with app.run_test(size=SIZE) as pilot:
+        for spec in PLAYER_SCREENS:
+            await go(pilot, spec.key)
+            chain = len(app.screen.focus_chain)
+            for key in ("tab", "shift+tab"):
+                for _ in range(chain + 1):
+                    await pilot.press(key)
+                    focused = app.focused
+                    empty = isinstance(focused, DataTable) and focused.row_count == 0
+                    assert not empty, (spec.mode, key, focused)
