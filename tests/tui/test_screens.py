@@ -49,7 +49,7 @@ async def test_advance_by_keys_and_by_input(app: PlayerApp) -> None:
 async def test_advance_past_horizon_notifies(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a", "9", "9", "9", "enter")
-        await notified(pilot, "campaign ends")
+        await notified(pilot, "Days to advance: 999 is out of range")
         assert app.session.day == 0
 
 
@@ -473,7 +473,7 @@ async def test_a_refused_day_count_is_cleared_and_a_finished_run_says_so(
     takes no submission."""
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a", "0", "enter")
-        await notified(pilot, "Type a whole number of days")
+        await notified(pilot, "Days to advance: 0 is out of range")
         screen = app.screen
         assert isinstance(screen, DashboardScreen) and screen.days.value == ""
         app.session.finish()
