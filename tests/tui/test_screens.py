@@ -124,7 +124,49 @@ async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> Non
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "history row")
         row = screen.history.row_text(0)
-        assert row[2] == "q_spring_campaign" and row[3] == "1,500" and row[6] == "yes"
+        assert row[0] == "q_spring_campaign" and row[1] == "1"
+        assert row[3] == "1,500" and row[6] == "yes"
+
+
+async def test_submissions_are_numbered_per_question_on_every_screen(run_dir: Path) -> None:
+    """The notice, the history and the summary said "#7" for a second submission: the
+    journal's seq, which counts every command. They number a question's submissions."""
+    from workbench.tui.screens.briefing import SummaryScreen
+
+    session = PlayerSession.create(run_dir)
+    session.schedule("hire_sales_rep")
+    session.advance(2)
+    session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
+    session.advance(2)
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        for value, number in (("1500", 1), ("1600", 2)):
+            screen.form.value.value = value
+            await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
+            await pilot.press("ctrl+s")
+            await notified(pilot, f"Submission {number} of q_spring_campaign recorded (eligible)")
+        assert not [n for n in notices(app) if "#" in n]
+        seqs = [s.seq for s in app.session.view().submissions]
+        assert seqs[-1] > 2
+        rows = [screen.history.row_text(i) for i in range(screen.history.row_count)]
+        assert [row[:2] for row in rows] == [
+            ["q_bank_loan", "1"],
+            ["q_spring_campaign", "1"],
+            ["q_spring_campaign", "2"],
+        ]
+        assert [row[-1] for row in rows] == [str(seq) for seq in seqs]
+        labels = [str(column.label) for column in screen.history.ordered_columns]
+        assert labels[1] == "Submission" and labels[-1] == "Journal seq"
+        app.show_summary()
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        await wait_for(pilot, lambda: "counts:" in screen_text(app.screen), "summary text")
+        text = screen_text(app.screen)
+        assert "q_spring_campaign (deadline day 30): counts: submission 2 of 2" in text
+        assert "q_bank_loan (deadline day 20): counts: submission 1 of 1" in text
+        assert "#" not in text
 
 
 async def test_check_agrees_with_submission_on_conclusions(app: PlayerApp) -> None:

@@ -410,13 +410,14 @@ class PlayerApp(WorkbenchShell):
     def show_summary(self) -> None:
         """The end-of-campaign summary (a preview while the run is still in play)."""
         from workbench.play.objective import campaign_summary, progress_in
+        from workbench.tui.format import submission_numbers
         from workbench.tui.screens.briefing import SummaryScreen
 
         view = self.session.view()
         progress = progress_in(view, self.session.metric_series())
         run_dir = self.session.run_dir
         summary = campaign_summary(view, progress, None if run_dir is None else str(run_dir))
-        self.push_screen(SummaryScreen(summary))
+        self.push_screen(SummaryScreen(summary, submission_numbers(view.submissions)))
 
     # -- the only places the run changes -------------------------------------------
     def advance(self, days: int, *, confirmed: bool = False) -> int | None:
@@ -501,8 +502,12 @@ class PlayerApp(WorkbenchShell):
         if result is None:
             return None
         if result.accepted:
+            from workbench.tui.format import submission_name
+
             note = "eligible" if result.eligible else "past the deadline: not eligible"
-            self.notify(f"Submission #{result.seq} recorded ({note})")
+            view = guarded(self, lambda: self.session.view())
+            name = submission_name(view.submissions if view is not None else (), result.seq)
+            self.notify(f"{name} recorded ({note})")
             self.session_changed()
         else:
             self.notify("; ".join(result.errors), severity="error", timeout=8)
