@@ -53,6 +53,20 @@ class Series:
     values: Sequence[Decimal]
 
 
+def legend_room(low: float, top: float, highest: float, rows: int, legend: int) -> float:
+    """The axis top that keeps every value up to `highest` below a legend of `legend` rows.
+
+    plotext draws the legend over the first rows of the canvas, at its left, and lines
+    under it: the $105k objective line ran through the "Cash on hand" legend row. With
+    the top raised so the highest value sits at most (rows - legend - 1) / rows of the
+    way up, nothing drawn reaches those rows, in plotext's mapping and in braille's.
+    """
+    free = rows - legend - 1
+    if legend < 1 or free < 1 or highest <= low:
+        return top
+    return max(top, low + (highest - low) * rows / free)
+
+
 class TitledPlot(PlotextPlot):
     """A plot drawn for the size it has whenever it renders (a resize included): `show`
     keeps what to draw, `draw` draws it, and the title is cut to the width (plotext drops
@@ -69,6 +83,15 @@ class TitledPlot(PlotextPlot):
         self.draw()
         self.plt.title(self.title[: max(self.size.width - 12, 8)])
         return super().render()
+
+
+CHROME_ROWS = 5
+"""A chart's rows around its canvas: title, the two axis lines, day numbers, "day"."""
+
+PLOT_ROWS = 4
+"""The fewest canvas rows a legend leaves below itself; on a shorter canvas the legend
+is left out (the title names the lines): raising the axis over it squeezed the lines
+into a row or two, where tick labels fell on the wrong values."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +130,8 @@ class MetricChart(TitledPlot):
         self.refresh()
 
     def draw(self) -> None:
-        """The lines, the target, and a unit axis from round ticks."""
+        """The lines, the target, and a unit axis whose top leaves the legend's rows free;
+        no legend on a canvas too short to hold it above a line (the title names them)."""
         figure = self.figure
         if figure is None:
             return
@@ -116,11 +140,13 @@ class MetricChart(TitledPlot):
         values = [float(v) for s in figure.series for v in s.values]
         if figure.target is not None:
             values.append(float(figure.target))
-        for line in figure.series:
-            if not line.values:
-                continue
+        lines = [line for line in figure.series if line.values]
+        rows = self.size.height - CHROME_ROWS
+        legend = len(lines) if rows - len(lines) >= PLOT_ROWS else 0
+        for line in lines:
             days = list(range(len(line.values)))
-            plt.plot(days, [float(v) for v in line.values], label=line.name, marker="braille")
+            label = line.name if legend else None
+            plt.plot(days, [float(v) for v in line.values], label=label, marker="braille")
         if figure.target is not None:
             plt.hline(float(figure.target), "green")
         plt.xlim(0, figure.horizon)
@@ -128,7 +154,7 @@ class MetricChart(TitledPlot):
             low, high = min(values + [0.0]), max(values)
             high = high if high > low else low + 100
             marks = ticks(low, high)
-            plt.ylim(marks[0], marks[-1])
+            plt.ylim(marks[0], legend_room(marks[0], marks[-1], high, rows, legend))
             plt.yticks(marks, [compact(m, figure.units) for m in marks])
 
 
