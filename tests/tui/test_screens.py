@@ -295,6 +295,40 @@ async def test_palette_command_advances(app: PlayerApp) -> None:
         await wait_for(pilot, lambda: app.session.day == 7, "advanced by the palette")
 
 
+async def test_every_advance_to_the_last_day_confirms_as_finish_does(run_dir: Path) -> None:
+    """The palette's "Advance to horizon" ended play at once, while `f` asked first; so did
+    a typed count or `n` that reached the last day. All are one path: the finish question."""
+    from workbench.tui.screens.briefing import SummaryScreen
+    from workbench.tui.screens.confirm import ConfirmFinish
+
+    session = PlayerSession.create(run_dir)
+    session.advance(170)
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"sim: Advance to horizon")
+        await wait_for(pilot, lambda: _first_command(app) == "sim: Advance to horizon", "match")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "asked")
+        assert "Days 171 to 180 run with no further decisions" in screen_text(app.screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "cancelled")
+        for keys in (("f",), ("a", "1", "0", "enter")):
+            await pilot.press(*keys)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), str(keys))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "back")
+        assert session.day == 170 and not session.finished
+        await pilot.press("a", "9", "enter")
+        await wait_for(pilot, lambda: session.day == 179, "day 179 without asking")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "the last day")
+        assert session.day == 179
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        assert session.finished and session.journal_entries[-1].kind == "finish"
+
+
 async def test_key_bar_fits_at_120_columns(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         for spec in PLAYER_SCREENS:

@@ -423,11 +423,16 @@ class PlayerApp(WorkbenchShell):
     def advance(self, days: int, *, confirmed: bool = False) -> int | None:
         """Advance the run `days` days; notify errors; repaint; summarise at the end.
 
-        An advance that would close questions whose typed answers were never submitted
-        asks first (unless `confirmed`): they would be lost for good."""
+        Unless `confirmed`, two advances ask first. One to the campaign's last day ends
+        play for good: it is finishing the run, so it asks what `f` asks (`ask_finish`),
+        however it was asked for (a key, a typed count, the palette). One that would close
+        questions whose typed answers were never submitted: they would be lost for good."""
         from workbench.play.unsent import lost_by_advancing
         from workbench.tui.screens.confirm import ConfirmAdvance
 
+        if not confirmed and self.session.day + days == self.session.horizon:
+            self.ask_finish()
+            return None
         if not confirmed and self.unsent:
             to_day = self.session.day + days
             lost = guarded(
@@ -443,14 +448,6 @@ class PlayerApp(WorkbenchShell):
             if self.session.finished and not was_finished:
                 self.show_summary()
         return day
-
-    def advance_to_horizon(self) -> None:
-        """Advance with no further decisions to the campaign's last day."""
-        left = self.session.horizon - self.session.day
-        if left < 1:
-            self.notify("The campaign has ended.", severity="warning")
-            return
-        self.advance(left)
 
     def ask_finish(self) -> None:
         """Confirm, then end the run: the remaining days run with no decisions."""
