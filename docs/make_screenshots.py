@@ -55,7 +55,7 @@ async def player(run_dir: Path) -> list[Path]:
         saved.append(await save(pilot, "actions.svg"))
         app.submit({"question": "q_pick_a_lever", "value": "2500", "choice": "raise_price"})
         await pilot.press("ctrl+o", "1")
-        app.advance_to_horizon()
+        app.advance(app.session.horizon - app.session.day, confirmed=True)
         saved.append(await save(pilot, "summary.svg"))
         await pilot.press("escape", "ctrl+o", "7")
         await pilot.click("#vc-generate")

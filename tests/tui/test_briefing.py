@@ -44,7 +44,7 @@ async def test_a_resumed_run_opens_on_the_dashboard(run_dir: Path) -> None:
 async def test_the_end_shows_the_summary(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE) as pilot:
         app.session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
-        app.advance_to_horizon()
+        await pilot.press("f", "y")
         await wait_for(pilot, lambda: "campaign is over" in screen_text(app.screen), "summary")
         assert isinstance(app.screen, SummaryScreen)
         text = screen_text(app.screen)

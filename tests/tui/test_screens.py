@@ -49,7 +49,7 @@ async def test_advance_by_keys_and_by_input(app: PlayerApp) -> None:
 async def test_advance_past_horizon_notifies(app: PlayerApp) -> None:
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a", "9", "9", "9", "enter")
-        await notified(pilot, "campaign ends")
+        await notified(pilot, "Days to advance: 999 is out of range")
         assert app.session.day == 0
 
 
@@ -124,7 +124,49 @@ async def test_submit_appears_in_history_with_money_check(app: PlayerApp) -> Non
         await pilot.press("ctrl+s")
         await wait_for(pilot, lambda: screen.history.row_count == 1, "history row")
         row = screen.history.row_text(0)
-        assert row[2] == "q_spring_campaign" and row[3] == "1,500" and row[6] == "yes"
+        assert row[0] == "q_spring_campaign" and row[1] == "1"
+        assert row[3] == "1,500" and row[6] == "yes"
+
+
+async def test_submissions_are_numbered_per_question_on_every_screen(run_dir: Path) -> None:
+    """The notice, the history and the summary said "#7" for a second submission: the
+    journal's seq, which counts every command. They number a question's submissions."""
+    from workbench.tui.screens.briefing import SummaryScreen
+
+    session = PlayerSession.create(run_dir)
+    session.schedule("hire_sales_rep")
+    session.advance(2)
+    session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
+    session.advance(2)
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await go(pilot, "3")
+        screen = app.screen
+        assert isinstance(screen, QuestionsScreen)
+        for value, number in (("1500", 1), ("1600", 2)):
+            screen.form.value.value = value
+            await wait_for(pilot, lambda: "ready to submit" in screen_text(screen), "ready")
+            await pilot.press("ctrl+s")
+            await notified(pilot, f"Submission {number} of q_spring_campaign recorded (eligible)")
+        assert not [n for n in notices(app) if "#" in n]
+        seqs = [s.seq for s in app.session.view().submissions]
+        assert seqs[-1] > 2
+        rows = [screen.history.row_text(i) for i in range(screen.history.row_count)]
+        assert [row[:2] for row in rows] == [
+            ["q_bank_loan", "1"],
+            ["q_spring_campaign", "1"],
+            ["q_spring_campaign", "2"],
+        ]
+        assert [row[-1] for row in rows] == [str(seq) for seq in seqs]
+        labels = [str(column.label) for column in screen.history.ordered_columns]
+        assert labels[1] == "Submission" and labels[-1] == "Journal seq"
+        app.show_summary()
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        await wait_for(pilot, lambda: "counts:" in screen_text(app.screen), "summary text")
+        text = screen_text(app.screen)
+        assert "q_spring_campaign (deadline day 30): counts: submission 2 of 2" in text
+        assert "q_bank_loan (deadline day 20): counts: submission 1 of 1" in text
+        assert "#" not in text
 
 
 async def test_check_agrees_with_submission_on_conclusions(app: PlayerApp) -> None:
@@ -251,6 +293,40 @@ async def test_palette_command_advances(app: PlayerApp) -> None:
         await wait_for(pilot, lambda: _first_command(app) == "sim: Advance 7 days", "match")
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session.day == 7, "advanced by the palette")
+
+
+async def test_every_advance_to_the_last_day_confirms_as_finish_does(run_dir: Path) -> None:
+    """The palette's "Advance to horizon" ended play at once, while `f` asked first; so did
+    a typed count or `n` that reached the last day. All are one path: the finish question."""
+    from workbench.tui.screens.briefing import SummaryScreen
+    from workbench.tui.screens.confirm import ConfirmFinish
+
+    session = PlayerSession.create(run_dir)
+    session.advance(170)
+    app = PlayerApp(session, briefing_at_start=False)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"sim: Advance to horizon")
+        await wait_for(pilot, lambda: _first_command(app) == "sim: Advance to horizon", "match")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "asked")
+        assert "Days 171 to 180 run with no further decisions" in screen_text(app.screen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "cancelled")
+        for keys in (("f",), ("a", "1", "0", "enter")):
+            await pilot.press(*keys)
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), str(keys))
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "back")
+        assert session.day == 170 and not session.finished
+        await pilot.press("a", "9", "enter")
+        await wait_for(pilot, lambda: session.day == 179, "day 179 without asking")
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmFinish), "the last day")
+        assert session.day == 179
+        await pilot.press("y")
+        await wait_for(pilot, lambda: isinstance(app.screen, SummaryScreen), "summary")
+        assert session.finished and session.journal_entries[-1].kind == "finish"
 
 
 async def test_key_bar_fits_at_120_columns(app: PlayerApp) -> None:
@@ -473,7 +549,7 @@ async def test_a_refused_day_count_is_cleared_and_a_finished_run_says_so(
     takes no submission."""
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.press("a", "0", "enter")
-        await notified(pilot, "Type a whole number of days")
+        await notified(pilot, "Days to advance: 0 is out of range")
         screen = app.screen
         assert isinstance(screen, DashboardScreen) and screen.days.value == ""
         app.session.finish()

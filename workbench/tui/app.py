@@ -410,23 +410,29 @@ class PlayerApp(WorkbenchShell):
     def show_summary(self) -> None:
         """The end-of-campaign summary (a preview while the run is still in play)."""
         from workbench.play.objective import campaign_summary, progress_in
+        from workbench.tui.format import submission_numbers
         from workbench.tui.screens.briefing import SummaryScreen
 
         view = self.session.view()
         progress = progress_in(view, self.session.metric_series())
         run_dir = self.session.run_dir
         summary = campaign_summary(view, progress, None if run_dir is None else str(run_dir))
-        self.push_screen(SummaryScreen(summary))
+        self.push_screen(SummaryScreen(summary, submission_numbers(view.submissions)))
 
     # -- the only places the run changes -------------------------------------------
     def advance(self, days: int, *, confirmed: bool = False) -> int | None:
         """Advance the run `days` days; notify errors; repaint; summarise at the end.
 
-        An advance that would close questions whose typed answers were never submitted
-        asks first (unless `confirmed`): they would be lost for good."""
+        Unless `confirmed`, two advances ask first. One to the campaign's last day ends
+        play for good: it is finishing the run, so it asks what `f` asks (`ask_finish`),
+        however it was asked for (a key, a typed count, the palette). One that would close
+        questions whose typed answers were never submitted: they would be lost for good."""
         from workbench.play.unsent import lost_by_advancing
         from workbench.tui.screens.confirm import ConfirmAdvance
 
+        if not confirmed and self.session.day + days == self.session.horizon:
+            self.ask_finish()
+            return None
         if not confirmed and self.unsent:
             to_day = self.session.day + days
             lost = guarded(
@@ -442,14 +448,6 @@ class PlayerApp(WorkbenchShell):
             if self.session.finished and not was_finished:
                 self.show_summary()
         return day
-
-    def advance_to_horizon(self) -> None:
-        """Advance with no further decisions to the campaign's last day."""
-        left = self.session.horizon - self.session.day
-        if left < 1:
-            self.notify("The campaign has ended.", severity="warning")
-            return
-        self.advance(left)
 
     def ask_finish(self) -> None:
         """Confirm, then end the run: the remaining days run with no decisions."""
@@ -501,8 +499,12 @@ class PlayerApp(WorkbenchShell):
         if result is None:
             return None
         if result.accepted:
+            from workbench.tui.format import submission_name
+
             note = "eligible" if result.eligible else "past the deadline: not eligible"
-            self.notify(f"Submission #{result.seq} recorded ({note})")
+            view = guarded(self, lambda: self.session.view())
+            name = submission_name(view.submissions if view is not None else (), result.seq)
+            self.notify(f"{name} recorded ({note})")
             self.session_changed()
         else:
             self.notify("; ".join(result.errors), severity="error", timeout=8)

@@ -42,7 +42,11 @@ def player_commands(app: PlayerApp) -> Iterator[Command]:
     for days in (1, 7, 30):
         noun = "day" if days == 1 else "days"
         yield f"sim: Advance {days} {noun}", partial(app.advance, days), "No decisions"
-    yield "sim: Advance to horizon", app.advance_to_horizon, "Run to the campaign's last day"
+    yield (
+        "sim: Advance to horizon",
+        app.ask_finish,
+        "Run to the last day and end play, as f does (confirms first)",
+    )
     yield "sim: Finish the run", app.ask_finish, "End it now: no more decisions (confirms first)"
     for action_id in (a.id for a in app.session.view().actions):
         yield (

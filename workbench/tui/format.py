@@ -13,6 +13,9 @@ from workbench.display import amount
 from workbench.tui.markup import joined, styled
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from workbench.play.models import SubmissionRow
     from workbench.play.objective import Briefing, CampaignSummary, ObjectiveProgress
 
 STATUS_COLOURS = {"met": "green", "on track": "green", "behind": "yellow", "not met": "red"}
@@ -69,8 +72,31 @@ def objective_lines(progress: tuple[ObjectiveProgress, ...]) -> list[Content | s
     return lines
 
 
-def summary_text(summary: CampaignSummary) -> Content:
-    """The end-of-campaign summary."""
+def submission_numbers(submissions: Sequence[SubmissionRow]) -> dict[int, int]:
+    """Each submission's number among its own question's, by journal seq (1 for the first).
+
+    The journal's seq counts every command (the header, each advance and schedule): the
+    player's second submission was "#7". Players count their submissions per question.
+    """
+    made: dict[str, int] = {}
+    numbers = {}
+    for row in sorted(submissions, key=lambda row: row.seq):
+        made[row.question] = made.get(row.question, 0) + 1
+        numbers[row.seq] = made[row.question]
+    return numbers
+
+
+def submission_name(submissions: Sequence[SubmissionRow], seq: int | None) -> str:
+    """`Submission 2 of q_spring_campaign`: the submission journaled at `seq`, as every
+    screen names it (by its journal seq, so labelled, when it is not among `submissions`)."""
+    row = next((row for row in submissions if row.seq == seq), None)
+    if row is None:
+        return f"Submission at journal seq {seq}"
+    return f"Submission {submission_numbers(submissions)[row.seq]} of {row.question}"
+
+
+def summary_text(summary: CampaignSummary, numbers: Mapping[int, int]) -> Content:
+    """The end-of-campaign summary (`numbers`: each submission's, by journal seq)."""
     head = "The campaign is over" if summary.finished else "The campaign is still in play"
     lines: list[Content | str] = [
         styled(
@@ -92,8 +118,9 @@ def summary_text(summary: CampaignSummary) -> Content:
         ),
     ]
     for q in summary.questions:
-        if q.answered:
-            state = f"counts: #{q.counted_seq}, predicted {q.counted_value}"
+        if q.answered and q.counted_seq is not None:
+            number = numbers.get(q.counted_seq, q.submissions)
+            state = f"counts: submission {number} of {q.submissions}, predicted {q.counted_value}"
         elif q.submissions:
             state = f"{q.submissions} submission(s), none before the deadline"
         else:

@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.message_pump import NoActiveAppError
 from textual.screen import Screen
 from textual.widget import Widget
+from textual.widgets import DataTable
 
 from workbench.errors import WorkbenchError
 from workbench.tui.messages import SessionChanged
@@ -18,6 +19,11 @@ if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
     from workbench.play.session import PlayerSession
     from workbench.tui.app import AuthorApp, PlayerApp, WorkbenchShell
+
+
+def has_nothing_to_act_on(widget: Widget) -> bool:
+    """True for a widget that tab passes by: a table without rows."""
+    return isinstance(widget, DataTable) and widget.row_count == 0
 
 
 class WorkbenchScreen(Screen[None]):
@@ -78,6 +84,21 @@ class WorkbenchScreen(Screen[None]):
         count = getattr(app, "_css_update_count", None)
         if isinstance(count, int):
             self._css_update_count = count
+
+    @property
+    def focus_chain(self) -> list[Widget]:
+        """Textual's focus chain without the widgets that have nothing to act on yet.
+
+        Tab took the player into an empty table (the ledger's account history before an
+        account is followed, the causal preview before a task is loaded), where no key
+        did anything. The focused widget stays in the chain, so tab moves on from it; a
+        click or the home focus still reach an empty table, and it fills where it is.
+        """
+        return [
+            widget
+            for widget in super().focus_chain
+            if widget is self.focused or not has_nothing_to_act_on(widget)
+        ]
 
     def compose(self) -> ComposeResult:
         """Bar, body (from `compose_body`), key bar."""

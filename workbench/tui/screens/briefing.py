@@ -13,6 +13,8 @@ from textual.widgets import Static
 from workbench.tui.format import briefing_text, summary_text
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from workbench.play.objective import Briefing, CampaignSummary
 
 MODAL_CSS = """
@@ -54,12 +56,14 @@ class SummaryScreen(ModalScreen[None]):
     DEFAULT_CSS = MODAL_CSS.format(name="SummaryScreen")
     BINDINGS = [Binding("escape,enter,e,q", "dismiss", "Close")]
 
-    def __init__(self, summary: CampaignSummary) -> None:
+    def __init__(self, summary: CampaignSummary, numbers: Mapping[int, int]) -> None:
         super().__init__()
         self.summary = summary
+        self.numbers = numbers
+        """Each submission's number among its question's, by journal seq."""
 
     def compose(self) -> ComposeResult:
         """The summary text in a scrolling box."""
         with VerticalScroll():
-            yield Static(summary_text(self.summary), id="summary")
+            yield Static(summary_text(self.summary, self.numbers), id="summary")
             yield Static("[dim]enter or escape: close[/dim]")

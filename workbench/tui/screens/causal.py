@@ -11,17 +11,21 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
-from textual.widgets import Button, DataTable, Input, Select, Static, TextArea
+from textual.widgets import Button, Input, Select, Static, TextArea
 
 from graders.causal_gym.panel import PanelError
 from graders.causal_gym.tasks import CausalGenerationError
 from workbench.tui.markup import joined, styled
 from workbench.tui.messages import JobFailed, TaskLoaded
 from workbench.tui.screens.base import PlayerScreen
-from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.inputs import FormInput, NumberInput
+from workbench.tui.widgets.tables import Table
 
 PANEL_ERRORS: tuple[type[Exception], ...] = (PanelError, CausalGenerationError)
 """What CausalPanel raises for a request it cannot serve (shown, never a traceback)."""
+
+TASK_ID_DIGITS = 9
+"""The task id field's width: ids 0 to 999,999,999 (the generator takes up to 2**64 - 1)."""
 
 
 def breakdown_lines(data: dict[str, Any], indent: str = "") -> list[str]:
@@ -85,9 +89,11 @@ class CausalScreen(PlayerScreen):
         self.split: Select[str] = Select(
             [(s, s) for s in NAMESPACES], value="train", allow_blank=False
         )
-        self.task_id = FormInput("0", placeholder="task id", type="integer", max_length=9)
+        self.task_id = NumberInput(
+            "0", placeholder="task id", field="Task id", max_length=TASK_ID_DIGITS
+        )
         self.info = Static("Pick a family, split and task id, then load.", id="causal-info")
-        self.preview: DataTable[str] = DataTable(id="causal-preview")
+        self.preview = Table(id="causal-preview")
         self.dictionary = Static(id="causal-dictionary")
         self.columns = FormInput(
             placeholder="adjust for: pre-treatment columns, comma separated (enter runs OLS)",
@@ -136,12 +142,11 @@ class CausalScreen(PlayerScreen):
 
     def action_load(self) -> None:
         """Materialise the chosen task in a worker."""
-        text = self.task_id.value.strip()
-        if not text.isdigit():
-            self.notify("The task id is a whole number.", severity="error")
+        task_id = self.task_id.number(0, 10**TASK_ID_DIGITS - 1)
+        if task_id is None:
             return
         self.info.update("loading …")
-        self.load_task(str(self.family.value), str(self.split.value), int(text))
+        self.load_task(str(self.family.value), str(self.split.value), task_id)
 
     @work(thread=True, exclusive=True, group="causal-load")
     def load_task(self, family: str, split: str, task_id: int) -> None:

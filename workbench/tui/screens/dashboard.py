@@ -20,7 +20,7 @@ from workbench.tui.widgets.dashboard import (
     ObjectivePanel,
     OperationsPanel,
 )
-from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.inputs import NumberInput
 
 if TYPE_CHECKING:
     from workbench.play.models import PublicView
@@ -89,7 +89,9 @@ class DashboardScreen(PlayerScreen):
     def compose_body(self) -> ComposeResult:
         """Status line, objective, then metrics and panels beside the charts."""
         self.status = DayStatus()
-        self.days = FormInput(placeholder="N days", id="days", type="integer", max_length=4)
+        self.days = NumberInput(
+            placeholder="N days", id="days", field="Days to advance", once=True, max_length=4
+        )
         self.objective = ObjectivePanel()
         self.metrics = MetricsTable()
         self.operations = OperationsPanel()
@@ -179,14 +181,15 @@ class DashboardScreen(PlayerScreen):
         self.workbench.ask_finish()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Advance by the typed number of days, then leave the input."""
-        text = event.value.strip()
-        if not text.isdigit() or int(text) < 1:
-            event.input.value = ""  # what is typed next is a new number, not appended
-            self.notify("Type a whole number of days (1 or more).", severity="error")
+        """Advance by the typed number of days (1 to the days left), then leave the input."""
+        left = self.session.horizon - self.session.day
+        if left < 1:
+            self.days.refuse("Days to advance: none, the campaign has ended.")
             return
-        event.input.value = ""
-        self.workbench.advance(int(text))
+        days = self.days.number(1, left)
+        if days is None:
+            return
+        self.workbench.advance(days)
         self.metrics.focus()
 
 

@@ -20,6 +20,7 @@ SCHEME = """[b]How the keys work[/b]
   Typing goes to the focused field: letters and digits never switch screens.
   ctrl+o then a digit switches screens (or click a name in the top bar, or ctrl+p).
   escape leaves a text field; tab / shift+tab move between fields and tables.
+  In a table, up / down, pageup / pagedown and home / end move between rows.
   Keys shown in the footer act on the screen when no text field has focus.
   Tabbing into a field keeps its text; the cursor goes to its end."""
 

@@ -11,12 +11,13 @@ from textual.widgets import Input, Static
 from workbench.play.public_view import unbalanced
 from workbench.tui.markup import styled
 from workbench.tui.screens.base import PlayerScreen
-from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.inputs import NumberInput
 from workbench.tui.widgets.ledger import AccountHistory, TrialBalance
 
 
 class LedgerScreen(PlayerScreen):
-    """Trial balance at a day (type it, enter); enter on an account follows it by day."""
+    """Trial balance at a day (type it, enter; empty: the latest); enter on an account
+    follows it by day."""
 
     DEFAULT_CSS = """
     LedgerScreen #ledger-status {
@@ -63,10 +64,15 @@ class LedgerScreen(PlayerScreen):
         Binding("c", "export('csv')", "Export CSV"),
     ]
 
+    shown_day: int | None = None
+    """The day the trial balance shows (None: the latest closed day)."""
+
     def compose_body(self) -> ComposeResult:
         """Day input and balance line, balance table beside (or, when narrow, above: a
         balance cut at the table's edge read as another amount) the account's history."""
-        self.day_input = FormInput(placeholder="day", id="ledger-day", type="integer", max_length=5)
+        self.day_input = NumberInput(
+            placeholder="day", id="ledger-day", field="Trial balance day", max_length=5
+        )
         self.balance_line = Static(id="balance-line")
         self.balances = TrialBalance()
         self.drill_title = Static("Enter on an account follows it by day", id="drill-title")
@@ -80,15 +86,10 @@ class LedgerScreen(PlayerScreen):
                 yield self.drill_title
                 yield self.history
 
-    def _day(self) -> int:
-        text = self.day_input.value.strip()
-        last = self.session.ledger().last_day
-        return min(int(text), last) if text.isdigit() else last
-
     def refresh_view(self) -> None:
         """The trial balance at the chosen day, the balance verdict, the followed account."""
         ledger = self.session.ledger()
-        day = self._day()
+        day = ledger.last_day if self.shown_day is None else self.shown_day
         rows = ledger.trial_balance(day)
         self.balances.show(rows)
         off = unbalanced(ledger.totals(day))
@@ -111,7 +112,15 @@ class LedgerScreen(PlayerScreen):
         self.drill_title.update(styled("[b]$account[/b] by day", account=account))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
-        """Show the trial balance at the typed day."""
+        """Show the trial balance at the typed day (0 to the last closed one; empty: the
+        last); a day out of that range is refused and the balance stays as it was."""
+        if self.day_input.value.strip():
+            day = self.day_input.number(0, self.session.ledger().last_day)
+            if day is None:
+                return
+            self.shown_day = day
+        else:
+            self.shown_day = None
         self.refresh_view()
         self.balances.focus()
 

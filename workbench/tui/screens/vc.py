@@ -12,11 +12,11 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, Select, Static, TextArea
 
 from graders.vc_deal.batch import BatchReport
-from graders.vc_deal.generator import DEFAULT_SEED
+from graders.vc_deal.generator import DEFAULT_SEED, MAX_NUM_EXAMPLES
 from graders.vc_deal.panel import TextGrade, VCPanel
 from workbench.tui.messages import BatchGraded, JobFailed, JobProgress
 from workbench.tui.screens.base import PlayerScreen
-from workbench.tui.widgets.inputs import FormInput
+from workbench.tui.widgets.inputs import FormInput, NumberInput
 from workbench.tui.widgets.progress import JobProgress as JobBar
 from workbench.tui.widgets.tables import Table
 
@@ -98,8 +98,8 @@ class VCScreen(PlayerScreen):
         self.difficulty: Select[str] = Select(
             [("easy", "easy"), ("hard", "hard")], value="easy", allow_blank=False
         )
-        self.seed = FormInput(str(DEFAULT_SEED), placeholder="seed", type="integer", max_length=12)
-        self.index = FormInput("0", placeholder="index", type="integer", max_length=9)
+        self.seed = NumberInput(str(DEFAULT_SEED), placeholder="seed", field="Seed", max_length=12)
+        self.index = NumberInput("0", placeholder="index", field="Index", max_length=9)
         self.item = Static(
             "Generate an item, or paste a transcript and type the gold answer.", id="vc-item"
         )
@@ -139,12 +139,12 @@ class VCScreen(PlayerScreen):
 
     def action_generate(self) -> None:
         """Generate the chosen item and put its question and gold answer in the form."""
-        seed, index = self.seed.value.strip(), self.index.value.strip()
-        if not seed.lstrip("-").isdigit() or not index.isdigit():
-            self.notify("Seed and index must be whole numbers.", severity="error")
+        seed = self.seed.number()
+        index = None if seed is None else self.index.number(0, MAX_NUM_EXAMPLES // 2 - 1)
+        if seed is None or index is None:
             return
         try:
-            item = self.panel.generate_item(str(self.difficulty.value), int(seed), int(index))  # type: ignore[arg-type]
+            item = self.panel.generate_item(str(self.difficulty.value), seed, index)  # type: ignore[arg-type]
         except GRADER_ERRORS as exc:
             self.notify(str(exc), severity="error")
             return

@@ -53,15 +53,55 @@ class Series:
     values: Sequence[Decimal]
 
 
+def legend_room(low: float, top: float, highest: float, rows: int, legend: int) -> float:
+    """The axis top that keeps every value up to `highest` below a legend of `legend` rows.
+
+    plotext draws the legend over the first rows of the canvas, at its left, and lines
+    under it: the $105k objective line ran through the "Cash on hand" legend row. With
+    the top raised so the highest value sits at most (rows - legend - 1) / rows of the
+    way up, nothing drawn reaches those rows, in plotext's mapping and in braille's.
+    """
+    free = rows - legend - 1
+    if legend < 1 or free < 1 or highest <= low:
+        return top
+    return max(top, low + (highest - low) * rows / free)
+
+
 class TitledPlot(PlotextPlot):
-    """A plot whose title is cut to the width it gets (plotext drops a title that is too long)."""
+    """A plot drawn for the size it has whenever it renders (a resize included): `show`
+    keeps what to draw, `draw` draws it, and the title is cut to the width (plotext drops
+    a title that is too long)."""
 
     title = ""
 
+    def draw(self) -> None:
+        """Draw the figure for the current size (subclasses draw what `show` kept)."""
+
     def render(self) -> RenderResult:
-        """Fit the title, then draw."""
+        """Draw for this size, fit the title, then build."""
+        self.plt.clear_figure()
+        self.draw()
         self.plt.title(self.title[: max(self.size.width - 12, 8)])
         return super().render()
+
+
+CHROME_ROWS = 5
+"""A chart's rows around its canvas: title, the two axis lines, day numbers, "day"."""
+
+PLOT_ROWS = 4
+"""The fewest canvas rows a legend leaves below itself; on a shorter canvas the legend
+is left out (the title names the lines): raising the axis over it squeezed the lines
+into a row or two, where tick labels fell on the wrong values."""
+
+
+@dataclass(frozen=True)
+class MetricFigure:
+    """What a metric chart shows: units, its lines, the days axis and a target line."""
+
+    units: str
+    series: tuple[Series, ...]
+    horizon: int
+    target: Decimal | None
 
 
 class MetricChart(TitledPlot):
@@ -74,6 +114,8 @@ class MetricChart(TitledPlot):
     }
     """
 
+    figure: MetricFigure | None = None
+
     def show(
         self,
         title: str,
@@ -82,29 +124,38 @@ class MetricChart(TitledPlot):
         horizon: int,
         target: Decimal | None = None,
     ) -> None:
-        """Draw the series over days 0..horizon, with the target as a horizontal line."""
-        plt = self.plt
-        plt.clear_figure()
+        """Show the series over days 0..horizon, with the target as a horizontal line."""
         self.title = f"{title} ({unit_label(units)})"
+        self.figure = MetricFigure(units, tuple(series), horizon, target)
+        self.refresh()
+
+    def draw(self) -> None:
+        """The lines, the target, and a unit axis whose top leaves the legend's rows free;
+        no legend on a canvas too short to hold it above a line (the title names them)."""
+        figure = self.figure
+        if figure is None:
+            return
+        plt = self.plt
         plt.xlabel("day")
-        values = [float(v) for s in series for v in s.values]
-        if target is not None:
-            values.append(float(target))
-        for line in series:
-            if not line.values:
-                continue
+        values = [float(v) for s in figure.series for v in s.values]
+        if figure.target is not None:
+            values.append(float(figure.target))
+        lines = [line for line in figure.series if line.values]
+        rows = self.size.height - CHROME_ROWS
+        legend = len(lines) if rows - len(lines) >= PLOT_ROWS else 0
+        for line in lines:
             days = list(range(len(line.values)))
-            plt.plot(days, [float(v) for v in line.values], label=line.name, marker="braille")
-        if target is not None:
-            plt.hline(float(target), "green")
-        plt.xlim(0, horizon)
+            label = line.name if legend else None
+            plt.plot(days, [float(v) for v in line.values], label=label, marker="braille")
+        if figure.target is not None:
+            plt.hline(float(figure.target), "green")
+        plt.xlim(0, figure.horizon)
         if values:
             low, high = min(values + [0.0]), max(values)
             high = high if high > low else low + 100
             marks = ticks(low, high)
-            plt.ylim(marks[0], marks[-1])
-            plt.yticks(marks, [compact(m, units) for m in marks])
-        self.refresh()
+            plt.ylim(marks[0], legend_room(marks[0], marks[-1], high, rows, legend))
+            plt.yticks(marks, [compact(m, figure.units) for m in marks])
 
 
 LABEL = 14
@@ -131,21 +182,29 @@ class CommitmentTimeline(TitledPlot):
     }
     """
 
+    spans: tuple[Span, ...] = ()
+    today = 0
+    horizon = 0
+
     def show(self, spans: Sequence[Span], today: int, horizon: int) -> None:
-        """Draw one row per action and a vertical line at today."""
-        plt = self.plt
-        plt.clear_figure()
+        """Show one row per action and a vertical line at today."""
         self.title = "Commitments (◆ effects land, | today)" if spans else "No commitments yet"
+        self.spans, self.today, self.horizon = tuple(spans), today, horizon
+        self.refresh()
+
+    def draw(self) -> None:
+        """The bars, today's line, and action names as wide as this width allows (a fifth)."""
+        plt = self.plt
         plt.xlabel("day")
+        spans = self.spans
         for row, span in enumerate(spans, start=1):
             end = max(span.lands) if span.lands else span.scheduled
             colour = "gray" if span.done else "cyan"
             plt.plot([span.scheduled, max(end, span.scheduled + 1)], [row, row], color=colour)
             if span.lands:
                 plt.scatter(list(span.lands), [row] * len(span.lands), marker="◆", color="orange")
-        plt.vline(today, "red")
-        plt.xlim(0, horizon)
+        plt.vline(self.today, "red")
+        plt.xlim(0, self.horizon)
         plt.ylim(0.5, max(len(spans), 1) + 0.5)
         width = max(6, min(LABEL, self.size.width // 5))
         plt.yticks(list(range(1, len(spans) + 1)), [s.action[:width] for s in spans])
-        self.refresh()

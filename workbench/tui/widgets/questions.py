@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Select, Static
 
 from workbench.display import plain_number, unit_label
+from workbench.tui.format import submission_numbers
 from workbench.tui.markup import joined, styled
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.tables import Table
@@ -209,9 +210,20 @@ class AssessmentForm(Vertical):
 
 
 class SubmissionHistory(Table):
-    """Own submissions: eligibility, and which one counts for its question."""
+    """Own submissions, numbered per question: eligibility, and which one counts for its
+    question; the journal seq last, to find the entry on the Journal screen."""
 
-    COLUMNS = ("#", "Day", "Question", "Value", "Conclusion", "Pick", "Eligible", "Counts")
+    COLUMNS = (
+        "Question",
+        "Submission",
+        "Day",
+        "Value",
+        "Conclusion",
+        "Pick",
+        "Eligible",
+        "Counts",
+        "Journal seq",
+    )
 
     DEFAULT_CSS = """
     SubmissionHistory {
@@ -225,6 +237,7 @@ class SubmissionHistory(Table):
 
     def show(self, submissions: Sequence[SubmissionRow]) -> None:
         """Rows for every submission (appended; eligibility and counting updated in place)."""
+        numbers = submission_numbers(submissions)
         for s in submissions:
             conclusion = s.conclusion
             if isinstance(conclusion, list):
@@ -235,13 +248,14 @@ class SubmissionHistory(Table):
                 self.update_cell(key, self.ordered_columns[7].key, counts)
                 continue
             self.add_row(
-                key,
-                str(s.day),
                 s.question,
+                str(numbers[s.seq]),
+                str(s.day),
                 plain_number(s.value),
                 "" if conclusion is None else str(conclusion),
                 s.choice or "",
                 "yes" if s.eligible else "no",
                 counts,
+                key,
                 key=key,
             )

@@ -1,11 +1,13 @@
 """The base of every table: its columns exist from construction, before any mount runs,
-and its cells show text as it is."""
+its cells show text as it is, and its cursor keys move between rows."""
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey, RowKey
 
@@ -25,15 +27,34 @@ class Table(DataTable[Text]):
 
     A screen may paint its tables from its own mount handler, which can run before
     a child's; columns added at construction are there whichever runs first.
+
+    Home and End go to the first and last row, as up, down, PageUp and PageDown move by
+    rows: DataTable gives them to the column cursor, so in a row-cursor table they only
+    scrolled sideways (and did nothing in a table as narrow as its screen).
     """
 
     COLUMNS: ClassVar[tuple[str, ...]] = ()
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("cursor_type", "row")
         super().__init__(**kwargs)
         if self.COLUMNS:
             self.add_columns(*self.COLUMNS)
+
+    def validate_cursor_coordinate(self, value: Coordinate) -> Coordinate:
+        """Keep the cursor inside the table; in an empty one, on its origin.
+
+        DataTable clamps an empty table's cursor to row -1 and reports that row as
+        highlighted with no key: End, PageDown or ctrl+end in an empty table raised in
+        every handler that reads the key, and closed the app.
+        """
+        if self.row_count == 0:
+            return Coordinate(0, 0)
+        return super().validate_cursor_coordinate(value)
 
     def add_row(
         self,
