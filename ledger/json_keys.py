@@ -35,15 +35,50 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"(\s*:)?')
 """Every string of JSON text, whole and in order (outside strings there are no quotes, so
 each match starts at a real opening quote); the group is set when it is a member key."""
+_TOKEN = re.compile(rb'(?P<string>"(?:[^"\\]|\\.)*")(?P<key>\s*:)?|[{}\[\]]')
+"""Every string and bracket of JSON text, in order (as `_STRING`, brackets in strings are
+part of their string)."""
 
 
 def _keys(value: Any) -> int:
-    """How many keys the objects of a parsed JSON value hold, nested ones included."""
-    if isinstance(value, dict):
-        return len(value) + sum(_keys(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_keys(v) for v in value)
-    return 0
+    """How many keys the objects of a parsed JSON value hold, nested ones included
+    (without recursion: orjson parses 1024 levels, more than Python's stack takes)."""
+    count = 0
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            count += len(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return count
+
+
+def _first_repeated(text: bytes) -> str | None:
+    """The first key some object of the JSON text `text` (well-formed: a parser took it)
+    names twice, or None; found without recursion, at any depth a parser takes."""
+    objects: list[set[str] | None] = []
+    try:
+        for found in _TOKEN.finditer(text):
+            string = found.group("string")
+            if string is None:
+                bracket = found.group()
+                if bracket in (b"}", b"]"):
+                    objects.pop()
+                else:
+                    objects.append(set() if bracket == b"{" else None)
+            elif found.group("key"):
+                members = objects[-1]
+                if members is None:
+                    return None
+                key = json.loads(string.decode(errors="surrogatepass"))
+                if key in members:
+                    return str(key)
+                members.add(key)
+    except (ValueError, IndexError):
+        return None
+    return None
 
 
 def repeated_key(data: bytes | str, parsed: Any = _UNPARSED) -> str | None:
@@ -52,13 +87,15 @@ def repeated_key(data: bytes | str, parsed: Any = _UNPARSED) -> str | None:
 
     Given `parsed` (what a parser made of `data`, which keeps one member per key), the
     usual answer is cheap: when `data` has as many member keys as `parsed` holds, no key
-    is repeated; only otherwise is the text parsed again to name the key.
+    is repeated; only otherwise is the text scanned again to name the key. Neither walk
+    recurses, so text nested as deep as orjson takes (1024 levels) is answered too.
     """
     if parsed is not _UNPARSED:
-        text = data.encode() if isinstance(data, str) else data
+        text = data.encode(errors="surrogatepass") if isinstance(data, str) else data
         members = sum(1 for found in _STRING.finditer(text) if found.group(1))
         if members == _keys(parsed):
             return None
+        return _first_repeated(text)
     try:
         json.loads(data, object_pairs_hook=_unique)
     except _Repeated as found:

@@ -7,24 +7,40 @@ operator validates it offline with the same command as any private run.
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx2
+import pytest
 from click.testing import CliRunner
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 from mcp.types import TextResourceContents
 
 from ledger.journal import Journal
 from workbench.cli import main
 from workbench.host.api import ApiFront
 from workbench.host.server import ServerThread
-from workbench.play.wire import API_PREFIX
+from workbench.play.wire import API_PREFIX, MCP_PATH
 from workbench.runs.verify import verify_run
 
-from .conftest import ALPHA, Hosted, Live, http_client, mcp_session
+from .agent import HttpAgent
+from .conftest import (
+    ALPHA,
+    TLS,
+    Hosted,
+    Live,
+    async_http_client,
+    http_client,
+    journal_of,
+    mcp_session,
+)
 
 
 async def resource_text(mcp: Client, uri: str) -> str:
@@ -209,3 +225,214 @@ def test_the_stdio_agent_must_be_registered(hosted: Hosted) -> None:
     assert result.output.strip().splitlines()[-1] == (
         "Error: agent 'agent-NOBODY' is not registered in the control file (--agent)"
     )
+
+
+# -- a key given twice in an MCP message -----------------------------------------------------
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "by-hand", "version": "1"},
+    },
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+def call(tool: str, arguments: str, request_id: str = "7") -> bytes:
+    """A tools/call message as text, its arguments as given (a repeated key kept)."""
+    return (
+        f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call",'
+        f'"params":{{"name":"{tool}","arguments":{arguments}}}}}'
+    ).encode()
+
+
+REPEATS: dict[str, tuple[bytes, str, str | int | None]] = {
+    "an argument": (
+        call("schedule", '{"run_id":"RUN","command_id":"r1","action":"bank_loan",'
+                         '"action":"hire_roaster"}'),
+        "action",
+        7,
+    ),
+    "spelt with an escape": (
+        call("schedule", '{"run_id":"RUN","command_id":"r2","action":"bank_loan",'
+                         '"\\u0061ction":"hire_roaster"}'),
+        "action",
+        7,
+    ),
+    "inside an argument": (
+        call("submit_assessment", '{"run_id":"RUN","command_id":"r3","assessment":{"kind":'
+             '"counterfactual","question":"q_bank_loan","value":"-1","value":"-900"}}'),
+        "value",
+        7,
+    ),
+    "in an array": (
+        call("advance", '{"run_id":"RUN","command_id":"r4","days":1,"x":[[{"a":1,"a":2}]]}'),
+        "a",
+        7,
+    ),
+    "beside a number only some parsers take": (
+        call("advance", '{"run_id":"RUN","command_id":"r5","days":1e999,"days":1}', '"s-7"'),
+        "days",
+        "s-7",
+    ),
+    "the id": (
+        call("advance", '{"run_id":"RUN","command_id":"r6","days":1}', '7,"id":8'),
+        "id",
+        None,
+    ),
+    "in a notification": (
+        b'{"jsonrpc":"2.0","method":"notifications/progress",'
+        b'"params":{"progressToken":1,"progress":1,"progress":2}}',
+        "progress",
+        None,
+    ),
+}  # fmt: skip
+"""MCP messages naming a key twice: the key, and the id the refusal carries."""
+
+
+def refused(key: str, request_id: str | int | None) -> dict[str, Any]:
+    """The JSON-RPC error refusing a message that names `key` twice."""
+    message = f"MCP message gives key {key!r} twice; give it once"
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32600, "message": message}}
+
+
+def test_an_mcp_message_naming_a_key_twice_is_refused_over_http(live: Live) -> None:
+    """The SDK kept the last of a repeated key (`action` bank_loan then hire_roaster
+    scheduled hire_roaster): every such message is now 400 with a JSON-RPC error naming
+    the key, before the SDK reads it, and the session serves on."""
+    token = live.hosted.tokens[ALPHA]
+    with live.client(ALPHA) as client:
+        agent = HttpAgent(client, prefix="twice")
+        agent.start("twice-start")
+        started = client.post(MCP_PATH, json=INITIALIZE, headers=MCP_HEADERS)
+        assert started.status_code == 200, started.text
+        session = {
+            **MCP_HEADERS,
+            "mcp-session-id": started.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-06-18",
+        }
+        assert client.post(MCP_PATH, json=INITIALIZED, headers=session).status_code == 202
+        before = journal_of(live, agent.run_id)
+        for name, (message, key, request_id) in REPEATS.items():
+            body = message.replace(b"RUN", agent.run_id.encode())
+            response = client.post(MCP_PATH, content=body, headers=session)
+            assert response.status_code == 400, (name, response.text)
+            assert response.headers["content-type"] == "application/json"
+            assert response.json() == refused(key, request_id), name
+            chunked = client.post(MCP_PATH, content=iter([body[:50], body[50:]]), headers=session)
+            assert chunked.status_code == 400 and chunked.json() == refused(key, request_id)
+        assert journal_of(live, agent.run_id) == before
+        once = call(
+            "schedule", f'{{"run_id":"{agent.run_id}","command_id":"r9","action":"bank_loan"}}'
+        )
+        served = client.post(MCP_PATH, content=once, headers=session)
+        assert served.status_code == 200 and '"accepted\\": true' in served.text, served.text
+        assert journal_of(live, agent.run_id) != before
+    with http_client(base_url=live.url, headers=MCP_HEADERS, timeout=60) as anonymous:
+        body = REPEATS["an argument"][0]
+        assert anonymous.post(MCP_PATH, content=body).status_code == 401
+        wrong = anonymous.post(
+            MCP_PATH, content=body, headers={"Authorization": f"Bearer x{token}"}
+        )
+        assert wrong.status_code == 401
+
+
+class KeyTwice(httpx2.AsyncHTTPTransport):
+    """A real transport that, on the way out, gives `"command_id":"twice"` a second
+    command_id (the SDK's client never writes a key twice)."""
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        body = request.content
+        if b'"command_id":"twice"' in body:
+            body = body.replace(b'"command_id":"twice"', b'"command_id":"twice","command_id":"b"')
+            headers = [(k, v) for k, v in request.headers.items() if k != "content-length"]
+            request = httpx2.Request(request.method, request.url, headers=headers, content=body)
+        return await super().handle_async_request(request)
+
+
+def test_the_sdk_client_gets_the_refusal_as_its_calls_error(live: Live) -> None:
+    async def play() -> tuple[str, bool]:
+        http = async_http_client(
+            headers={"Authorization": f"Bearer {live.hosted.tokens[ALPHA]}"},
+            transport=KeyTwice(verify=TLS),
+            timeout=60,
+        )
+        async with Client(streamable_http_client(f"{live.url}{MCP_PATH}", http_client=http)) as mcp:
+            with pytest.raises(MCPError) as refusal:
+                await mcp.call_tool("start_episode", {"command_id": "twice"})
+            assert not list(live.hosted.runs.glob("run-*"))
+            started = await mcp.call_tool("start_episode", {"command_id": "once"})
+            return str(refusal.value), started.is_error
+
+    assert anyio.run(play) == ("MCP message gives key 'command_id' twice; give it once", False)
+    assert len(list(live.hosted.runs.glob("run-*"))) == 1
+
+
+class StdioHost:
+    """`workbench host --stdio` as a process spoken to by hand, a line at a time; every
+    reply is awaited with a timeout, so a missing one fails the test instead of hanging it."""
+
+    def __init__(self, hosted: Hosted, log: Path) -> None:
+        command = [
+            sys.executable, "-m", "workbench", "host", str(hosted.campaign),
+            "--control", str(hosted.control_path), "--runs", str(hosted.runs),
+            "--stdio", "--agent", ALPHA,
+        ]  # fmt: skip
+        self.log = log.open("wb")
+        self.process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log
+        )
+        self.replies: queue.Queue[bytes] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.replies.put(line)
+
+    def send(self, message: bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(message + b"\n")
+        self.process.stdin.flush()
+
+    def ask(self, message: bytes) -> dict[str, Any]:
+        """Send one line and return the next reply."""
+        self.send(message)
+        try:
+            reply: dict[str, Any] = json.loads(self.replies.get(timeout=120))
+        except queue.Empty:
+            pytest.fail(f"no reply over stdio to {message[:200]!r}")
+        return reply
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=30)
+        self.log.close()
+
+
+def test_an_mcp_message_naming_a_key_twice_is_refused_over_stdio(
+    hosted: Hosted, tmp_path: Path
+) -> None:
+    """Over stdio the refusal is the same JSON-RPC error, as a line; the refused start
+    (command_id a then b) starts nothing, and the session serves on."""
+    hosted.runtime().close()
+    host = StdioHost(hosted, tmp_path / "stdio.log")
+    try:
+        assert "result" in host.ask(json.dumps(INITIALIZE).encode())
+        host.send(json.dumps(INITIALIZED).encode())
+        twice = call("start_episode", '{"command_id":"a","command_id":"b"}', "1")
+        assert host.ask(twice) == refused("command_id", 1)
+        for name, (message, key, request_id) in REPEATS.items():
+            assert host.ask(message) == refused(key, request_id), name
+        assert not list(hosted.runs.glob("run-*"))
+        started = host.ask(call("start_episode", '{"command_id":"b"}', "2"))
+        assert started["id"] == 2 and started["result"]["isError"] is False, started
+        assert started["result"]["structuredContent"]["run"]["run_id"]
+        assert len(list(hosted.runs.glob("run-*"))) == 1
+    finally:
+        host.close()

@@ -161,6 +161,16 @@ MALFORMED: dict[str, tuple[bytes, int, str]] = {
     "an array": (b"[1, 2]", 400, "bad_request"),
     "a string": (b'"advance"', 400, "bad_request"),
     "deeply nested": (b"[" * 5000 + b"]" * 5000, 400, "bad_request"),
+    "nested as deep as parsed": (
+        b'{"command_id": "m", "pad": ' + b"[" * 1000 + b"]" * 1000 + b"}",
+        422,
+        "invalid",
+    ),
+    "a key twice, deep": (
+        b'{"command_id": "m", "pad": ' + b"[" * 1000 + b'{"k":1,"k":2}' + b"]" * 1000 + b"}",
+        400,
+        "bad_request",
+    ),
     "unknown field": (b'{"command_id": "m", "days": 1, "rewind_to": 0}', 422, "invalid"),
     "wrong type": (b'{"command_id": 7}', 422, "invalid"),
     "infinite number": (b'{"command_id": "m", "days": 1e999}', 400, "bad_request"),

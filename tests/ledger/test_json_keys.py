@@ -39,3 +39,21 @@ def test_a_key_written_twice_is_found_at_any_depth(
     assert repeated_key(twice) == key
     assert repeated_key(twice, orjson.loads(twice)) == key  # the cheap count sees it too
     assert repeated_key(b"not json") is None
+
+
+def test_text_as_deep_as_orjson_takes_is_answered() -> None:
+    """orjson parses 1024 levels, more than Python's stack takes: the count of members
+    recursed through them (RecursionError: a 500 from the host, a traceback from `run`)."""
+    for depth in (100, 1000):
+        inside = b"[" * depth + b'{"k": 1, "j": [2]}' + b"]" * depth
+        plain = b'{"k": 0, "deep": ' + inside + b"}"
+        assert repeated_key(plain, orjson.loads(plain)) is None
+        twice = b'{"k": 0, "deep": ' + inside.replace(b'"j"', b'"k"') + b"}"
+        assert repeated_key(twice, orjson.loads(twice)) == "k"
+
+
+def test_a_repeat_is_named_whatever_its_spelling_and_brackets_in_strings() -> None:
+    text = b'{"x": "{[\\"}]", "y": {"a\\u00e9": 1, "a\xc3\xa9": 2}, "y": 3}'
+    assert repeated_key(text, orjson.loads(text)) == repeated_key(text) == "a\u00e9"
+    escaped = b'{"a": 1, "\\u0061": 2}'
+    assert repeated_key(escaped, orjson.loads(escaped)) == "a"

@@ -72,6 +72,26 @@ def test_script_days_must_be_a_json_integer(tmp_path: Path, days: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("inside", "problem"),
+    [
+        ("1", "advance.pad: Extra inputs are not permitted"),
+        ('{"k":1,"k":2}', "key 'k' is given twice"),
+    ],
+)
+def test_a_script_line_nested_as_deep_as_it_parses_is_one_line(
+    tmp_path: Path, inside: str, problem: str
+) -> None:
+    """orjson parses 1024 levels; checking the line for a repeated key recursed through
+    them and the command ended in a traceback."""
+    script = tmp_path / "s.jsonl"
+    script.write_text(f'{{"kind":"advance","days":1,"pad":{"[" * 1000}{inside}{"]" * 1000}}}\n')
+    lines = _refused(_cli("run", "--script", str(script), "--out", str(tmp_path / "run")))
+    assert len(lines) == 1 and lines[0].startswith(f"Error: {script}:1: ")
+    assert problem in lines[0]
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
     ("line", "problem"),
     [
         ('{"advance": 3}', "kind: Field required"),

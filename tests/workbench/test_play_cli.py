@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -126,6 +128,85 @@ def test_a_command_failing_midway_leaves_the_run_as_it_was(tmp_path: Path) -> No
     result = CliRunner().invoke(main, ["run", "--script", str(script), "--out", str(run)])
     assert result.exit_code == 2 and f"{script}:2" in result.output
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+
+
+def _inside_refusal(script: Path, run: Path) -> str:
+    return (
+        f"Error: script {script} is inside the run directory {run} it plays into; a run "
+        "directory holds only the run's own files, so keep the script elsewhere (--script)"
+    )
+
+
+@pytest.mark.parametrize("holds_a_run", [False, True], ids=["new run", "existing run"])
+def test_a_named_pipe_script_inside_the_run_directory_is_refused_unread(
+    tmp_path: Path, holds_a_run: bool
+) -> None:
+    """A script from a named pipe waits for its writer, as `cat` does; one inside the run
+    directory it plays into (where the run's own journal goes) was read before the run
+    was opened, and waited for a writer that never comes. It is refused before any read.
+    The command runs in a process of its own, so a wait fails the test, never hangs it."""
+    run = tmp_path / "run"
+    if holds_a_run:
+        script = tmp_path / "first.jsonl"
+        script.write_text('{"kind":"advance","days":2}\n')
+        assert _workbench("run", "--script", str(script), "--out", str(run)).returncode == 0
+        pipe = run / "more.jsonl"
+    else:
+        run.mkdir()
+        pipe = run / "journal.jsonl"
+    os.mkfifo(pipe)
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p != pipe}
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "workbench", "run", "--script", str(pipe), "--out", str(run)],
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=60,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"run --script {pipe} waited for the pipe's writer")
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.splitlines() == [_inside_refusal(pipe, run)]
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p != pipe} == before
+
+
+def test_a_script_inside_the_run_directory_is_refused_however_it_is_named(
+    tmp_path: Path,
+) -> None:
+    """A run's own journal is no script (it failed on its header line), nor is any file in
+    the run directory, named through `..` or a link to it; one beside a run (its name
+    starting with the run's) plays."""
+    script = tmp_path / "s.jsonl"
+    script.write_text('{"kind":"advance","days":2}\n')
+    run = tmp_path / "run"
+    assert (
+        CliRunner().invoke(main, ["run", "--script", str(script), "--out", str(run)]).exit_code == 0
+    )
+    (run / "mine.jsonl").write_text('{"kind":"advance","days":1}\n')
+    (tmp_path / "link").symlink_to(run)
+    before = {p.name: p.read_bytes() for p in run.iterdir()}
+    for named in (
+        run / "journal.jsonl",
+        run / "mine.jsonl",
+        tmp_path / "elsewhere" / ".." / "run" / "journal.jsonl",
+        tmp_path / "link" / "journal.jsonl",
+        run / "missing.jsonl",
+    ):
+        result = CliRunner().invoke(main, ["run", "--script", str(named), "--out", str(run)])
+        assert result.exit_code == 2, result.output
+        assert result.output.splitlines() == [_inside_refusal(named, run)]
+    through_link = CliRunner().invoke(
+        main, ["run", "--script", str(run / "mine.jsonl"), "--out", str(tmp_path / "link")]
+    )
+    assert through_link.exit_code == 2
+    assert {p.name: p.read_bytes() for p in run.iterdir()} == before
+    fresh = tmp_path / "fresh"
+    beside = tmp_path / "fresh-script.jsonl"
+    beside.write_text('{"kind":"advance","days":1}\n')
+    played = CliRunner().invoke(main, ["run", "--script", str(beside), "--out", str(fresh)])
+    assert played.exit_code == 0, played.output
 
 
 def test_rerunning_a_script_resumes_without_duplicates(tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ FLAGS: dict[str, str] = {
     "scheduler": "--scheduler",
     "seeds": "--seeds",
     "force": "--force",
+    "script": "--script",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 

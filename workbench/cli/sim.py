@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from workbench.cli.options import (
     private_options,
     run_dir_arg,
 )
-from workbench.errors import IntegrityError
+from workbench.errors import IntegrityError, UserError
 
 
 @click.command()
@@ -49,6 +50,8 @@ def run(
     """
     from workbench.play.script import apply_commands, script_commands
 
+    if script is not None:
+        refuse_script_in_run(script, out)
     commands = script_commands(script) if script is not None else []
     with play_session(out, campaign, control, agent_id, autoseal=False) as session:
         notes = apply_commands(session, script, commands) if script is not None else []
@@ -63,6 +66,24 @@ def run(
         click.echo(f"  {row.title}: {row.value} {row.units}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {task.status}")
+
+
+def refuse_script_in_run(script: Path, out: Path) -> None:
+    """Refuse a script inside the run directory it would play into, before reading it.
+
+    A run directory holds only the files the workbench writes there: a file in it is no
+    script (a run's own journal read as one fails on its header line), and a named pipe
+    in it, read as a user's script is (waiting for its writer, as `cat` does), would wait
+    forever where the run's own reader refuses it at once. Compared with links followed,
+    as the files would be opened; nothing is opened here.
+    """
+    inner, outer = Path(os.path.realpath(script)), Path(os.path.realpath(out))
+    if inner == outer or outer in inner.parents:
+        raise UserError(
+            f"script {script} is inside the run directory {out} it plays into; a run "
+            "directory holds only the run's own files, so keep the script elsewhere",
+            subject="script",
+        )
 
 
 @click.command()

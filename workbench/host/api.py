@@ -15,7 +15,8 @@ Routes (every one but /health needs `Authorization: Bearer TOKEN`):
     POST /v1/runs/{run}/finish               {command_id}
     GET  /v1/runs/{run}/journal?since=&limit=
     GET  /v1/runs/{run}/metrics | /ledger | /ledger/export?format=beancount|csv
-    POST /mcp                                MCP (streamable HTTP)
+    POST /mcp                                MCP (streamable HTTP; a message naming a key
+                                             twice is refused, 400, before the SDK reads it)
 
 Every error is `{"error": {"code", "message"}}` with one line. Bodies are bounded
 (`MAX_BODY_BYTES`), parsed strictly and validated by the wire models; a query parameter a
@@ -46,7 +47,8 @@ from workbench.host.errors import (
     TooLarge,
     Unauthorized,
 )
-from workbench.host.mcp_app import McpOnDemand
+from workbench.host.mcp_app import MAX_MCP_BODY_BYTES, McpOnDemand
+from workbench.host.mcp_strict import checked_body
 from workbench.host.runtime import HostRuntime, WouldBlock
 from workbench.messages import clip, first_problem
 from workbench.play.wire import (
@@ -370,6 +372,11 @@ class ApiFront:
             request = Request(scope, receive)
             response = await answer(handlers, request, partial(bearer_agent, scope, self.runtime))
         elif path == MCP_PATH or path.startswith(MCP_PATH + "/"):
+            if scope["method"] == "POST" and self.authenticated(scope):
+                checked = await checked_body(scope, receive, send, MAX_MCP_BODY_BYTES)
+                if checked is None:
+                    return
+                receive = checked
             await self.mcp(scope, receive, send)
             return
         elif path == "/health" and scope["method"] == "GET":
@@ -377,6 +384,16 @@ class ApiFront:
         else:
             response = error_response(404, "not_found", f"no route {clip(path, 120)}")
         await response(scope, receive, send)
+
+    def authenticated(self, scope: Scope) -> bool:
+        """True when the request's bearer token names an agent. An MCP POST without one is
+        the SDK's to refuse (401, its body unread); one with one has its body checked for
+        a repeated key before the SDK reads it (`checked_body`)."""
+        try:
+            bearer_agent(scope, self.runtime)
+        except Unauthorized:
+            return False
+        return True
 
     async def lifespan(self, receive: Receive, send: Send) -> None:
         """Start, then serve until shutdown; the MCP app (if started) stops first."""

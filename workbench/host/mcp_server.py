@@ -5,14 +5,18 @@ threads. Over streamable HTTP the SDK's bearer middleware authenticates every re
 with `HostTokens` (the control file's token verifiers) and a tool reads its caller from
 the verified access token; over stdio the one local agent is fixed at start-up. The
 briefing and the question contracts are resources. No tool forks, rewinds or evaluates.
+A message naming a key twice in one object is refused before the SDK reads it
+(`workbench.host.mcp_strict`): over HTTP in front of the app, over stdio by `StrictLines`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from typing import Annotated, Any, Final, TypeVar
 
+import anyio
 import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
@@ -20,10 +24,13 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, InputRequiredResult, Tool
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import CallToolResult, InputRequiredResult, Tool, jsonrpc_message_adapter
 from pydantic import AnyHttpUrl, Field, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
+from workbench.host.mcp_strict import refusal, repeated_key_in
 from workbench.host.runtime import HostRuntime
 from workbench.messages import first_of, location, problems
 from workbench.play.models import PublicView
@@ -103,6 +110,36 @@ CLOSED: Final = {"additionalProperties": False}
 """What an input schema says when a tool refuses arguments it does not take."""
 
 
+class StrictLines(anyio.AsyncFile[str]):
+    """Standard input's lines for the SDK's stdio transport, as it reads them itself (UTF-8,
+    undecodable bytes replaced), except that a line naming a key twice in one object is
+    not passed on: its refusal (`refusal`) is sent back on the transport's write stream,
+    given by `answer_with` once the transport is up."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            open(sys.stdin.fileno(), encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+        )
+        self._answer: Callable[[SessionMessage], Awaitable[None]] | None = None
+        self._ready = anyio.Event()
+
+    def answer_with(self, send: Callable[[SessionMessage], Awaitable[None]]) -> None:
+        """Send refusals with `send` (the transport's write stream)."""
+        self._answer = send
+        self._ready.set()
+
+    async def __aiter__(self) -> AsyncIterator[str]:
+        while line := await self.readline():
+            key = repeated_key_in(line)
+            if key is None:
+                yield line
+                continue
+            await self._ready.wait()
+            assert self._answer is not None
+            reply = jsonrpc_message_adapter.validate_json(refusal(line, key), by_name=False)
+            await self._answer(SessionMessage(reply))
+
+
 class WorkbenchMCP(MCPServer):
     """The SDK's server, with a tool's arguments checked as the JSON API checks a body.
 
@@ -137,6 +174,15 @@ class WorkbenchMCP(MCPServer):
             if not isinstance(cause, ValidationError):
                 raise
             raise _invalid_arguments(name, first_of(problems(cause))) from cause
+
+    async def run_stdio_async(self) -> None:
+        """Serve over standard input and output, as the SDK does, reading lines through
+        `StrictLines` (the SDK still claims standard output, so stray prints miss the wire)."""
+        lines = StrictLines()
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            lines.answer_with(write_stream.send)
+            server = self._lowlevel_server
+            await server.run(read_stream, write_stream, server.create_initialization_options())
 
     async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
         """The arguments tool `name` does not take, sorted (none for an unknown tool)."""
