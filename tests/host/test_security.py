@@ -271,6 +271,11 @@ def bad_arguments(run_id: str) -> list[tuple[str, dict[str, object]]]:
         ("schedule", {"run_id": run_id, "command_id": "x2", "action": MARK}),
         ("schedule", {"run_id": run_id, "command_id": "x2", "action": ["a", MARK]}),
         ("journal", {"run_id": run_id, "since": -1, "limit": 10**30}),
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": "3"}),
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": True}),
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": "1_0"}),
+        ("advance", {"run_id": run_id, "command_id": "x1", "days": 3.0}),
+        ("journal", {"run_id": run_id, "since": "1"}),
         ("submit_assessment", {"run_id": run_id, "command_id": "x3", "assessment": MARK}),
         (
             "submit_assessment",
@@ -637,3 +642,26 @@ def test_a_body_naming_a_key_twice_is_refused(
         )
     assert "twice; give it once" in one_error(response, 400, "bad_request")
     assert journal_of(shared_live, alpha_run) == before
+
+
+@pytest.mark.parametrize(
+    ("query", "problem"),
+    [
+        ({"since": 0}, "since"),
+        ({"since": -3}, "since"),
+        ({"limit": 0}, "limit"),
+        ({"limit": 5000}, "limit"),
+        ({"limit": 99999999999}, "limit"),
+    ],
+)
+def test_a_journal_page_out_of_range_is_refused_alike_over_http_and_mcp(
+    shared_live: Live, alpha_run: str, query: dict[str, int], problem: str
+) -> None:
+    """One rule on both transports (before, HTTP clamped `limit=5000` to 1000 and `since=0`
+    to 1 while MCP refused them, and `limit=99999999999` was "not a whole number")."""
+    with shared_live.client(ALPHA) as client:
+        reply = client.get(f"{API_PREFIX}/runs/{alpha_run}/journal", params=query)
+    message = one_error(reply, 422, "invalid")
+    assert message.startswith(f"query: {problem}: "), message
+    (text,) = tool_errors(shared_live, [("journal", {"run_id": alpha_run, **query})])
+    assert text.startswith(f"Error executing tool journal: invalid: arguments: {problem}"), text

@@ -59,6 +59,7 @@ from workbench.play.wire import (
     ErrorBody,
     ErrorDetail,
     FinishRequest,
+    JournalRequest,
     ScheduleRequest,
     StartRequest,
     SubmitRequest,
@@ -146,13 +147,16 @@ def check_query(request: Request, taken: tuple[str, ...]) -> None:
             raise BadRequest(f"query parameter {name} is given {count} times; give it once")
 
 
-def query_int(request: Request, name: str, default: int) -> int:
-    """An integer query parameter, or BadRequest."""
+def query_int(request: Request, name: str) -> int | None:
+    """An integer query parameter (None when not given), or BadRequest; its range is the
+    request model's to check, so a number too large is named as one."""
     text = request.query_params.get(name)
     if text is None:
-        return default
-    if len(text) > 9 or not _WHOLE.fullmatch(text):
+        return None
+    if not _WHOLE.fullmatch(text):
         raise BadRequest(f"query parameter {name} must be a whole number")
+    if len(text.lstrip("-")) > 18:
+        raise BadRequest(f"query parameter {name} is too large: {clip(text, 24)}")
     return int(text)
 
 
@@ -258,9 +262,14 @@ class Api:
         return json_response(await self.call(self.runtime.finish, agent, _run(request), body))
 
     async def journal(self, request: Request, agent: str) -> Response:
-        since = query_int(request, "since", 1)
-        limit = query_int(request, "limit", 200)
-        page = await self.call(self.runtime.journal, agent, _run(request), since, limit)
+        given = {name: query_int(request, name) for name in QUERY_PARAMETERS["journal"]}
+        try:
+            page_request = JournalRequest.model_validate(
+                {name: value for name, value in given.items() if value is not None}
+            )
+        except ValidationError as exc:
+            raise Invalid(first_problem(exc, "query")) from None
+        page = await self.call(self.runtime.journal, agent, _run(request), page_request)
         return json_response(page)
 
     async def metrics(self, request: Request, agent: str) -> Response:

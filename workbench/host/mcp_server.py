@@ -27,7 +27,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ToolError, Unexpected
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import CallToolResult, InputRequiredResult, Tool, jsonrpc_message_adapter
-from pydantic import AnyHttpUrl, Field, ValidationError
+from pydantic import AnyHttpUrl, Field, StrictInt, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.mcp_strict import refusal, repeated_key_in
@@ -36,6 +36,7 @@ from workbench.messages import first_of, location, problems
 from workbench.play.models import PublicView
 from workbench.play.wire import (
     COMMAND_ID_PATTERN,
+    JOURNAL_PAGE_MAX,
     RUN_ID_PATTERN,
     AdvanceRequest,
     Briefing,
@@ -44,6 +45,7 @@ from workbench.play.wire import (
     Contracts,
     FinishRequest,
     JournalPage,
+    JournalRequest,
     LedgerData,
     MetricSeries,
     Preview,
@@ -337,7 +339,7 @@ def build_mcp(
     async def advance(
         run_id: RunIdArg,
         command_id: CommandIdArg,
-        days: Annotated[int, Field(ge=1, le=3650)] = 1,
+        days: Annotated[StrictInt, Field(ge=1, le=3650)] = 1,
     ) -> CommandReply:
         request = AdvanceRequest(command_id=command_id, days=days)
         return await call(lambda agent: runtime.advance(agent, run_id, request))
@@ -370,10 +372,11 @@ def build_mcp(
     @mcp.tool(description="Your run's journal from seq `since` (public fields, no header).")
     async def journal(
         run_id: RunIdArg,
-        since: Annotated[int, Field(ge=1)] = 1,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 200,
+        since: Annotated[StrictInt, Field(ge=1, le=10**9)] = 1,
+        limit: Annotated[StrictInt, Field(ge=1, le=JOURNAL_PAGE_MAX)] = 200,
     ) -> JournalPage:
-        return await call(lambda agent: runtime.journal(agent, run_id, since, limit))
+        request = JournalRequest(since=since, limit=limit)
+        return await call(lambda agent: runtime.journal(agent, run_id, request))
 
     @mcp.tool(description="Every metric of your run at every closed day, in display units.")
     async def metrics(run_id: RunIdArg) -> MetricSeries:

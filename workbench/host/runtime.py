@@ -75,6 +75,7 @@ from workbench.play.wire import (
     Contracts,
     FinishRequest,
     JournalPage,
+    JournalRequest,
     JournalRow,
     LedgerAccount,
     LedgerData,
@@ -111,7 +112,6 @@ HOST_COMMAND: Final = "workbench host"
 """How the host names itself in the locks it holds (a refused writer sees it)."""
 MAX_TOKEN_CHARS: Final = 512
 """A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
-JOURNAL_PAGE_MAX: Final = 1000
 """Most journal entries one journal read returns."""
 
 T = TypeVar("T")
@@ -492,10 +492,9 @@ class HostRuntime:
 
         return self._with_session(agent, run_id, read)
 
-    def journal(self, agent: str, run_id: str, since: int = 1, limit: int = 200) -> JournalPage:
-        """The agent's own journal from seq `since`: public fields, no header."""
-        since = max(1, since)
-        limit = max(1, min(limit, JOURNAL_PAGE_MAX))
+    def journal(self, agent: str, run_id: str, request: JournalRequest) -> JournalPage:
+        """The agent's own journal page: public fields, no header."""
+        since, limit = request.since, request.limit
 
         def read(run: _Run, session: PlayerSession) -> JournalPage:
             entries = session.journal_entries

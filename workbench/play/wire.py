@@ -89,6 +89,19 @@ class SubmitRequest(WireRequest):
     assessment: CounterfactualAssessment
 
 
+JOURNAL_PAGE_MAX: Final = 1000
+"""Journal rows one page holds at most."""
+
+
+class JournalRequest(WireRequest):
+    """A page of one's own journal: rows from seq `since`, at most `limit` of them."""
+
+    since: int = Field(default=1, ge=1, le=10**9, description="First seq of the page.")
+    limit: int = Field(
+        default=200, ge=1, le=JOURNAL_PAGE_MAX, description="Rows at most (1 to 1000)."
+    )
+
+
 class FinishRequest(WireRequest):
     """End the run: the remaining days run with no decisions; then it accepts no command."""
 
