@@ -778,3 +778,19 @@ def test_a_damaged_sibling_run_neither_blocks_nor_hides(
     assert missing.exit_code == 3
     message = one_line_error(missing)
     assert "no readable run for agent 'agent-7'" in message and "holds a salt" in message
+
+
+def test_the_finish_advice_for_an_unfinished_private_run_names_its_control_file(
+    private: Private, tmp_path: Path
+) -> None:
+    """Before, the advice was `workbench finish RUN`, which a private run refuses."""
+    run = tmp_path / "runs" / "run"
+    with PlayerSession.create(
+        run, private.campaign, control=private.control, agent_id="agent-7"
+    ) as session:
+        session.advance(3)
+    control = ("--control", private.control_path, "--agent", "agent-7")
+    result = cli("validate", "counterfactual", run.parent, *control, "--out", tmp_path / "v")
+    assert result.exit_code == 2
+    assert f"`workbench finish {run} --control CONTROL`" in result.output, result.output
+    assert cli("finish", run, "--control", private.control_path).exit_code == 0

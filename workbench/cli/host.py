@@ -44,6 +44,8 @@ def host(
     counterfactual RUNS --control FILE --agent ID --out OUT`.
     """
     from workbench.errors import UserError
+    from workbench.host.binding import bind as bind_runs
+    from workbench.host.binding import check_binding
     from workbench.host.errors import HostError
     from workbench.host.listen import bind, listen_refused
     from workbench.host.runtime import HostRuntime
@@ -60,6 +62,7 @@ def host(
         raise UserError(
             f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
         )
+    check_binding(control, runs_dir)
     runtime = HostRuntime(campaign, document, runs_dir)
     runtime.check_runs_dir()
     sock = None
@@ -71,6 +74,13 @@ def host(
     try:
         recovery = runtime.open()
     except BaseException:
+        if sock is not None:
+            sock.close()
+        raise
+    try:
+        bind_runs(control, runs_dir)
+    except BaseException:
+        runtime.close()
         if sock is not None:
             sock.close()
         raise

@@ -477,7 +477,8 @@ def prepare_run(
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
             "only finished runs are evaluated; finish it with "
-            f"`workbench finish {shlex.quote(str(results))}` "
+            f"`workbench finish {shlex.quote(str(results))}"
+            f"{' --control CONTROL' if control is not None else ''}` "
             "(the remaining days run with no decisions) and validate again"
         )
     by_question: dict[str, list[SubmissionRecord]] = {}
