@@ -172,11 +172,17 @@ def _cannot_write(path: Path, what: str) -> Iterator[None]:
 def run_directory_holding(path: Path) -> Path | None:
     """The run directory `path` would be written into: its folder, or any folder above it
     (symbolic links followed), that holds a run.json; None when there is none."""
+    return folder_holding(path, RUN_MARKER)
+
+
+def folder_holding(path: Path, marker: str) -> Path | None:
+    """The folder `path` would be written into, or any folder above it (symbolic links
+    followed), that holds a file named `marker`; None when there is none."""
     parent = path.parent
-    if (parent / RUN_MARKER).exists():
+    if (parent / marker).exists():
         return parent
     for folder in parent.resolve().parents:
-        if (folder / RUN_MARKER).exists():
+        if (folder / marker).exists():
             return folder
     return None
 

@@ -167,3 +167,16 @@ def test_each_malformed_agent_id_gets_one_line(
     expected[-1] += " (--agent)"
     assert lines == expected
     assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["control.json", "sub/control.json"])
+def test_a_control_file_is_never_written_into_a_campaign_folder(
+    campaign: Path, tmp_path: Path, where: str
+) -> None:
+    """Before: `--out CAMPAIGN/control.json` put the seed and salt beside the TOML files an
+    author commits and hands out."""
+    (campaign / "sub").mkdir()
+    out = campaign / where
+    lines = _error_lines(_cli("control", "new", campaign, "--agent", "a", "--out", out))
+    assert len(lines) == 1 and f"{campaign} is a campaign folder" in lines[0], lines
+    assert not out.exists()

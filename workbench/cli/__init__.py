@@ -25,6 +25,7 @@ FLAGS: dict[str, str] = {
     "seeds": "--seeds",
     "force": "--force",
     "script": "--script",
+    "campaign": "--campaign",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 

@@ -16,9 +16,11 @@ from workbench.cli.options import (
     control_file,
     executor_options,
     executor_spec,
+    moved_campaign_opt,
     open_run,
     private_options,
     run_dir_arg,
+    run_reader_options,
 )
 from workbench.display import money, score_counts, short_number
 from workbench.errors import UserError
@@ -32,10 +34,12 @@ if TYPE_CHECKING:
 
 @click.command()
 @run_dir_arg
-@private_options
-def snapshot(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+@run_reader_options
+def snapshot(
+    run_dir: Path, control: Path | None, agent_id: str | None, campaign: Path | None
+) -> None:
     """The player's public view of RUN_DIR as JSON (no seed, no answers, no branch controls)."""
-    session = open_run(run_dir, control, agent_id)
+    session = open_run(run_dir, control, agent_id, campaign)
     click.echo(json.dumps(session.view().to_data(), indent=2))
 
 
@@ -103,6 +107,7 @@ def validate() -> None:
 )
 @click.option("--out", required=True, type=DIR, help="New output directory.")
 @click.option("--question", "questions", multiple=True, help="Restrict to these question ids.")
+@moved_campaign_opt
 @executor_options
 def validate_counterfactual(
     runs_dir: Path | None,
@@ -112,6 +117,7 @@ def validate_counterfactual(
     all_agents: bool,
     out: Path,
     questions: tuple[str, ...],
+    campaign: Path | None,
     executor: str,
     scheduler: str | None,
     workers: int | None,
@@ -129,7 +135,7 @@ def validate_counterfactual(
             raise UserError("--all-agents takes RUNS_DIR, the directory that holds the runs")
         if agent_id is not None:
             raise UserError("give either --agent ID or --all-agents, not both")
-        _validate_all(runs_dir, control, out, questions, spec)
+        _validate_all(runs_dir, control, out, questions, spec, campaign)
         return
     target = results if runs_dir is None else runs_dir
     if target is None or (runs_dir is not None and results is not None):
@@ -153,6 +159,7 @@ def validate_counterfactual(
             questions=list(questions) or None,
             executor=spec,
             progress=bar,
+            campaign=campaign,
         )
     finally:
         bar.close()
@@ -191,6 +198,7 @@ def _validate_all(
     out: Path,
     questions: tuple[str, ...],
     spec: ExecutorSpec,
+    campaign: Path | None = None,
 ) -> None:
     """Batch validation of every run under RUNS_DIR; prints the per-agent table."""
     from workbench.evaluation.batch import validate_runs
@@ -205,6 +213,7 @@ def _validate_all(
             executor=spec,
             progress=lambda done, total: bar(done, total, ""),
             on_row=_print_row,
+            campaign=campaign,
         )
     finally:
         bar.close()

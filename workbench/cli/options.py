@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.errors import UserError
 from workbench.messages import clip
 
 if TYPE_CHECKING:
@@ -85,6 +86,13 @@ campaign_arg = click.argument("campaign", required=False, type=DIR)
 """An optional campaign directory (the default campaign when omitted)."""
 run_dir_arg = click.argument("run_dir", type=DIR)
 """A run directory."""
+moved_campaign_opt = click.option(
+    "--campaign",
+    "campaign",
+    type=DIR,
+    help="The run's campaign folder, when it is no longer where run.json says (it moved).",
+)
+"""`--campaign DIR`: where a run's campaign is now (its digest is checked as always)."""
 json_opt = click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 """`--json`: machine-readable output."""
 control_opt = click.option("--control", type=FILE, help="Control file of a private campaign.")
@@ -98,6 +106,11 @@ agent_opt = click.option(
 def private_options(command: F) -> F:
     """`--control FILE` and `--agent ID`, the pair every private-campaign command takes."""
     return control_opt(agent_opt(command))
+
+
+def run_reader_options(command: F) -> F:
+    """`--control`, `--agent` and `--campaign DIR`: what a command reading a run takes."""
+    return private_options(moved_campaign_opt(command))
 
 
 def executor_options(command: F) -> F:
@@ -141,12 +154,20 @@ def control_file(path: Path | None) -> ControlFile | None:
     return load_control(path) if path is not None else None
 
 
-def open_run(run_dir: Path, control: Path | None, agent_id: str | None) -> PlayerSession:
-    """The run in `run_dir` resumed read-only: no lock taken, nothing sealed or written."""
+def open_run(
+    run_dir: Path, control: Path | None, agent_id: str | None, campaign: Path | None = None
+) -> PlayerSession:
+    """The run in `run_dir` resumed read-only: no lock taken, nothing sealed or written
+    (`campaign`: where its campaign is, when it moved)."""
     from workbench.play.session import PlayerSession
 
     return PlayerSession.resume(
-        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False, read_only=True
+        run_dir,
+        campaign,
+        control=control_file(control),
+        agent_id=agent_id,
+        autoseal=False,
+        read_only=True,
     )
 
 
@@ -166,6 +187,11 @@ def play_session(
     from workbench.runs.files import RunPaths
 
     opener = PlayerSession.resume if RunPaths(run_dir).exists() else PlayerSession.create
-    return opener(
-        run_dir, campaign, control=control_file(control), agent_id=agent_id, autoseal=autoseal
-    )
+    try:
+        return opener(
+            run_dir, campaign, control=control_file(control), agent_id=agent_id, autoseal=autoseal
+        )
+    except UserError as exc:
+        if exc.subject != "campaign":
+            raise
+        raise UserError(f"{exc.message} (the CAMPAIGN argument)") from None

@@ -148,7 +148,7 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
     from workbench.errors import UserError
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
-    from workbench.runs.bundle import load_bundle
+    from workbench.runs.bundle import load_bundle, run_campaign
     from workbench.runs.files import RunPaths, read_registration
     from workbench.runs.registration import check_registration, resolve_identity
 
@@ -157,7 +157,7 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
             resolve_identity(load_bundle(campaign or DEFAULT_CAMPAIGN), None, None)
         elif (paths := RunPaths(run_dir)).exists():
             registration = read_registration(paths)
-            bundle = load_bundle(campaign or registration.campaign_path)
+            bundle = run_campaign(run_dir, registration, campaign)
             identity = resolve_identity(bundle, None, registration.agent_id)
             check_registration(str(run_dir), registration, bundle, identity)
         else:

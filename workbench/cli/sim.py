@@ -19,6 +19,7 @@ from workbench.cli.options import (
     play_session,
     private_options,
     run_dir_arg,
+    run_reader_options,
 )
 from workbench.errors import IntegrityError, UserError
 
@@ -88,13 +89,15 @@ def refuse_script_in_run(script: Path, out: Path) -> None:
 
 @click.command()
 @run_dir_arg
-@private_options
-def finish(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+@run_reader_options
+def finish(
+    run_dir: Path, control: Path | None, agent_id: str | None, campaign: Path | None
+) -> None:
     """End RUN_DIR: the remaining days run with no decisions; then it accepts no command."""
     from workbench.play.session import PlayerSession
 
     with PlayerSession.resume(
-        run_dir, control=control_file(control), agent_id=agent_id, autoseal=False
+        run_dir, campaign, control=control_file(control), agent_id=agent_id, autoseal=False
     ) as session:
         start = session.day
         session.finish()
@@ -108,12 +111,14 @@ def finish(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
 
 @click.command()
 @run_dir_arg
-@private_options
-def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
+@run_reader_options
+def verify(
+    run_dir: Path, control: Path | None, agent_id: str | None, campaign: Path | None
+) -> None:
     """Re-execute RUN_DIR's journal from its campaign and seed; compare the seal."""
     from workbench.runs.verify import verify_run
 
-    result = verify_run(run_dir, control_file(control), agent_id)
+    result = verify_run(run_dir, control_file(control), agent_id, campaign)
     seal = result.seal
     if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
@@ -141,12 +146,18 @@ def verify(run_dir: Path, control: Path | None, agent_id: str | None) -> None:
 @click.command()
 @run_dir_arg
 @json_opt
-@private_options
-def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | None) -> None:
+@run_reader_options
+def show(
+    run_dir: Path,
+    as_json: bool,
+    control: Path | None,
+    agent_id: str | None,
+    campaign: Path | None,
+) -> None:
     """Metrics by day and the task outcome of RUN_DIR."""
     import pandas as pd
 
-    session = open_run(run_dir, control, agent_id)
+    session = open_run(run_dir, control, agent_id, campaign)
     series = session.metric_series()
     frame = pd.DataFrame({k: [str(v) for v in vals] for k, vals in series.items()})
     frame.index.name = "day"
@@ -187,7 +198,7 @@ def show(run_dir: Path, as_json: bool, control: Path | None, agent_id: str | Non
     is_flag=True,
     help="Replace an existing regular file at --out (never a link, device or directory).",
 )
-@private_options
+@run_reader_options
 def ledger_cmd(
     run_dir: Path,
     fmt: str,
@@ -195,11 +206,12 @@ def ledger_cmd(
     force: bool,
     control: Path | None,
     agent_id: str | None,
+    campaign: Path | None,
 ) -> None:
     """Export RUN_DIR's ledger as beancount or CSV."""
     from workbench.outputs import write_new_file
 
-    session = open_run(run_dir, control, agent_id)
+    session = open_run(run_dir, control, agent_id, campaign)
     text = session.ledger().export(fmt)
     if out is None:
         sys.stdout.write(text)

@@ -28,6 +28,7 @@ from typing import Final
 
 import pandas as pd
 
+from sim.campaign_load import CampaignBundle
 from workbench import exit_codes
 from workbench.errors import IntegrityError, UserError, reraised
 from workbench.evaluation.evaluator import (
@@ -41,6 +42,7 @@ from workbench.evaluation.evaluator import (
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
+from workbench.runs.bundle import load_bundle
 from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.registration import ControlFile
 
@@ -86,9 +88,14 @@ def _entries(runs_dir: Path) -> list[Path]:
 
 
 def _discover(
-    runs_dir: Path, control: ControlFile | None, questions: tuple[str, ...] | None
+    runs_dir: Path,
+    control: ControlFile | None,
+    questions: tuple[str, ...] | None,
+    campaign: CampaignBundle | None = None,
 ) -> _Found:
-    """Which runs under RUNS_DIR are evaluated, which are named and left out, who is missing."""
+    """Which runs under RUNS_DIR are evaluated, which are named and left out, who is missing.
+
+    `campaign`, when given, is where the runs of its id find their campaign."""
     jobs: list[tuple[RunJob, str]] = []
     rows: list[RunRow] = []
     seen_agents: set[str] = set()
@@ -128,7 +135,8 @@ def _discover(
             rows.append(RunRow(name, agent, "excluded", reason=why))
             continue
         seen_agents.add(agent)
-        jobs.append((RunJob(run_dir, control, questions), agent))
+        moved = campaign.path if campaign and campaign.id == registration.campaign_id else None
+        jobs.append((RunJob(run_dir, control, questions, moved), agent))
     if control is not None:
         for agent in control.agents:
             if agent not in seen_agents:
@@ -162,8 +170,12 @@ def validate_runs(
     executor: ExecutorSpec | None = None,
     progress: Progress | None = None,
     on_row: Callable[[RunRow], None] | None = None,
+    campaign: str | Path | None = None,
 ) -> BatchOutcome:
-    """Validate every run under RUNS_DIR into OUT; see the module docstring for the rules."""
+    """Validate every run under RUNS_DIR into OUT; see the module docstring for the rules.
+
+    `campaign` is where the runs of its campaign find it, when not where their run.json
+    says (a campaign folder that moved); runs of other campaigns are not affected."""
     runs = Path(runs_dir)
     out = Path(out_dir)
     if not runs.is_dir():
@@ -171,7 +183,8 @@ def validate_runs(
     if RunPaths(runs).exists():
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
     check_output_dir(out, BATCH_LAYOUT, never_inside=runs)
-    found = _discover(runs, control, tuple(questions) if questions else None)
+    moved = load_bundle(campaign) if campaign is not None else None
+    found = _discover(runs, control, tuple(questions) if questions else None, moved)
     rows: list[RunRow] = list(found.rows)
     codes: list[int] = []
     for row in found.rows:

@@ -85,7 +85,7 @@ from workbench.runs.assessment import (
     latest_eligible,
     validate_assessment,
 )
-from workbench.runs.bundle import load_bundle
+from workbench.runs.bundle import run_campaign
 from workbench.runs.commands import bounded_decimal
 from workbench.runs.files import RunPaths, read_registration
 from workbench.runs.registration import ControlFile, Registration
@@ -460,9 +460,12 @@ def prepare_run(
     control: ControlFile | None,
     agent: str | None,
     questions: list[str] | None,
+    campaign: str | Path | None = None,
 ) -> PreparedRun:
-    """Verify a finished run and build its pair tasks; an unfinished run is a UserError."""
-    bundle = load_bundle(registration.campaign_path)
+    """Verify a finished run and build its pair tasks; an unfinished run is a UserError.
+
+    `campaign` is where its campaign is when not where run.json says (`run_campaign`)."""
+    bundle = run_campaign(results, registration, campaign)
     chosen = _select_questions(bundle, questions)
     days = {q.intervene_on_day for q in chosen}
     verification = verify_loaded(
@@ -477,8 +480,8 @@ def prepare_run(
         raise UserError(
             f"{results} is not finished (day {replayed.engine.day} of {bundle.horizon}): "
             "only finished runs are evaluated; finish it with "
-            f"`workbench finish {shlex.quote(str(results))}"
-            f"{' --control CONTROL' if control is not None else ''}` "
+            f"`workbench finish {shlex.quote(str(results))}`"
+            f"{', giving its control file,' if control is not None else ''} "
             "(the remaining days run with no decisions) and validate again"
         )
     by_question: dict[str, list[SubmissionRecord]] = {}
@@ -530,6 +533,7 @@ def run_evaluation(
     workers: int = 1,
     executor: ExecutorSpec | None = None,
     progress: Progress | None = None,
+    campaign: str | Path | None = None,
 ) -> EvaluationOutcome:
     """Evaluate a finished run's counterfactual questions into a new output directory.
 
@@ -546,7 +550,9 @@ def run_evaluation(
     check_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
     spec = executor or ExecutorSpec("local", workers=workers)
     with collector_paused() if spec.in_process else contextlib.nullcontext():
-        return _evaluate(results, out, registration, control, agent, questions, spec, progress)
+        return _evaluate(
+            results, out, registration, control, agent, questions, spec, progress, campaign
+        )
 
 
 def _evaluate(
@@ -558,6 +564,7 @@ def _evaluate(
     questions: list[str] | None,
     spec: ExecutorSpec,
     progress: Progress | None,
+    campaign: str | Path | None = None,
 ) -> EvaluationOutcome:
     """`run_evaluation` once its arguments are checked.
 
@@ -565,7 +572,7 @@ def _evaluate(
     the snapshots and books made while replaying live until the last pair, and each
     collection between pairs rescanned them (about 3% of a six-question evaluation).
     """
-    prepared = prepare_run(results, registration, control, agent, questions)
+    prepared = prepare_run(results, registration, control, agent, questions, campaign)
     if prepared.divergence is not None:
         return EvaluationOutcome(
             exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
@@ -635,6 +642,8 @@ class RunJob:
     run_dir: Path
     control: ControlFile | None
     questions: tuple[str, ...] | None
+    campaign: Path | None = None
+    """Where the run's campaign is, when not where its run.json says."""
 
 
 @dataclass(frozen=True)
@@ -673,6 +682,7 @@ def _evaluated_run(job: RunJob) -> RunEvaluation:
             job.control,
             registration.agent_id,
             list(job.questions) if job.questions else None,
+            job.campaign,
         )
     except IntegrityError as exc:
         return RunEvaluation(name, "integrity", message=exc.message)

@@ -56,7 +56,7 @@ from workbench.runs.assessment import (
     late_notes,
     parse_assessment,
 )
-from workbench.runs.bundle import load_bundle
+from workbench.runs.bundle import load_bundle, run_campaign
 from workbench.runs.commands import (
     Advance,
     CounterfactualAssessment,
@@ -266,7 +266,11 @@ class PlayerSession:
             if not read_only:
                 _require_writable_outputs(paths)
             registration = read_registration(paths)
-            bundle = _bundle(campaign, registration.campaign_path)
+            bundle = (
+                campaign
+                if isinstance(campaign, CampaignBundle)
+                else run_campaign(paths.root, registration, campaign)
+            )
             identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
             check_registration(str(paths.root), registration, bundle, identity)
             try:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from campaigns import resolve_campaign
+from campaigns import BUNDLED_CAMPAIGNS, resolve_campaign
 from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
 from workbench.errors import UserError
-from workbench.messages import bound_lines
+from workbench.messages import bound_lines, clip
+from workbench.runs.registration import Registration
 
 
 def campaign_problems(exc: CampaignError) -> UserError:
@@ -22,3 +23,36 @@ def load_bundle(campaign: str | Path) -> CampaignBundle:
         return load_campaign(resolve_campaign(campaign))
     except CampaignError as exc:
         raise campaign_problems(exc) from exc
+
+
+def run_campaign(
+    run: Path, registration: Registration, campaign: str | Path | None = None
+) -> CampaignBundle:
+    """The campaign a run played, as every reader and writer of the run loads it.
+
+    `campaign` (a folder or bundled name) overrides the folder run.json records, for a
+    campaign that moved; it must be the campaign the run played (its id; the digest is
+    checked as always). Without it the recorded folder is loaded; when that is gone and a
+    bundled campaign has the run's id and digest (a run made in another checkout), that
+    one is. Otherwise one line says where the run expects its campaign and what to do.
+    """
+    if campaign is not None:
+        bundle = load_bundle(campaign)
+        if bundle.id != registration.campaign_id:
+            raise UserError(
+                f"{run} was played on campaign {clip(registration.campaign_id)}, "
+                f"not {clip(bundle.id)} ({campaign})"
+            )
+        return bundle
+    recorded = Path(registration.campaign_path)
+    if recorded.is_dir():
+        return load_bundle(recorded)
+    for bundled in BUNDLED_CAMPAIGNS:
+        found = load_bundle(bundled.path)
+        if (found.id, found.digest) == (registration.campaign_id, registration.campaign_digest):
+            return found
+    raise UserError(
+        f"{run}: its campaign {registration.campaign_id} was at {recorded}, which is not a "
+        "campaign folder now; name the folder it moved to",
+        subject="campaign",
+    )

@@ -24,11 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from ledger.canonical import dumps
 from ledger.seal import keyed_commitment, seed_commitment
-from sim.campaign_load import CampaignBundle
+from sim.campaign_load import CAMPAIGN_FILE, CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded, refuse_over_limit
 from workbench.messages import bound_lines, clip, validation_message
-from workbench.outputs import write_new_file
+from workbench.outputs import folder_holding, write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
 RUN_SCHEMA: Final = "cfwb.run/2"
@@ -366,6 +366,13 @@ def write_control(path: str | Path, control: ControlFile) -> None:
     refuse_over_limit(path, "control file", len(data))
     if path.exists() or path.is_symlink():
         raise UserError(f"{path} exists: a control file is never overwritten")
+    campaign = folder_holding(path, CAMPAIGN_FILE)
+    if campaign is not None:
+        raise UserError(
+            f"control file {path}: {campaign} is a campaign folder; a control file never "
+            "goes with a campaign (it holds the seed and salt, and campaigns are shared)",
+            subject="out",
+        )
     write_new_file(
         path,
         data,

@@ -15,7 +15,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
-from workbench.runs.bundle import load_bundle
+from workbench.runs.bundle import run_campaign
 from workbench.runs.files import (
     RunPaths,
     SealError,
@@ -69,7 +69,7 @@ def verify_run(
     """
     paths = RunPaths(Path(run_dir))
     registration = read_registration(paths)
-    bundle = load_bundle(campaign or registration.campaign_path)
+    bundle = run_campaign(paths.root, registration, campaign)
     return verify_loaded(paths, registration, bundle, control, agent_id, snapshot_days)
 
 
@@ -87,8 +87,9 @@ def verify_loaded(
     check_agent(str(paths.root), registration, identity)
     if bundle.digest != registration.campaign_digest:
         result.divergence = (
-            f"campaign digest {bundle.digest[:12]} differs from the "
-            f"registered {registration.campaign_digest[:12]}"
+            f"its campaign {bundle.id} at {bundle.path} has changed since the run started "
+            f"(digest {bundle.digest[:12]}, registered {registration.campaign_digest[:12]}): "
+            "verify it against the campaign's files as they were (--campaign DIR)"
         )
         return result
     check_registration(str(paths.root), registration, bundle, identity)
