@@ -93,6 +93,28 @@ async def test_check_of_a_missing_campaign_says_why(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "Check failed" in screen_text(app.screen), "failure")
 
 
+async def test_a_failed_check_leaves_no_other_campaigns_findings(tmp_path: Path) -> None:
+    """Before: checking a broken campaign after the default one said `Check failed` above
+    the default campaign's findings, as if they were the broken one's."""
+    broken = tmp_path / "broken"
+    shutil.copytree(DEFAULT_CAMPAIGN, broken)
+    questions = broken / "questions.toml"
+    questions.write_text(
+        questions.read_text().replace('["spring_campaign"]', '["spring_campaing"]')
+    )
+    app = AuthorApp(DEFAULT_CAMPAIGN, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        await wait_for(pilot, lambda: screen.ok is not None, "check finished")
+        assert screen.table.row_count > 0
+        screen.campaign.value = str(broken)
+        screen.action_check()
+        await wait_for(pilot, lambda: "Check failed" in screen_text(screen), "failure")
+        assert screen.table.row_count == 0 and screen.findings == ()
+        assert "spring_campaing" in screen_text(screen)
+
+
 async def test_unfinished_run_is_refused_and_finished_run_validates(runs_root: Path) -> None:
     progress: list[JobProgress] = []
 

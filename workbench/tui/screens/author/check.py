@@ -84,6 +84,7 @@ class CheckScreen(AuthorScreen):
             self.notify("Type a campaign directory.", severity="error")
             return
         self.summary.update(Content(f"Checking {text} …"))
+        self._show_findings(())
         self.progress.start()
         self.check(Path(text))
 
@@ -110,6 +111,7 @@ class CheckScreen(AuthorScreen):
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why the check could not run."""
         self.progress.finish()
+        self._show_findings(())
         self.summary.update(styled("[b]Check failed:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
 
@@ -126,14 +128,22 @@ class CheckScreen(AuthorScreen):
         self.summary.update(
             Content(f"Check of {message.campaign}: ") + verdict + Content(f" · {counts}")
         )
-        self.table.show(self.findings)
-        if self.findings:
-            self._detail(0)
+        self._show_findings(report.findings)
         self.notify(f"Check finished: {plain}")
 
     def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
         """Show the highlighted finding in full."""
         self._detail(int(message.key))
+
+    def _show_findings(self, findings: tuple[Finding, ...]) -> None:
+        """List `findings` (none while a check runs or after one failed: the table never
+        shows one campaign's findings under another's name)."""
+        self.findings = findings
+        self.table.show(findings)
+        if findings:
+            self._detail(0)
+        else:
+            self.detail.update("")
 
     def _detail(self, index: int) -> None:
         f = self.findings[index]
