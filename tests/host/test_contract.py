@@ -76,7 +76,8 @@ def walk_http(live: Live, agent: HttpAgent) -> set[tuple[str, str]]:
     mark("POST", f"{run}/schedule")
     agent.command("/schedule", {"command_id": "dup", "action": "bank_loan"})
     agent.command("/schedule", {"command_id": "dup", "action": "bank_loan"})
-    agent.command("/schedule", {"command_id": "dup", "action": "loyalty_program"}, 409)
+    reused = agent.command("/schedule", {"command_id": "dup", "action": "loyalty_program"}, 409)
+    assert reused["error"]["code"] == "conflict"
     agent.command("/schedule", {"action": "no_such_action"}, 422)
     agent.advance(4)
     mark("POST", f"{run}/advance")
@@ -103,7 +104,8 @@ def finish_http(agent: HttpAgent, walked: set[tuple[str, str]]) -> None:
     run = f"{API_PREFIX}/runs/{{run_id}}"
     agent.finish()
     walked.add(("POST", f"{run}/finish"))
-    agent.command("/advance", {"days": 1}, 409)
+    after = agent.command("/advance", {"days": 1}, 409)
+    assert after["error"]["code"] == "run_finished"  # not `conflict`, a reused id's code
     agent.call("GET", agent.run("/snapshot"))
     agent.call("GET", agent.run("/journal"))
     agent.call("GET", agent.run("/metrics"))

@@ -45,7 +45,7 @@ class NotFound(HostError):
 
 
 class Conflict(HostError):
-    """A command id reused for another command, or a command to a finished run."""
+    """A command id reused for another command (a finished run's is `RunFinished`)."""
 
     status = 409
     code = "conflict"
@@ -55,6 +55,12 @@ class EpisodeExists(Conflict):
     """A start command from an agent that already has its one episode."""
 
     code = "episode_exists"
+
+
+class RunFinished(Conflict):
+    """A command to a finished run (a reused command id is `conflict`)."""
+
+    code = "run_finished"
 
 
 class TooLarge(HostError):

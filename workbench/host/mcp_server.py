@@ -82,6 +82,14 @@ TOOL_NAMES: tuple[str, ...] = (
 """Every tool the host serves (a test holds the server to exactly these)."""
 
 RunIdArg = Annotated[str, Field(pattern=RUN_ID_PATTERN, description="Your run's id.")]
+ActionArg = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=128,
+        description="An action's id, as action_catalog lists it (e.g. `bank_loan`).",
+    ),
+]
 CommandIdArg = Annotated[
     str,
     Field(
@@ -321,21 +329,24 @@ def build_mcp(
         return await call(lambda agent: runtime.snapshot(agent, run_id))
 
     @mcp.tool(description="Would this action be accepted today, and if not why? Changes nothing.")
-    async def preview(
-        run_id: RunIdArg, action: Annotated[str, Field(min_length=1, max_length=128)]
-    ) -> Preview:
+    async def preview(run_id: RunIdArg, action: ActionArg) -> Preview:
         return await call(lambda agent: runtime.preview(agent, run_id, action))
 
     @mcp.tool(description="Schedule an action at today's decisions (journaled even if rejected).")
     async def schedule(
         run_id: RunIdArg,
-        action: Annotated[str, Field(min_length=1, max_length=128)],
+        action: ActionArg,
         command_id: CommandIdArg,
     ) -> ScheduleReply:
         request = ScheduleRequest(command_id=command_id, action=action)
         return await call(lambda agent: runtime.schedule(agent, run_id, request))
 
-    @mcp.tool(description="Run whole days with no further decisions.")
+    @mcp.tool(
+        description=(
+            "Run whole days (1 unless `days` says more) with no further decisions, at most to "
+            "the horizon; reaching the horizon finishes the run."
+        )
+    )
     async def advance(
         run_id: RunIdArg,
         command_id: CommandIdArg,
@@ -346,9 +357,12 @@ def build_mcp(
 
     @mcp.tool(
         description=(
-            "Submit a counterfactual assessment: value = intervention - baseline of the "
-            "question's metric at its outcome day, in the metric's units; a conclusion when "
-            "the contract asks for one; choice when the intervention is yours to pick."
+            "Submit a counterfactual assessment of a question (ids from question_contracts): "
+            "value = intervention - baseline of the question's metric at its outcome day, in "
+            "the metric's units; a conclusion when the contract asks for one; choice when the "
+            "intervention is yours to pick. Only a submission made on a day before the "
+            "question's deadline_day counts (the latest such one is scored); a later one is "
+            "recorded but never counts: the reply's `eligible` and `notes` say so."
         )
     )
     async def submit_assessment(

@@ -56,6 +56,7 @@ from workbench.host.errors import (
     Forbidden,
     Invalid,
     NotFound,
+    RunFinished,
     StorageFailed,
 )
 from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
@@ -677,7 +678,7 @@ class HostRuntime:
                     )
                 return durable(reply(run, session, known, True), session)
             if session.finished:
-                raise Conflict(
+                raise RunFinished(
                     f"{run.run_id} is finished (day {session.day} of {session.horizon}): "
                     "it accepts no further command"
                 )

@@ -120,9 +120,17 @@ class CounterfactualAssessment(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     kind: Literal["counterfactual"] = "counterfactual"
-    question: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    question: str = Field(
+        min_length=1,
+        max_length=MAX_NAME_CHARS,
+        description="The question's id, as its public contract gives it.",
+    )
     value: Annotated[str, WithJsonSchema(NUMBER_JSON_SCHEMA)] = Field(
-        description="Predicted intervention − baseline, a bounded decimal number."
+        description=(
+            "Predicted intervention − baseline of the question's metric on its outcome day, "
+            f"in the metric's units: a decimal number, at most {MAX_FRACTION_DIGITS} digits "
+            "after the point."
+        )
     )
     conclusion: Annotated[str | list[str] | None, WithJsonSchema(CONCLUSION_JSON_SCHEMA)] = Field(
         default=None,
