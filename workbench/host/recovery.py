@@ -94,7 +94,9 @@ def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> R
             if cut:
                 report.cut_tails.append(run_dir.name)
             if _seal_lags(paths):
-                with PlayerSession.resume(run_dir, campaign, control=control) as session:
+                with PlayerSession.resume(
+                    run_dir, campaign, control=control, hosted=True
+                ) as session:
                     session.seal()
                 report.resealed.append(run_dir.name)
         except RunLocked:

@@ -103,11 +103,17 @@ from workbench.runs.commands import (
     SubmitAssessment,
     command_payload,
 )
-from workbench.runs.files import RunPaths, atomic_write, read_journal, read_registration
+from workbench.runs.files import (
+    HOST_RECORD_FILE,
+    RunPaths,
+    atomic_write,
+    read_journal,
+    read_registration,
+)
 from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked
 from workbench.runs.registration import ControlFile
 
-HOST_FILE: Final = "host.json"
+HOST_FILE: Final = HOST_RECORD_FILE
 HOST_SCHEMA: Final = "cfwb.host/1"
 HOST_COMMAND: Final = "workbench host"
 """How the host names itself in the locks it holds (a refused writer sees it)."""
@@ -437,6 +443,7 @@ class HostRuntime:
                 autoseal=False,
                 write_ahead=True,
                 command=HOST_COMMAND,
+                hosted=True,
             )
             try:
                 session.seal()
@@ -787,6 +794,7 @@ class HostRuntime:
                     autoseal=False,
                     write_ahead=True,
                     command=HOST_COMMAND,
+                    hosted=True,
                 )
             except RunLocked as exc:
                 raise Busy(

@@ -66,6 +66,7 @@ from workbench.runs.commands import (
     command_payload,
 )
 from workbench.runs.files import (
+    HOST_RECORD_FILE,
     RUN_FILE,
     RunPaths,
     SealError,
@@ -81,7 +82,7 @@ from workbench.runs.files import (
     write_registration,
     write_seal,
 )
-from workbench.runs.lock import LOCK_FILE, RunLock
+from workbench.runs.lock import LOCK_FILE, RunLock, held_by
 from workbench.runs.registration import (
     ControlFile,
     Registration,
@@ -202,6 +203,7 @@ class PlayerSession:
         autoseal: bool = True,
         write_ahead: bool | None = None,
         command: str | None = None,
+        hosted: bool = False,
     ) -> PlayerSession:
         """Register a new run of `campaign` (the default one when None) in an empty `run_dir`.
 
@@ -212,6 +214,8 @@ class PlayerSession:
         paths = RunPaths(Path(run_dir))
         if paths.exists():
             raise UserError(f"{paths.root} already holds a run: resume it instead")
+        if not hosted:
+            refuse_served_run(paths)
         _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 
@@ -251,15 +255,20 @@ class PlayerSession:
         read_only: bool = False,
         write_ahead: bool | None = None,
         command: str | None = None,
+        hosted: bool = False,
     ) -> PlayerSession:
         """Resume the run `run_dir` holds by replaying its journal (a UserError when none).
 
         A writing session holds the run's lock from here on (refused at once when another
-        process holds it); a `read_only` one takes no lock and accepts no command.
+        process holds it); a `read_only` one takes no lock and accepts no command. A run
+        in the runs directory of a host that is serving it is written by that host only
+        (`hosted` is the host's own session): see `refuse_served_run`.
         """
         paths = RunPaths(Path(run_dir))
         if not paths.exists():
             raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+        if not (read_only or hosted):
+            refuse_served_run(paths)
         lock = None if read_only else RunLock.acquire(paths.root, command)
         try:
             leftovers = () if read_only else remove_leftovers(paths)
@@ -730,6 +739,21 @@ def _bundle(campaign: str | Path | CampaignBundle | None, default: str | Path) -
     if isinstance(campaign, CampaignBundle):
         return campaign
     return load_bundle(campaign or default)
+
+
+def refuse_served_run(paths: RunPaths) -> None:
+    """Refuse to write a run in the runs directory of a host serving it now: the host holds
+    its runs' state (one episode per agent, command ids, seals) and is their one writer
+    while it runs; a command there goes through the host, or after it stops."""
+    runs_dir = paths.root.absolute().parent
+    if not (runs_dir / HOST_RECORD_FILE).exists():
+        return
+    host = held_by(runs_dir)
+    if host is not None:
+        raise UserError(
+            f"{paths.root} is in {runs_dir}, which a host is serving ({host}): its runs "
+            "take commands through the host while it runs; stop it first"
+        )
 
 
 def _require_writable_outputs(paths: RunPaths) -> None:

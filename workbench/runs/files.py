@@ -27,6 +27,8 @@ RUN_FILE = "run.json"
 JOURNAL_FILE = "journal.jsonl"
 SEAL_FILE = "seal.json"
 STORE_FILE = "store.sqlite"
+HOST_RECORD_FILE = "host.json"
+"""In a runs directory a host serves: its campaign and control file (workbench/host)."""
 
 
 @dataclass(frozen=True)

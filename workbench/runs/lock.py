@@ -67,6 +67,28 @@ def _default_command() -> str:
     return shlex.join(argv)[:1000]
 
 
+def held_by(root: Path) -> str | None:
+    """Who holds `root`'s lock now (a description), or None when nobody does; takes
+    nothing and writes nothing (the lock is tried and let go at once)."""
+    try:
+        fd = os.open(root / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = Holder.from_bytes(os.pread(fd, _HOLDER_LIMIT, 0))
+            return holder.describe() if holder else "another process (not yet named)"
+        except OSError:
+            return None
+        return None
+    finally:
+        os.close(fd)
+
+
 class RunLock:
     """A held writer lock on one run directory; release it (or let the process end)."""
 
