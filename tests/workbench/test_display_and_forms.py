@@ -86,7 +86,7 @@ def test_demo_prints_losses_rounded_and_effects_as_money(tmp_path: Path) -> None
     assert result.exit_code == 0, result.output
     losses = re.findall(r" loss ([\d.]+)", result.output)
     assert losses and all(len(loss.replace(".", "").lstrip("0")) <= 4 for loss in losses)
-    assert re.search(r"effect -?\$[\d,]+\.\d\d loss", result.output)
+    assert re.search(r"effect [+-]?\$[\d,]+\.\d\d loss", result.output)
     assert re.search(r"mean score -?\d+\.\d{1,3};", result.output)
 
 

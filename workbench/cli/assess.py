@@ -22,7 +22,7 @@ from workbench.cli.options import (
     run_dir_arg,
     run_reader_options,
 )
-from workbench.display import money, score_counts, short_number
+from workbench.display import score_counts, short_number, signed_amount
 from workbench.errors import UserError
 from workbench.messages import bound_line, single_line
 
@@ -73,7 +73,7 @@ def _print_summary(report: CounterfactualReport) -> None:
         )
         line = f"  {q.id}: {q.status} (branches {statuses})"
         if q.status == "scored" and q.effect is not None and q.loss is not None:
-            effect = money(q.effect) if q.contract.units == "USD" else q.effect
+            effect = signed_amount(q.effect, q.contract.units)
             line += f" effect {effect} loss {short_number(q.loss)}"
         elif q.reason:
             line += f": {q.reason}"

@@ -21,6 +21,7 @@ from workbench.cli.options import (
     run_dir_arg,
     run_reader_options,
 )
+from workbench.display import amount
 from workbench.errors import IntegrityError, UserError
 
 
@@ -64,7 +65,7 @@ def run(
     view = session.view()
     click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
     for row in view.metrics:
-        click.echo(f"  {row.title}: {row.value} {row.units}")
+        click.echo(f"  {row.title}: {amount(row.value, row.units)}")
     for task in session.task_results():
         click.echo(f"  task {task.task_id}: {task.status}")
 
