@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from workbench import exit_codes
-from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS
 from workbench.cli.assess import _StderrBar
 from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
 
@@ -27,7 +27,8 @@ from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, 
     default=DEFAULT_SEEDS,
     show_default=True,
     type=click.IntRange(0, MAX_SEEDS),
-    help="Other seeds to run every question on (the effect's spread).",
+    help="Other seeds to run every question on (the effect's spread; --strict needs "
+    f"{STRICT_SEEDS} or more).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")
 @json_opt
@@ -45,7 +46,7 @@ def check(
     bar = _StderrBar("checking")
     try:
         report = check_campaign(
-            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds
+            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds, strict=strict
         )
     finally:
         bar.close()
