@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import string
 import tempfile
 from pathlib import Path
@@ -16,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, BundledCampaign, resolve_campaign
-from sim.campaign_load import load_campaign
+from sim.campaign_load import CampaignError, Problem, load_campaign
 from workbench.authoring import reference
 from workbench.authoring.scaffold import campaign_id_for
 from workbench.cli import main
@@ -126,3 +127,81 @@ def test_bundled_campaigns_are_listed_and_play_by_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["run", "gelato", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "marina-gelato: played to day 364 of 364" in result.output
+
+
+# -- messages name the user's files, never a scratch folder ---------------------------------
+SCRATCH = "cfwb-scratch-mark"
+"""The name of the temporary folder the tests give the author tools: no message may show it."""
+
+REFERENCE_COMMANDS = st.one_of(
+    st.builds(lambda d: {"kind": "advance", "days": d}, st.integers(1, 200)),
+    st.builds(
+        lambda a: {"kind": "schedule", "action": a},
+        st.sampled_from(["spring_campaign", "bank_loan", "hire_second_roaster", "nope"]),
+    ),
+    st.just({"kind": "finish"}),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(commands=st.lists(REFERENCE_COMMANDS, min_size=1, max_size=6))
+def test_a_failing_reference_script_is_named_by_its_file_and_line(
+    commands: list[dict[str, Any]],
+) -> None:
+    """`check` plays reference.jsonl into a temporary run: a command after `finish` said
+    `/tmp/tmp…/ref is finished`. Any failing line is named by the user's file and line,
+    and no message shows the temporary folder."""
+    from workbench.authoring.check import _reference_entries
+    from workbench.errors import WorkbenchError
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "shop"
+        assert CliRunner().invoke(main, ["new", str(folder), "--from", "default"]).exit_code == 0
+        script = folder / "reference.jsonl"
+        script.write_text("".join(json.dumps(c) + "\n" for c in commands))
+        bundle = load_campaign(folder)
+        scratch = Path(tmp) / SCRATCH
+        scratch.mkdir()
+        saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
+        try:
+            _reference_entries(bundle, None)
+        except WorkbenchError as exc:
+            assert re.match(rf"{re.escape(str(script))}:[1-6]: ", exc.message), exc.message
+            assert SCRATCH not in exc.message and SCRATCH not in str(exc)
+            assert "\n" not in exc.message
+        finally:
+            tempfile.tempdir = saved
+
+
+def test_check_names_a_command_after_finish_by_its_line(tmp_path: Path) -> None:
+    """The audit's repro, through the CLI: exit 2 and the user's file and line."""
+    folder = tmp_path / "r11"
+    assert CliRunner().invoke(main, ["new", str(folder), "--from", "default"]).exit_code == 0
+    (folder / "reference.jsonl").write_text('{"kind":"finish"}\n{"kind":"advance","days":1}\n')
+    result = CliRunner().invoke(main, ["check", str(folder), "--strict"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"Error: {folder}/reference.jsonl:2: the reference play is finished (day 180 of 180): "
+        "it accepts no further command"
+    )
+
+
+def test_new_never_names_its_staging_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`new` writes the campaign beside its target, then renames it into place: a problem
+    found in the staging folder names the target."""
+    from sim.campaign_load import load_campaign as real_load
+    from workbench.authoring import scaffold
+
+    def refusing(folder: Path) -> Any:
+        real_load(folder)
+        raise CampaignError([Problem(str(folder), "", f"{folder}/campaign.toml could not be read")])
+
+    monkeypatch.setattr(scaffold, "load_campaign", refusing)
+    target = tmp_path / "shop"
+    result = CliRunner().invoke(main, ["new", str(target)])
+    assert result.exit_code == 2
+    assert f"{target}: {target}/campaign.toml could not be read" in result.output
+    assert ".shop-" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -43,9 +43,10 @@ from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
+from workbench.authoring.scratch import without_scratch
 from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS, other_seeds
 from workbench.display import amount, signed_amount
-from workbench.errors import UserError
+from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -161,14 +162,17 @@ def _reference_entries(bundle: CampaignBundle, control: ControlFile | None) -> l
     from workbench.play.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
-        session = PlayerSession.create(
-            Path(tmp) / "ref",
-            bundle.path,
-            control=control,
-            agent_id=(control.agents[0] if control else None),
-            autoseal=False,
-        )
-        play_script(session, bundle.reference_script)
+        try:
+            session = PlayerSession.create(
+                Path(tmp) / "ref",
+                bundle.path,
+                control=control,
+                agent_id=(control.agents[0] if control else None),
+                autoseal=False,
+            )
+            play_script(session, bundle.reference_script)
+        except WorkbenchError as exc:
+            raise without_scratch(exc, Path(tmp), "the reference play") from None
         return list(session.journal_entries)
 
 

@@ -23,9 +23,11 @@ from sim.campaign_load import (
     REFERENCE_SCRIPT,
     SCHEMA_DIRECTIVE,
     CampaignError,
+    Problem,
     load_campaign,
 )
 from workbench.authoring.reference import directive
+from workbench.authoring.scratch import renamed
 from workbench.errors import UserError
 from workbench.inputs import read_bounded, refuse_over_limit
 from workbench.runs.bundle import campaign_problems, load_bundle
@@ -122,7 +124,15 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     except CampaignError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise campaign_problems(CampaignError(exc.problems, target)) from exc
+        problems = [
+            Problem(
+                renamed(p.file, staging, str(target), keep_under=True),
+                p.path,
+                renamed(p.message, staging, str(target), keep_under=True),
+            )
+            for p in exc.problems
+        ]
+        raise campaign_problems(CampaignError(problems, target)) from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
