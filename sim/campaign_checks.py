@@ -134,7 +134,10 @@ def cross_check(
             if req.on_day is not None and req.on_day > campaign.horizon_days:
                 problems.append(
                     Problem(
-                        _METRICS, f"tasks[{i}].requirements[{j}].on_day", "is after the horizon"
+                        _METRICS,
+                        f"tasks[{i}].requirements[{j}].on_day",
+                        f"{req.on_day} is after the horizon: allowed 0 to "
+                        f"{campaign.horizon_days} (horizon_days in campaign.toml)",
                     )
                 )
     horizon = campaign.horizon_days
@@ -147,7 +150,12 @@ def cross_check(
                 Problem(
                     _QUESTIONS,
                     f"{where}.outcome_day",
-                    f"outcome_day {q.outcome_day} is after the horizon {horizon}",
+                    f"{q.outcome_day} is after the horizon: allowed {q.intervene_on_day + 1} to "
+                    f"{horizon} (after intervene_on_day, up to horizon_days in campaign.toml)"
+                    if q.intervene_on_day < horizon
+                    else f"{q.outcome_day} is after the horizon {horizon} (horizon_days in "
+                    f"campaign.toml), and intervene_on_day {q.intervene_on_day} leaves no day "
+                    f"for it: allowed intervene_on_day up to {horizon - 1}",
                 )
             )
         for side in ("baseline", "intervention"):

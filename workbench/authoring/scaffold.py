@@ -18,6 +18,7 @@ from pathlib import Path
 from campaigns import resolve_campaign
 from ledger.file_modes import new_directory_mode
 from sim.campaign_load import (
+    BYTE_ORDER_MARK,
     DIGESTED_FILES,
     MAX_FILE_BYTES,
     REFERENCE_SCRIPT,
@@ -68,7 +69,7 @@ def _read_text(path: Path) -> str:
     what = "script" if path.name == REFERENCE_SCRIPT else "campaign file"
     data = read_bounded(path, what, None if what == "script" else MAX_FILE_BYTES)
     try:
-        return data.decode("utf-8")
+        return data.removeprefix(BYTE_ORDER_MARK).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
