@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
+import shlex
 import string
 import tempfile
 from pathlib import Path
@@ -13,7 +15,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, BundledCampaign, resolve_campaign
@@ -205,3 +207,99 @@ def test_new_never_names_its_staging_folder(
     assert f"{target}: {target}/campaign.toml could not be read" in result.output
     assert ".shop-" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# -- `new`: the id it makes, where it writes, what it prints --------------------------------
+@pytest.mark.parametrize(
+    ("name", "campaign_id"),
+    [("café", "cafe"), ("Straße 9", "strasse-9"), ("Ünïcödé", "unicode"), ("日本", "my-campaign")],
+)
+def test_new_makes_the_id_from_the_folder_name_and_says_so(
+    tmp_path: Path, name: str, campaign_id: str
+) -> None:
+    """`new café` made the id `caf` without a word: accented letters keep their base letter,
+    and a folder name that is not an id as written is followed by a line naming the id."""
+    result = CliRunner().invoke(main, ["new", str(tmp_path / name)])
+    assert result.exit_code == 0, result.output
+    assert load_campaign(tmp_path / name).id == campaign_id
+    assert f"the campaign id is {campaign_id!r}, made from the folder name {name!r}" in (
+        result.output
+    )
+    plain = CliRunner().invoke(main, ["new", str(tmp_path / "plain")])
+    assert "the campaign id is" not in plain.output
+
+
+@pytest.mark.parametrize("inside", ["sub", "deeper/sub"])
+def test_new_refuses_a_folder_inside_a_run(tmp_path: Path, inside: str) -> None:
+    """A campaign written into a run directory would travel with the run (every other
+    output refuses run directories): one line, exit 2, nothing written."""
+    run = tmp_path / "run1"
+    assert CliRunner().invoke(main, ["run", "default", "--out", str(run)]).exit_code == 0
+    before = sorted(p.name for p in run.iterdir())
+    result = CliRunner().invoke(main, ["new", str(run / inside)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"Error: campaign folder {run / inside}: {run} is a run directory; a campaign is never "
+        "created inside a run (choose a folder outside it)"
+    ]
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+HINT_NAMES = st.text(
+    alphabet=string.ascii_letters + string.digits + " -_.'\"$*é", min_size=1, max_size=20
+).filter(lambda name: name.strip(". ") != "" and "/" not in name)
+
+
+@settings(max_examples=6, deadline=None)
+@given(name=HINT_NAMES)
+@example(name="-dash").via("the audit's example")
+@example(name="my shop's 'best'")
+def test_the_next_step_can_be_pasted(name: str) -> None:
+    """`new -- -dash` printed `workbench check -dash --strict`, which reads `-dash` as an
+    option: the printed commands name the folder as a shell word that is the folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            created = CliRunner().invoke(main, ["new", "--", name])
+            assert created.exit_code == 0, created.output
+            hint = created.output.strip().splitlines()[-1]
+            check, play = re.findall(r"`([^`]*)`", hint)
+            argv = shlex.split(check)
+            assert argv[:2] == ["workbench", "check"] and argv[-1] == "--strict"
+            assert shlex.split(play)[2:] == argv[2:-1]
+            result = CliRunner().invoke(main, ["check", *argv[2:-1], "--seeds", "0"])
+            assert result.exit_code == 0, result.output
+        finally:
+            os.chdir(here)
+
+
+def test_a_copy_of_a_copy_keeps_one_header(tmp_path: Path) -> None:
+    """Each `new --from` put its two header lines above the last copy's."""
+    source = "default"
+    for name in ("first", "second", "third"):
+        result = CliRunner().invoke(main, ["new", str(tmp_path / name), "--from", source])
+        assert result.exit_code == 0, result.output
+        source = str(tmp_path / name)
+    text = (tmp_path / "third" / "campaign.toml").read_text()
+    assert text.count("# Copied from") == 1 and "# Copied from second by" in text
+    assert text.count("CHANGE: the id, title, description") == 1
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["id = 'harbor-roasters'", 'id="harbor-roasters"', '"id" = "harbor-roasters"  # mine'],
+)
+def test_new_renames_the_campaign_id_however_it_is_written(
+    campaign_copy: Path, tmp_path: Path, spelling: str
+) -> None:
+    """With `id = '…'` the first `id = "…"` line was a role's: the copy renamed a role and
+    kept the original id. Only the top-level id is renamed, however it is quoted."""
+    path = campaign_copy / "campaign.toml"
+    path.write_text(path.read_text().replace('id = "harbor-roasters"', spelling, 1))
+    result = CliRunner().invoke(main, ["new", str(tmp_path / "copy"), "--from", str(campaign_copy)])
+    assert result.exit_code == 0, result.output
+    copy_ = load_campaign(tmp_path / "copy")
+    assert copy_.id == "copy"
+    original = load_campaign(campaign_copy)
+    assert copy_.campaign.company.roles == original.campaign.company.roles
