@@ -26,6 +26,7 @@ from sim.campaign_model import (
     QuestionsFile,
 )
 from sim.chart import chart_for, headcount_gauge
+from sim.metrics import LEDGER_UNIT
 
 _CAMPAIGN = "campaign.toml"
 _ACTIONS = "actions.toml"
@@ -114,21 +115,12 @@ def cross_check(
             )
         )
     try:
-        accounts = set(chart_for(campaign, catalog).units())
+        accounts = chart_for(campaign, catalog).units()
     except ChartError as exc:
         problems.append(Problem(_CAMPAIGN, "company.roles", str(exc)))
-        accounts = set()
+        accounts = {}
     metric_ids = {m.id for m in metrics.metrics}
-    for i, metric in enumerate(metrics.metrics):
-        for j, term in enumerate(metric.terms):
-            if not any(a == term.account or a.startswith(term.account + ":") for a in accounts):
-                problems.append(
-                    Problem(
-                        _METRICS,
-                        f"metrics[{i}].terms[{j}].account",
-                        f"no ledger account at or under {term.account!r}",
-                    )
-                )
+    problems += _metric_terms(metrics, accounts)
     for i, task in enumerate(metrics.tasks):
         for j, req in enumerate(task.requirements):
             if req.metric not in metric_ids:
@@ -142,7 +134,10 @@ def cross_check(
             if req.on_day is not None and req.on_day > campaign.horizon_days:
                 problems.append(
                     Problem(
-                        _METRICS, f"tasks[{i}].requirements[{j}].on_day", "is after the horizon"
+                        _METRICS,
+                        f"tasks[{i}].requirements[{j}].on_day",
+                        f"{req.on_day} is after the horizon: allowed 0 to "
+                        f"{campaign.horizon_days} (horizon_days in campaign.toml)",
                     )
                 )
     horizon = campaign.horizon_days
@@ -155,7 +150,12 @@ def cross_check(
                 Problem(
                     _QUESTIONS,
                     f"{where}.outcome_day",
-                    f"outcome_day {q.outcome_day} is after the horizon {horizon}",
+                    f"{q.outcome_day} is after the horizon: allowed {q.intervene_on_day + 1} to "
+                    f"{horizon} (after intervene_on_day, up to horizon_days in campaign.toml)"
+                    if q.intervene_on_day < horizon
+                    else f"{q.outcome_day} is after the horizon {horizon} (horizon_days in "
+                    f"campaign.toml), and intervene_on_day {q.intervene_on_day} leaves no day "
+                    f"for it: allowed intervene_on_day up to {horizon - 1}",
                 )
             )
         for side in ("baseline", "intervention"):
@@ -183,6 +183,50 @@ def cross_check(
     problems += _unique(_QUESTIONS, "questions", "question", [q.id for q in questions.questions])
     problems += _demand_lifts(catalog)
     problems += magnitude_problems(campaign, catalog)
+    return problems
+
+
+def _metric_terms(metrics: MetricsFile, accounts: dict[str, str]) -> list[Problem]:
+    """Every metric term must name a subtree of the chart that holds the metric's unit.
+
+    A metric sums each term's accounts in its own unit only (`sim.metrics.metric_value`), so
+    a term whose accounts are all kept in other units reads 0 on every day of every run,
+    and a task bound on it (`at_most = "0"`) is met whatever happens.
+    """
+    problems = []
+    for i, metric in enumerate(metrics.metrics):
+        unit = LEDGER_UNIT[metric.units]
+        for j, term in enumerate(metric.terms):
+            where = f"metrics[{i}].terms[{j}].account"
+            held = sorted(
+                {
+                    u
+                    for a, u in accounts.items()
+                    if a == term.account or a.startswith(term.account + ":")
+                }
+            )
+            if not held:
+                if accounts:
+                    problems.append(
+                        Problem(_METRICS, where, f"no ledger account at or under {term.account!r}")
+                    )
+                continue
+            if unit not in held:
+                metric_units = [u for u in held if u in LEDGER_UNIT]
+                fix = (
+                    f'set units = "{metric_units[0]}" or name an account kept in {unit}'
+                    if len(metric_units) == 1
+                    else f"name an account kept in {unit}"
+                    + ("" if metric_units else " (a metric's units are USD, UNITS or EVENTS)")
+                )
+                problems.append(
+                    Problem(
+                        _METRICS,
+                        where,
+                        f"{term.account!r} holds {' and '.join(held)}, not {unit} (the units of "
+                        f"metric {metric.id!r}), so this term would always read 0: {fix}",
+                    )
+                )
     return problems
 
 

@@ -19,6 +19,7 @@ from ledger.bounded_read import read_at_most
 from ledger.canonical import digest
 from sim.campaign_checks import cross_check
 from sim.campaign_errors import CampaignError, Problem
+from sim.campaign_messages import problem_lines
 from sim.campaign_model import (
     Action,
     ActionCatalog,
@@ -38,6 +39,8 @@ REFERENCE_SCRIPT = "reference.jsonl"
 DIGESTED_FILES = (CAMPAIGN_FILE, ACTIONS_FILE, METRICS_FILE, QUESTIONS_FILE)
 MAX_FILE_BYTES = 1024 * 1024
 """The largest campaign TOML file read (1 MiB)."""
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+"""UTF-8's byte-order mark: some editors start a file with it; the loader reads past it."""
 SCHEMA_DIRECTIVE = b"#:schema "
 """A first line `#:schema PATH` tells TOML editors which JSON Schema applies; it is editor
 metadata, so it is left out of the campaign digest."""
@@ -87,25 +90,10 @@ class CampaignBundle:
         )
 
 
-_INTERNAL = re.compile(r"^[a-z-]+\[")
-"""pydantic's own location parts (`function-after[_range()]`), not a field of the file."""
-
-
-def _loc(loc: tuple[Any, ...]) -> str:
-    """A pydantic location as a field path; an effect's union tag (`effects[0].loan`) is dropped."""
-    out = ""
-    for index, part in enumerate(loc):
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif index >= 2 and loc[index - 2] == "effects" and isinstance(loc[index - 1], int):
-            continue
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
 def digested_bytes(data: bytes) -> bytes:
-    """A campaign file's bytes as digested: without a leading `#:schema` directive line."""
+    """A campaign file's bytes as digested: without a leading byte-order mark (some editors
+    write one; it is encoding metadata, not content) or `#:schema` directive line."""
+    data = data.removeprefix(BYTE_ORDER_MARK)
     if data.startswith(SCHEMA_DIRECTIVE):
         _, _, rest = data.partition(b"\n")
         return rest
@@ -133,13 +121,34 @@ def _read_bytes(folder: Path, name: str, problems: list[Problem], required: bool
     return data
 
 
+_TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)$")
+
+
+def _toml_problem(exc: tomllib.TOMLDecodeError, text: str) -> str:
+    """tomllib's error with the text of the line it names (what the author wrote there)."""
+    message = str(exc)
+    place = _TOML_PLACE.search(message)
+    if place is None:
+        return f"is not valid TOML: {message}"
+    number, column = int(place.group(1)), int(place.group(2))
+    lines = text.splitlines()
+    line = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+    shown = repr(line) if len(line) <= 80 else repr(line[:77]) + "..."
+    where = f"line {number}, column {column}"
+    return f"is not valid TOML at {where}: {message[: place.start()]}" + (
+        f" in {shown}" if line else ""
+    )
+
+
 def _parse_toml(data: bytes | None, name: str, problems: list[Problem]) -> dict | None:
     if data is None:
         return None
+    text = ""
     try:
-        return tomllib.loads(data.decode("utf-8"))
+        text = data.removeprefix(BYTE_ORDER_MARK).decode("utf-8")
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        problems.append(Problem(name, "", f"is not valid TOML: {exc}"))
+        problems.append(Problem(name, "", _toml_problem(exc, text)))
     except UnicodeDecodeError:
         problems.append(Problem(name, "", "is not UTF-8 text"))
     except ValueError:  # an integer beyond Python's digit limit for text (4,300)
@@ -149,23 +158,14 @@ def _parse_toml(data: bytes | None, name: str, problems: list[Problem]) -> dict 
     return None
 
 
-def _message(err: Any) -> str:
-    """A pydantic error as one line without its `Value error, ` prefix."""
-    text = str(err["msg"])
-    if err["type"] == "value_error" and text.startswith("Value error, "):
-        text = text[len("Value error, ") :]
-    return " ".join(text.split())
-
-
 def _validate(model: type[BaseModel], data: dict | None, name: str, problems: list[Problem]) -> Any:
     if data is None:
         return None
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and _INTERNAL.match(p)))
-            problems.append(Problem(name, _loc(loc), _message(err)))
+        for path, message in problem_lines(model, exc.errors()):
+            problems.append(Problem(name, path, message))
     except RecursionError:
         problems.append(Problem(name, "", "is nested too deeply"))
     return None

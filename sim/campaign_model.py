@@ -136,6 +136,33 @@ class Bounds:
         return {"type": self.kind(), "minimum": self.low, "maximum": self.high}
 
 
+def _not_plain(value: Any, places: int, digits: int) -> str:
+    """Why `value` is not a plain decimal string with at most `digits` digits before its point
+    and `places` after it (money and decimal fields): the real cause, not the form in general."""
+    example = '"1250.00"' if places == 2 else '"1000" or "0.5"'
+    if isinstance(value, float) and not isinstance(value, bool):
+        return f"is a TOML number, not a decimal string in quotes such as {example}"
+    if not isinstance(value, str):
+        return f"is not a decimal string in quotes such as {example}"
+    if value in ("", "-"):
+        return f"is empty, not a decimal such as {example}"
+    match = re.fullmatch(r"-?([0-9]*)(?:\.([0-9]*))?", value)
+    if match is None:
+        try:
+            finite = Decimal(value).is_finite()
+        except ArithmeticError:
+            return f"is not a decimal number such as {example}"
+        if not finite:
+            return "is not a finite number"
+        return f"is not a plain decimal such as {example} (no exponent, sign or spaces)"
+    whole, fraction = match.group(1), match.group(2)
+    if fraction is not None and len(fraction) > places:
+        return f"has {len(fraction)} decimal places, more than {places}"
+    if not whole or fraction == "":
+        return f"needs digits on both sides of its point, such as {example}"
+    return f"has {len(whole)} digits before its point, more than {digits}"
+
+
 MONEY_PATTERN = r"^-?[0-9]{1,13}(\.[0-9]{1,2})?$"
 _MONEY = re.compile(MONEY_PATTERN)
 
@@ -167,8 +194,8 @@ class MoneyBounds:
         else:
             raise PydanticCustomError(
                 "money_type",
-                'expected dollars exact to the cent such as "1250.00", from {range}, got {got}',
-                {"range": self.describe(), "got": _shown(value)},
+                "{got} {why}: allowed dollars exact to the cent, {range}",
+                {"got": _shown(value), "why": _not_plain(value, 2, 13), "range": self.describe()},
             )
         if not self.low <= cents <= self.high:
             raise PydanticCustomError(
@@ -222,8 +249,8 @@ class DecimalBounds:
         if not isinstance(value, str) or not _DECIMAL.match(value):
             raise PydanticCustomError(
                 "decimal_type",
-                'expected a plain decimal string such as "1000" or "0.5", from {range}, got {got}',
-                {"range": self.describe(), "got": _shown(value)},
+                "{got} {why}: allowed {range}",
+                {"got": _shown(value), "why": _not_plain(value, 6, 19), "range": self.describe()},
             )
         number = Decimal(value)
         low, high = Decimal(self.low), Decimal(self.high)
@@ -292,8 +319,8 @@ class TextRule:
         if not self.min_length <= len(value) <= self.max_length:
             raise PydanticCustomError(
                 "text_length",
-                "text of {n} characters: allowed {rule}",
-                {"n": len(value), "rule": self.describe()},
+                "{got} has {n} characters: allowed {rule}",
+                {"got": _shown(value), "n": len(value), "rule": self.describe()},
             )
         bad = forbidden_character(value, self.multiline)
         if bad is not None:
@@ -383,6 +410,16 @@ Share = Annotated[float, Bounds(0.0, 1.0, "share", real=True)]
 WeeklyFactor = Annotated[float, Bounds(0.0, 10.0, "", real=True)]
 
 
+def _repeated(items: list[str]) -> tuple[str, int, int] | None:
+    """The first item listed twice, with the indexes of its first two places."""
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if item in first:
+            return item, first[item], index
+        first[item] = index
+    return None
+
+
 class Strict(BaseModel):
     """Base: unknown fields are errors, models are immutable, floats are finite."""
 
@@ -412,7 +449,10 @@ class Supplier(Strict):
     @model_validator(mode="after")
     def _range(self) -> Supplier:
         if self.lead_time_max < self.lead_time_min:
-            raise ValueError("lead_time_max must be at least lead_time_min")
+            raise ValueError(
+                f"lead_time_max {self.lead_time_max} is below lead_time_min "
+                f"{self.lead_time_min}: allowed {self.lead_time_min} to {MAX_LEAD_DAYS} days"
+            )
         return self
 
 
@@ -496,7 +536,10 @@ class Shock(Strict):
     @model_validator(mode="after")
     def _range(self) -> Shock:
         if self.max_days < self.min_days:
-            raise ValueError("max_days must be at least min_days")
+            raise ValueError(
+                f"max_days {self.max_days} is below min_days {self.min_days}: allowed "
+                f"{self.min_days} to {MAX_DAYS:,} days"
+            )
         return self
 
 
@@ -668,12 +711,21 @@ class Action(Strict):
     @model_validator(mode="after")
     def _terms(self) -> Action:
         if not 0 <= self.capitalized <= self.upfront_cost:
-            raise ValueError("capitalized must be between 0 and upfront_cost")
+            raise ValueError(
+                f"capitalized {_dollars(self.capitalized)} is more than upfront_cost "
+                f"{_dollars(self.upfront_cost)}: allowed $0.00 to the upfront_cost"
+            )
         if self.running_cost_per_day and not self.running_days:
-            raise ValueError("running_cost_per_day needs running_days")
-        kinds = [e.kind for e in self.effects]
-        if len(set(kinds)) != len(kinds):
-            raise ValueError(f"effects must have distinct kinds, got {kinds}")
+            raise ValueError(
+                f"running_cost_per_day {_dollars(self.running_cost_per_day)} needs running_days: "
+                f"allowed 1 to {MAX_DAYS:,} days (0 only without a running cost)"
+            )
+        twice = _repeated([e.kind for e in self.effects])
+        if twice is not None:
+            raise ValueError(
+                f"effects hold kind {twice[0]!r} twice (effects[{twice[1]}] and "
+                f"effects[{twice[2]}]): each kind at most once per action"
+            )
         return self
 
     @property
@@ -762,10 +814,13 @@ class Choice(Strict):
     def _form(self) -> Choice:
         if self.actions and self.select_from:
             raise ValueError("a choice has either actions or select_from, not both")
-        if len(set(self.actions)) != len(self.actions):
-            raise ValueError("a choice lists an action twice")
-        if len(set(self.select_from)) != len(self.select_from):
-            raise ValueError("select_from lists an action twice")
+        for field in ("actions", "select_from"):
+            twice = _repeated(list(getattr(self, field)))
+            if twice is not None:
+                raise ValueError(
+                    f"{field} lists {twice[0]!r} twice ({field}[{twice[1]}] and "
+                    f"{field}[{twice[2]}]): list each action once"
+                )
         return self
 
     @property
@@ -821,14 +876,21 @@ class Question(Strict):
     @model_validator(mode="after")
     def _timing(self) -> Question:
         if self.deadline_day > self.intervene_on_day:
+            other = (
+                f", or deadline_day 1 to {self.intervene_on_day}"
+                if self.intervene_on_day >= 1
+                else ""
+            )
             raise ValueError(
-                f"deadline_day {self.deadline_day} is after intervene_on_day "
-                f"{self.intervene_on_day}"
+                f"intervene_on_day {self.intervene_on_day} is before deadline_day "
+                f"{self.deadline_day}: allowed intervene_on_day {self.deadline_day} or later "
+                f"(never before deadline_day, so never before day 1){other}"
             )
         if self.outcome_day <= self.intervene_on_day:
             raise ValueError(
-                f"outcome_day {self.outcome_day} must be after intervene_on_day "
-                f"{self.intervene_on_day}"
+                f"outcome_day {self.outcome_day} is not after intervene_on_day "
+                f"{self.intervene_on_day}: allowed outcome_day {self.intervene_on_day + 1} "
+                "or later (up to the horizon)"
             )
         if self.baseline.participant_selected:
             raise ValueError("only the intervention can be participant-selected")

@@ -27,6 +27,7 @@ from workbench.authoring.check import (
     _spread_findings,
     check_campaign,
 )
+from workbench.authoring.seeds import STRICT_SEEDS
 from workbench.cli import main
 from workbench.evaluation.branches import BranchRun
 
@@ -209,7 +210,7 @@ def test_a_scale_far_from_a_typical_error_is_a_scale_warning(tmp_path: Path) -> 
     report = check_campaign(folder, seeds=2)
     (finding,) = _found(report, "scale", "warning", "q_spring_campaign")
     assert "a scale near" in finding.message
-    result = CliRunner().invoke(main, ["check", str(folder), "--seeds", "2", "--strict"])
+    result = CliRunner().invoke(main, ["check", str(folder), "--strict"])
     assert result.exit_code == 1
     assert CliRunner().invoke(main, ["check", str(folder), "--seeds", "2"]).exit_code == 0
 
@@ -295,3 +296,45 @@ def test_a_spread_finding_names_one_failure_and_counts_the_others(
     assert finding.kind == "spread" and finding.severity == "warning"
     assert finding.message.endswith(example)
     assert f"on {len(others)} of {len(others)} other seeds" in finding.message
+
+
+@settings(max_examples=12, deadline=None)
+@given(seeds=st.integers(0, STRICT_SEEDS - 1))
+def test_the_strict_gate_refuses_fewer_seeds_than_it_is_defined_on(seeds: int) -> None:
+    """`check --strict --seeds 0` skipped every spread check and passed: the admission gate
+    could be weakened by a flag. Fewer than `STRICT_SEEDS` other seeds are refused with
+    one line (exit 2) before anything runs; a report on fewer never passes the gate."""
+    result = CliRunner().invoke(main, ["check", "default", "--strict", "--seeds", str(seeds)])
+    assert result.exit_code == 2, result.output
+    (line,) = result.output.strip().splitlines()
+    assert f"seeds {seeds} is too few for the strict gate" in line
+    assert f"{STRICT_SEEDS} to 1000" in line and "(--seeds)" in line
+    report = check_campaign("default", seeds=seeds)
+    assert report.ok and not report.passes(strict=True)
+    assert report.passes(strict=False)
+
+
+def test_spread_messages_are_true_with_no_other_seed(tmp_path: Path) -> None:
+    """With no other seed the spread is unknown and a zero effect was measured on one seed:
+    the messages said "the effect is zero on every seed" over none."""
+    folder = _copy(tmp_path, "default")
+    with (folder / "metrics.toml").open("a") as handle:
+        handle.write(
+            '\n[[metrics]]\nid = "opening_stock"\ntitle = "Units on hand on day 0"\n'
+            'units = "UNITS"\nterms = [{ account = "Memo:Units:Opening", sign = -1 }]\n'
+        )
+    _edit(
+        folder / "questions.toml",
+        'metric = "net_assets"\nscale = "500"',
+        'metric = "opening_stock"\nscale = "1"',
+    )
+    alone = check_campaign(folder, seeds=0)
+    (scale,) = _found(alone, "scale", "warning", "q_bank_loan")
+    assert "every seed" not in scale.message
+    assert "the effect is 0 on this seed, the only one run" in scale.message
+    assert "from this seed alone" in scale.message
+    (spread,) = _found(alone, "spread", "info", "q_bank_loan")
+    assert "no other seed was run" in spread.message
+    several = check_campaign(folder, seeds=2)
+    (scale,) = _found(several, "scale", "warning", "q_bank_loan")
+    assert "the effect is 0 on every one of the 3 seeds run" in scale.message

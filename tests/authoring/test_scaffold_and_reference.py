@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
+import shlex
 import string
 import tempfile
 from pathlib import Path
@@ -12,11 +15,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from campaigns import BUNDLED_CAMPAIGNS, SCHEMA_DIR, BundledCampaign, resolve_campaign
-from sim.campaign_load import load_campaign
+from sim.campaign_load import CampaignError, Problem, load_campaign
 from workbench.authoring import reference
 from workbench.authoring.scaffold import campaign_id_for
 from workbench.cli import main
@@ -126,3 +129,177 @@ def test_bundled_campaigns_are_listed_and_play_by_name(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["run", "gelato", "--out", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert "marina-gelato: played to day 364 of 364" in result.output
+
+
+# -- messages name the user's files, never a scratch folder ---------------------------------
+SCRATCH = "cfwb-scratch-mark"
+"""The name of the temporary folder the tests give the author tools: no message may show it."""
+
+REFERENCE_COMMANDS = st.one_of(
+    st.builds(lambda d: {"kind": "advance", "days": d}, st.integers(1, 200)),
+    st.builds(
+        lambda a: {"kind": "schedule", "action": a},
+        st.sampled_from(["spring_campaign", "bank_loan", "hire_second_roaster", "nope"]),
+    ),
+    st.just({"kind": "finish"}),
+)
+
+
+@settings(max_examples=25, deadline=None)
+@given(commands=st.lists(REFERENCE_COMMANDS, min_size=1, max_size=6))
+def test_a_failing_reference_script_is_named_by_its_file_and_line(
+    commands: list[dict[str, Any]],
+) -> None:
+    """`check` plays reference.jsonl into a temporary run: a command after `finish` said
+    `/tmp/tmp…/ref is finished`. Any failing line is named by the user's file and line,
+    and no message shows the temporary folder."""
+    from workbench.authoring.check import _reference_entries
+    from workbench.errors import WorkbenchError
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "shop"
+        assert CliRunner().invoke(main, ["new", str(folder), "--from", "default"]).exit_code == 0
+        script = folder / "reference.jsonl"
+        script.write_text("".join(json.dumps(c) + "\n" for c in commands))
+        bundle = load_campaign(folder)
+        scratch = Path(tmp) / SCRATCH
+        scratch.mkdir()
+        saved, tempfile.tempdir = tempfile.tempdir, str(scratch)
+        try:
+            _reference_entries(bundle, None)
+        except WorkbenchError as exc:
+            assert re.match(rf"{re.escape(str(script))}:[1-6]: ", exc.message), exc.message
+            assert SCRATCH not in exc.message and SCRATCH not in str(exc)
+            assert "\n" not in exc.message
+        finally:
+            tempfile.tempdir = saved
+
+
+def test_check_names_a_command_after_finish_by_its_line(tmp_path: Path) -> None:
+    """The audit's repro, through the CLI: exit 2 and the user's file and line."""
+    folder = tmp_path / "r11"
+    assert CliRunner().invoke(main, ["new", str(folder), "--from", "default"]).exit_code == 0
+    (folder / "reference.jsonl").write_text('{"kind":"finish"}\n{"kind":"advance","days":1}\n')
+    result = CliRunner().invoke(main, ["check", str(folder), "--strict"])
+    assert result.exit_code == 2
+    assert result.output.strip() == (
+        f"Error: {folder}/reference.jsonl:2: the reference play is finished (day 180 of 180): "
+        "it accepts no further command"
+    )
+
+
+def test_new_never_names_its_staging_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`new` writes the campaign beside its target, then renames it into place: a problem
+    found in the staging folder names the target."""
+    from sim.campaign_load import load_campaign as real_load
+    from workbench.authoring import scaffold
+
+    def refusing(folder: Path) -> Any:
+        real_load(folder)
+        raise CampaignError([Problem(str(folder), "", f"{folder}/campaign.toml could not be read")])
+
+    monkeypatch.setattr(scaffold, "load_campaign", refusing)
+    target = tmp_path / "shop"
+    result = CliRunner().invoke(main, ["new", str(target)])
+    assert result.exit_code == 2
+    assert f"{target}: {target}/campaign.toml could not be read" in result.output
+    assert ".shop-" not in result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# -- `new`: the id it makes, where it writes, what it prints --------------------------------
+@pytest.mark.parametrize(
+    ("name", "campaign_id"),
+    [("café", "cafe"), ("Straße 9", "strasse-9"), ("Ünïcödé", "unicode"), ("日本", "my-campaign")],
+)
+def test_new_makes_the_id_from_the_folder_name_and_says_so(
+    tmp_path: Path, name: str, campaign_id: str
+) -> None:
+    """`new café` made the id `caf` without a word: accented letters keep their base letter,
+    and a folder name that is not an id as written is followed by a line naming the id."""
+    result = CliRunner().invoke(main, ["new", str(tmp_path / name)])
+    assert result.exit_code == 0, result.output
+    assert load_campaign(tmp_path / name).id == campaign_id
+    assert f"the campaign id is {campaign_id!r}, made from the folder name {name!r}" in (
+        result.output
+    )
+    plain = CliRunner().invoke(main, ["new", str(tmp_path / "plain")])
+    assert "the campaign id is" not in plain.output
+
+
+@pytest.mark.parametrize("inside", ["sub", "deeper/sub"])
+def test_new_refuses_a_folder_inside_a_run(tmp_path: Path, inside: str) -> None:
+    """A campaign written into a run directory would travel with the run (every other
+    output refuses run directories): one line, exit 2, nothing written."""
+    run = tmp_path / "run1"
+    assert CliRunner().invoke(main, ["run", "default", "--out", str(run)]).exit_code == 0
+    before = sorted(p.name for p in run.iterdir())
+    result = CliRunner().invoke(main, ["new", str(run / inside)])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"Error: campaign folder {run / inside}: {run} is a run directory; a campaign is never "
+        "created inside a run (choose a folder outside it)"
+    ]
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+HINT_NAMES = st.text(
+    alphabet=string.ascii_letters + string.digits + " -_.'\"$*é", min_size=1, max_size=20
+).filter(lambda name: name.strip(". ") != "" and "/" not in name)
+
+
+@settings(max_examples=6, deadline=None)
+@given(name=HINT_NAMES)
+@example(name="-dash").via("the audit's example")
+@example(name="my shop's 'best'")
+def test_the_next_step_can_be_pasted(name: str) -> None:
+    """`new -- -dash` printed `workbench check -dash --strict`, which reads `-dash` as an
+    option: the printed commands name the folder as a shell word that is the folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        here = os.getcwd()
+        os.chdir(tmp)
+        try:
+            created = CliRunner().invoke(main, ["new", "--", name])
+            assert created.exit_code == 0, created.output
+            hint = created.output.strip().splitlines()[-1]
+            check, play = re.findall(r"`([^`]*)`", hint)
+            argv = shlex.split(check)
+            assert argv[:2] == ["workbench", "check"] and argv[-1] == "--strict"
+            assert shlex.split(play)[2:] == argv[2:-1]
+            result = CliRunner().invoke(main, ["check", *argv[2:-1], "--seeds", "0"])
+            assert result.exit_code == 0, result.output
+        finally:
+            os.chdir(here)
+
+
+def test_a_copy_of_a_copy_keeps_one_header(tmp_path: Path) -> None:
+    """Each `new --from` put its two header lines above the last copy's."""
+    source = "default"
+    for name in ("first", "second", "third"):
+        result = CliRunner().invoke(main, ["new", str(tmp_path / name), "--from", source])
+        assert result.exit_code == 0, result.output
+        source = str(tmp_path / name)
+    text = (tmp_path / "third" / "campaign.toml").read_text()
+    assert text.count("# Copied from") == 1 and "# Copied from second by" in text
+    assert text.count("CHANGE: the id, title, description") == 1
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    ["id = 'harbor-roasters'", 'id="harbor-roasters"', '"id" = "harbor-roasters"  # mine'],
+)
+def test_new_renames_the_campaign_id_however_it_is_written(
+    campaign_copy: Path, tmp_path: Path, spelling: str
+) -> None:
+    """With `id = '…'` the first `id = "…"` line was a role's: the copy renamed a role and
+    kept the original id. Only the top-level id is renamed, however it is quoted."""
+    path = campaign_copy / "campaign.toml"
+    path.write_text(path.read_text().replace('id = "harbor-roasters"', spelling, 1))
+    result = CliRunner().invoke(main, ["new", str(tmp_path / "copy"), "--from", str(campaign_copy)])
+    assert result.exit_code == 0, result.output
+    copy_ = load_campaign(tmp_path / "copy")
+    assert copy_.id == "copy"
+    original = load_campaign(campaign_copy)
+    assert copy_.campaign.company.roles == original.campaign.company.roles

@@ -6,8 +6,21 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from campaigns import DEFAULT_CAMPAIGN
+from sim.campaign_checks import cross_check
 from sim.campaign_load import CampaignError, load_campaign
+from sim.campaign_model import (
+    ActionCatalog,
+    Campaign,
+    Metric,
+    MetricsFile,
+    MetricTerm,
+    QuestionsFile,
+)
+from sim.chart import chart_for
 from workbench.cli import main
 
 
@@ -112,3 +125,73 @@ def test_a_reload_sees_every_edit_and_every_problem_again(campaign_copy: Path) -
         assert any(p.file == "campaign.toml" for p in refused.value.problems)
     _edit(campaign_copy / "campaign.toml", 'horizon_days = "x"', "horizon_days = 180")
     assert load_campaign(campaign_copy).digest == first.digest
+
+
+# -- a metric term must be able to hold its metric's unit -----------------------------------
+def _default_models() -> tuple[Campaign, ActionCatalog]:
+    bundle = load_campaign(DEFAULT_CAMPAIGN)
+    return bundle.campaign, ActionCatalog(actions=tuple(bundle.actions.values()))
+
+
+CHART_UNITS = chart_for(_default_models()[0]).units()
+SUBTREES = sorted(
+    {":".join(name.split(":")[:k]) for name in CHART_UNITS for k in range(1, name.count(":") + 2)}
+)
+"""Every account of the simulator's chart and every subtree above one (`Memo`, `Memo:Units`)."""
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    units=st.sampled_from(["USD", "UNITS", "EVENTS"]),
+    accounts=st.lists(st.sampled_from(SUBTREES), min_size=1, max_size=4),
+)
+def test_a_metric_term_over_accounts_never_in_its_units_is_refused(
+    units: str, accounts: list[str]
+) -> None:
+    """A metric sums each term in its own unit only, so a term whose subtree holds no
+    account in that unit read 0 on every day of every run (a task `at_most = "0"` on it was
+    always met). Such a term is refused at load, one line per term; every other is kept."""
+    campaign, catalog = _default_models()
+    terms = tuple(MetricTerm(account=account) for account in accounts)
+    metrics = MetricsFile(metrics=(Metric(id="m", title="M", units=units, terms=terms),))
+    problems = [p for p in cross_check(campaign, catalog, metrics, QuestionsFile()) if p.path]
+    flagged = {p.path: p for p in problems if p.path.startswith("metrics[0].terms")}
+    for j, account in enumerate(accounts):
+        held = {u for n, u in CHART_UNITS.items() if n == account or n.startswith(account + ":")}
+        problem = flagged.get(f"metrics[0].terms[{j}].account")
+        assert (problem is not None) == (units not in held), (account, units, held)
+        if problem is not None:
+            line = str(problem)
+            assert line.startswith("metrics.toml: metrics[0].terms[")
+            assert repr(account) in line and "'m'" in line and f"not {units}" in line
+            assert all(u in line for u in held) and "\n" not in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where", "holds"),
+    [
+        ('units = "EVENTS"', 'units = "UNITS"', "metrics[5].terms[0].account", "EVENTS"),
+        (
+            'units = "USD"\nterms = [{ account = "Assets:Cash" }]',
+            'units = "UNITS"\nterms = [{ account = "Assets:Cash" }]',
+            "metrics[0].terms[0].account",
+            "USD",
+        ),
+        (
+            '{ account = "Expenses:COGS", sign = -1 }',
+            '{ account = "Memo:Units:Sold", sign = -1 }',
+            "metrics[3].terms[1].account",
+            "UNITS",
+        ),
+    ],
+)
+def test_check_strict_refuses_a_metric_in_the_wrong_units(
+    campaign_copy: Path, old: str, new: str, where: str, holds: str
+) -> None:
+    """The audit's repro: `check --strict` passed a metric that always read 0."""
+    _edit(campaign_copy / "metrics.toml", old, new)
+    result = CliRunner().invoke(main, ["check", str(campaign_copy), "--strict"])
+    assert result.exit_code == 2, result.output
+    (line,) = [line for line in result.output.splitlines() if "metrics.toml" in line]
+    assert where in line and f"holds {holds}, not" in line
+    assert "Traceback" not in result.output

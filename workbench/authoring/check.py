@@ -43,9 +43,10 @@ from ledger.journal import Entry
 from ledger.money import format_money
 from sim.campaign_load import CampaignBundle
 from sim.campaign_model import Question
-from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, other_seeds
+from workbench.authoring.scratch import without_scratch
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS, other_seeds
 from workbench.display import amount, signed_amount
-from workbench.errors import UserError
+from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -126,7 +127,10 @@ class CheckReport(_Frozen):
         return self.count("error") == 0
 
     def passes(self, strict: bool) -> bool:
-        """The admission gate: no error, and with `strict` no warning either."""
+        """The admission gate: no error, and with `strict` no warning either, over at least
+        `STRICT_SEEDS` other seeds (a report on fewer never passes the strict gate)."""
+        if strict and self.seeds < STRICT_SEEDS:
+            return False
         return self.ok and not (strict and self.count("warning"))
 
 
@@ -158,14 +162,17 @@ def _reference_entries(bundle: CampaignBundle, control: ControlFile | None) -> l
     from workbench.play.script import play_script
 
     with tempfile.TemporaryDirectory() as tmp:
-        session = PlayerSession.create(
-            Path(tmp) / "ref",
-            bundle.path,
-            control=control,
-            agent_id=(control.agents[0] if control else None),
-            autoseal=False,
-        )
-        play_script(session, bundle.reference_script)
+        try:
+            session = PlayerSession.create(
+                Path(tmp) / "ref",
+                bundle.path,
+                control=control,
+                agent_id=(control.agents[0] if control else None),
+                autoseal=False,
+            )
+            play_script(session, bundle.reference_script)
+        except WorkbenchError as exc:
+            raise without_scratch(exc, Path(tmp), "the reference play") from None
         return list(session.journal_entries)
 
 
@@ -233,13 +240,22 @@ def check_campaign(
     control: ControlFile | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     seeds: int = DEFAULT_SEEDS,
+    strict: bool = False,
 ) -> CheckReport:
     """Run every question's branches on the campaign's seed and `seeds` others; collect findings.
 
     The other seeds are the same for every campaign (`workbench.authoring.seeds`), so the
-    findings never depend on the campaign's id or any other name."""
+    findings never depend on the campaign's id or any other name. With `strict` (the
+    admission gate) fewer than `STRICT_SEEDS` other seeds are refused before anything runs."""
     if not 0 <= seeds <= MAX_SEEDS:
         raise UserError(f"seeds {seeds} is out of range: allowed 0 to {MAX_SEEDS}", subject="seeds")
+    if strict and seeds < STRICT_SEEDS:
+        raise UserError(
+            f"seeds {seeds} is too few for the strict gate: it judges every effect's spread "
+            f"over other seeds, so it needs {STRICT_SEEDS} to {MAX_SEEDS} "
+            f"(0 to {MAX_SEEDS} without strict)",
+            subject="seeds",
+        )
     bundle = load_bundle(campaign)
     identity = resolve_identity(bundle, control, control.agents[0] if control else None)
     seed = identity.seed
@@ -403,6 +419,13 @@ def _spread_findings(
     found: _Findings, label: str, spread: EffectSpread, effect: Decimal | None, others: list[_Pair]
 ) -> None:
     if not others:
+        found.add(
+            "spread",
+            "info",
+            label,
+            "no other seed was run, so the effect's spread over seeds is unknown "
+            f"(the strict gate runs {STRICT_SEEDS})",
+        )
         return
     failed = len(others) - spread.executed
     if failed:
@@ -460,8 +483,9 @@ def _scale_findings(found: _Findings, q: Question, spreads: list[EffectSpread]) 
     )
     loss = (typical / Decimal(q.scale)) ** 2
     picks = " (root mean square over the picks)" if len(spreads) > 1 else ""
+    alone = "" if spreads[0].seeds else " (from this seed alone: no spread over other seeds)"
     text = (
-        f"a typical error{picks} of {amount(typical, spreads[0].units)} costs a loss of "
+        f"a typical error{picks} of {amount(typical, spreads[0].units)}{alone} costs a loss of "
         f"{loss:.3g} at scale {q.scale}"
     )
     low, high = SCALE_BAND
@@ -477,9 +501,21 @@ def _scale_findings(found: _Findings, q: Question, spreads: list[EffectSpread]) 
         + (
             f"a scale near {typical.normalize():f} would make it about 1"
             if typical
-            else "the effect is zero on every seed"
+            else f"the effect is 0 {_where_zero(spreads)}"
         ),
     )
+
+
+def _where_zero(spreads: list[EffectSpread]) -> str:
+    """On which seeds the effect was measured (each was 0): true for any number of seeds."""
+    run = spreads[0].seeds + 1
+    if run == 1:
+        return "on this seed, the only one run"
+    measured = sorted({s.executed + (s.effect is not None) for s in spreads if s.mean is not None})
+    if measured == [run]:
+        return f"on every one of the {run} seeds run"
+    counts = str(measured[0]) if len(measured) == 1 else f"{measured[0]} to {measured[-1]}"
+    return f"on each seed where both branches ran ({counts} of the {run} seeds run)"
 
 
 def _conclusion_findings(

@@ -12,26 +12,42 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns import resolve_campaign
 from ledger.file_modes import new_directory_mode
 from sim.campaign_load import (
+    BYTE_ORDER_MARK,
     DIGESTED_FILES,
     MAX_FILE_BYTES,
     REFERENCE_SCRIPT,
     SCHEMA_DIRECTIVE,
     CampaignError,
+    Problem,
     load_campaign,
 )
 from workbench.authoring.reference import directive
+from workbench.authoring.scratch import renamed
 from workbench.errors import UserError
 from workbench.inputs import read_bounded, refuse_over_limit
+from workbench.messages import single_line
+from workbench.outputs import refuse_run_directory
 from workbench.runs.bundle import campaign_problems, load_bundle
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-_ID_LINE = re.compile(r'^id = "[^"\n]*"$', re.MULTILINE)
+_ID_LINE = re.compile(
+    r"""^[ \t]*(?:id|"id"|'id')[ \t]*=[ \t]*(?:"[^"\\\n]*"|'[^'\n]*')[ \t]*(?P<comment>#.*)?$""",
+    re.MULTILINE,
+)
+"""A top-level `id = "..."` line, however its key and string are quoted."""
+_TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
+"""The first table header: top-level keys (the campaign's id) all come before it."""
+_COPY_HEADER = re.compile(
+    r"\A# Copied from .* by `workbench new`\. CHANGE: .*\n# and development_seed first; .*\n"
+)
+"""The two lines `new --from` puts at the top of a copy's campaign.toml."""
 
 
 @dataclass(frozen=True)
@@ -40,11 +56,29 @@ class Created:
 
     campaign_id: str
     files: tuple[str, ...]
+    folder_name: str = ""
+    """The folder's name, which the id was made from (they differ when it is no id)."""
+
+    @property
+    def id_note(self) -> str | None:
+        """One line saying how the id was made when it is not the folder's name as written."""
+        if self.campaign_id == self.folder_name:
+            return None
+        return (
+            f"the campaign id is {self.campaign_id!r}, made from the folder name "
+            f"{single_line(self.folder_name)!r} (an id holds a-z, 0-9, _ and -); "
+            "set id in campaign.toml to choose another"
+        )
 
 
 def campaign_id_for(directory: Path) -> str:
-    """A campaign id from a folder name: lowercase `[a-z0-9_-]`, starting with a letter/digit."""
-    slug = re.sub(r"[^a-z0-9_-]+", "-", directory.resolve().name.lower()).strip("-_")
+    """A campaign id from a folder name: lowercase `[a-z0-9_-]`, starting with a letter/digit.
+
+    Letters with accents keep their base letter (`café` → `cafe`, `Straße` → `strasse`);
+    every other run of characters outside the id's alphabet becomes one `-`."""
+    name = unicodedata.normalize("NFKD", directory.resolve().name.casefold())
+    name = "".join(c for c in name if not unicodedata.combining(c))
+    slug = re.sub(r"[^a-z0-9_-]+", "-", name).strip("-_")
     return slug[:64].rstrip("-_") or "my-campaign"
 
 
@@ -66,7 +100,7 @@ def _read_text(path: Path) -> str:
     what = "script" if path.name == REFERENCE_SCRIPT else "campaign file"
     data = read_bounded(path, what, None if what == "script" else MAX_FILE_BYTES)
     try:
-        return data.decode("utf-8")
+        return data.removeprefix(BYTE_ORDER_MARK).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
@@ -79,11 +113,18 @@ def _copy_of(source: str, campaign_id: str) -> dict[str, str]:
         for name in (*DIGESTED_FILES, REFERENCE_SCRIPT)
         if (folder / name).is_file()
     }
-    campaign, found = _ID_LINE.subn(f'id = "{campaign_id}"', texts["campaign.toml"], count=1)
-    if not found:
+    campaign = texts["campaign.toml"]
+    table = _TABLE_HEADER.search(campaign)
+    top = campaign[: table.start()] if table else campaign
+    line = _ID_LINE.search(top)
+    if line is None:
         raise UserError(f'{folder / "campaign.toml"}: no top-level `id = "..."` line to rename')
+    comment = f" {line.group('comment')}" if line.group("comment") else ""
+    campaign = f'{campaign[: line.start()]}id = "{campaign_id}"{comment}{campaign[line.end() :]}'
     if campaign.encode().startswith(SCHEMA_DIRECTIVE):
         campaign = campaign.partition("\n")[2]
+    while (earlier := _COPY_HEADER.match(campaign)) is not None:
+        campaign = campaign[earlier.end() :]
     header = (
         f"# Copied from {bundle.id} by `workbench new`. CHANGE: the id, title, description\n"
         "# and development_seed first; docs/authoring.md explains every field and range.\n"
@@ -97,6 +138,11 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     target = Path(directory)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UserError(f"{target} exists and is not an empty folder")
+    refuse_run_directory(
+        target,
+        "campaign folder",
+        "a campaign is never created inside a run (choose a folder outside it)",
+    )
     campaign_id = campaign_id_for(target)
     texts = (
         _copy_of(str(resolve_campaign(source)), campaign_id) if source else _starter(campaign_id)
@@ -122,11 +168,19 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     except CampaignError as exc:
         shutil.rmtree(staging, ignore_errors=True)
-        raise campaign_problems(CampaignError(exc.problems, target)) from exc
+        problems = [
+            Problem(
+                renamed(p.file, staging, str(target), keep_under=True),
+                p.path,
+                renamed(p.message, staging, str(target), keep_under=True),
+            )
+            for p in exc.problems
+        ]
+        raise campaign_problems(CampaignError(problems, target)) from exc
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Created(campaign_id, tuple(sorted(texts)))
+    return Created(campaign_id, tuple(sorted(texts)), target.resolve().name)
 
 
 def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:

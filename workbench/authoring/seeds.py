@@ -20,6 +20,14 @@ DEFAULT_SEEDS = 10
 """Other seeds a check runs unless told otherwise: `--seeds`' default and the screen's."""
 MAX_SEEDS = 1000
 """The most other seeds one check runs."""
+STRICT_SEEDS = DEFAULT_SEEDS
+"""The fewest other seeds the strict gate (`check --strict`, the admission gate) runs on.
+
+The gate's `spread` and `scale` findings judge each effect against its spread over other
+seeds: with none they are skipped, with a few they rest on a standard deviation of two or
+three draws and a "fails on most seeds" of one failure. Every bundled campaign is admitted
+at `DEFAULT_SEEDS`, so the gate is defined there: a check on fewer seeds can be a quick
+look, never the gate's verdict (more seeds only add evidence)."""
 SEED_DOMAIN = b"cfwb-check-seed/2\x00"
 """Keys the fixed sequence (version 1 also hashed the campaign id, so a renamed copy of a
 campaign was checked on other worlds than its original)."""

@@ -14,9 +14,10 @@ from pathlib import Path
 import click
 
 from workbench import exit_codes
-from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS
+from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS
 from workbench.cli.assess import _StderrBar
 from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
+from workbench.messages import single_line
 
 
 @click.command()
@@ -27,7 +28,8 @@ from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, 
     default=DEFAULT_SEEDS,
     show_default=True,
     type=click.IntRange(0, MAX_SEEDS),
-    help="Other seeds to run every question on (the effect's spread).",
+    help="Other seeds to run every question on (the effect's spread; --strict needs "
+    f"{STRICT_SEEDS} or more).",
 )
 @click.option("--strict", is_flag=True, help="Fail on warnings too (the admission gate).")
 @json_opt
@@ -45,7 +47,7 @@ def check(
     bar = _StderrBar("checking")
     try:
         report = check_campaign(
-            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds
+            campaign or DEFAULT_CAMPAIGN, control_file(control), bar, seeds=seeds, strict=strict
         )
     finally:
         bar.close()
@@ -81,14 +83,25 @@ def new(directory: Path, source: str | None) -> None:
     from workbench.authoring.scaffold import create_campaign
 
     created = create_campaign(directory, source)
-    click.echo(f"created campaign {created.campaign_id} in {directory}")
+    click.echo(f"created campaign {created.campaign_id} in {single_line(str(directory))}")
+    if created.id_note is not None:
+        click.echo(created.id_note)
     for name in created.files:
-        click.echo(f"  {directory / name}")
-    shown = shlex.quote(str(directory))
+        click.echo(f"  {single_line(str(directory / name))}")
+    shown = _argument(directory)
     click.echo(
         f"next: edit the files (comments say what to change), then "
         f"`workbench check {shown} --strict`, then `workbench play {shown}`"
     )
+
+
+def _argument(path: Path) -> str:
+    """`path` as a shell word a command line takes as a path: quoted where the shell needs
+    it, `./` in front of a relative path that would read as an option (`-dash`)."""
+    text = str(path)
+    if text.startswith("-"):
+        text = f"./{text}"
+    return single_line(shlex.quote(text))
 
 
 @click.command()
