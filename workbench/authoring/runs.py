@@ -18,7 +18,7 @@ from workbench.evaluation.evaluator import REPORT_FILE, EvaluationOutcome, run_e
 from workbench.evaluation.report import REPORT_SCHEMA, CounterfactualReport
 from workbench.inputs import read_bounded
 from workbench.play.session import PlayerSession
-from workbench.runs.files import RUN_FILE, RunPaths, read_registration
+from workbench.runs.files import HOST_RECORD_FILE, RUN_FILE, RunPaths, read_registration
 from workbench.runs.registration import ControlFile
 
 REPORT_LIMIT = 64 * 1024 * 1024
@@ -114,8 +114,20 @@ def read_report(out_dir: Path) -> CounterfactualReport:
         raise UserError(f"{path}: not a {REPORT_SCHEMA} report: {where}: {first['msg']}") from None
 
 
+def reports_dir(runs_root: Path) -> Path:
+    """Where the author's validations of the runs under `runs_root` go: beside the runs,
+    except in a host's runs directory (it holds host.json), which holds the host's files
+    only: there, `<runs>-reports` beside it (evaluation output never joins what a host
+    keeps)."""
+    if (runs_root / HOST_RECORD_FILE).exists():
+        return runs_root.parent / f"{runs_root.name}-reports"
+    return runs_root
+
+
 def find_reports(root: Path) -> list[ReportEntry]:
-    """Validation output directories directly under `root` with a readable report, sorted."""
+    """Validation output directories with a readable report, sorted, in the reports
+    folder of the runs under `root` (`reports_dir`)."""
+    root = reports_dir(root)
     if not root.is_dir():
         return []
     entries = []
@@ -138,11 +150,13 @@ def find_reports(root: Path) -> list[ReportEntry]:
 
 
 def validation_dir(run_dir: Path) -> Path:
-    """A new sibling output directory: `<run>-validation`, or `-2`, `-3`, … when taken."""
-    path = run_dir.parent / f"{run_dir.name}-validation"
+    """A new output directory in the runs' reports folder (`reports_dir`): `<run>-validation`,
+    or `-2`, `-3`, … when taken."""
+    folder = reports_dir(run_dir.parent)
+    path = folder / f"{run_dir.name}-validation"
     n = 2
     while path.exists():
-        path = run_dir.parent / f"{run_dir.name}-validation-{n}"
+        path = folder / f"{run_dir.name}-validation-{n}"
         n += 1
     return path
 
@@ -150,7 +164,7 @@ def validation_dir(run_dir: Path) -> Path:
 def validate_finished(
     run_dir: Path, control: ControlFile | None = None, progress: Progress | None = None
 ) -> tuple[Path, EvaluationOutcome]:
-    """Validate a finished run into a new sibling directory; refuse a run still in play."""
+    """Validate a finished run into a new directory (`validation_dir`); refuse a run still in play."""
     status = run_status(run_dir, control)
     if status.problem is not None:
         raise UserError(f"{run_dir}: {status.problem}")
