@@ -164,7 +164,7 @@ def validation_dir(run_dir: Path) -> Path:
 def validate_finished(
     run_dir: Path, control: ControlFile | None = None, progress: Progress | None = None
 ) -> tuple[Path, EvaluationOutcome]:
-    """Validate a finished run into a new directory (`validation_dir`); refuse a run still in play."""
+    """Validate a finished run into a new directory (`validation_dir`); refuse one in play."""
     status = run_status(run_dir, control)
     if status.problem is not None:
         raise UserError(f"{run_dir}: {status.problem}")
