@@ -98,6 +98,8 @@ def _wording(error: ErrorDetails) -> str:
     context = error.get("ctx") or {}
     if error["type"] == "union_tag_not_found":
         return "Field required"
+    if error["type"] in ("model_type", "dict_type", "model_attributes_type"):
+        return "Input should be an object (a JSON object with named fields)"
     if error["type"] == "union_tag_invalid":
         expected = str(context.get("expected_tags", "")).replace("'", "")
         return f"Input should be one of: {expected}" if expected else "Input is not a known kind"
