@@ -118,6 +118,7 @@ def _cut_back(fd: int, path: Path, written: int, cause: OSError) -> None:
         size = os.fstat(fd).st_size - written
         os.ftruncate(fd, size)
         os.fsync(fd)
+        _settle_record(path, size)
     except OSError as exc:
         raise TornAppend(
             cause.errno,
@@ -142,9 +143,15 @@ def record_cut(path: Path, size: int) -> bool:
     """Record durably that `path` holds only `size` acknowledged bytes, for whoever writes
     it next to cut the rest (see `pending_cut`); False when the disk refuses that too.
 
-    Written whole or not at all: a temporary sibling (`.NAME.cut.RANDOM.tmp`, a leftover
-    the next writer removes), fsync, rename, directory fsync.
+    A record never rises: one already pending at a smaller size stands (what lies beyond
+    it was never acknowledged either). Written whole or not at all: a temporary sibling
+    (`.NAME.cut.RANDOM.tmp`, a leftover the next writer removes), fsync, rename, directory
+    fsync.
     """
+    with contextlib.suppress(ValueError):
+        pending = pending_cut(path)
+        if pending is not None and pending <= size:
+            return True
     marker = cut_marker(path)
     temp = marker.with_name(f".{marker.name}.{secrets.token_hex(6)}.tmp")
     try:
@@ -207,3 +214,21 @@ def truncate_durably(path: Path, size: int) -> None:
     except OSError as exc:
         exc.strerror = f"{exc.strerror}{_recorded(path, size)}"
         raise
+    _settle_record(path, size)
+
+
+def _settle_record(path: Path, size: int) -> None:
+    """After `path` was cut to `size` durably, a recorded cut above that size is made
+    (the file is shorter than the record says: it would read as acknowledged bytes lost),
+    so it is removed (or, when the disk refuses that, lowered to the size); one at or
+    below it still stands."""
+    try:
+        pending = pending_cut(path)
+    except (ValueError, OSError):
+        return
+    if pending is None or pending <= size:
+        return
+    try:
+        clear_cut(path)
+    except OSError:
+        record_cut(path, size)

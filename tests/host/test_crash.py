@@ -432,7 +432,9 @@ def test_a_start_the_disk_refuses_gives_no_second_episode(
     assert again.status_code == 200 and len(list(live.hosted.runs.glob("run-*"))) == 1
 
 
-@pytest.mark.parametrize("damage", ["malformed", "pipe", "missing"])
+@pytest.mark.parametrize(
+    "damage", ["malformed", "pipe", "missing", "malformed, and a cut record unreadable"]
+)
 def test_a_damaged_run_json_is_refused_alone_and_still_its_agents_episode(
     hosted: Hosted, damage: str
 ) -> None:
@@ -448,9 +450,11 @@ def test_a_damaged_run_json_is_refused_alone_and_still_its_agents_episode(
     run_id, other = mine.json()["run"]["run_id"], theirs.json()["run"]["run_id"]
     registration = hosted.runs / run_id / "run.json"
     registration.unlink()
-    if damage == "malformed":
+    if damage.startswith("malformed"):
         registration.write_text('{"bad":1}\n')
-    elif damage == "pipe":
+    if damage.endswith("unreadable"):  # the header line still names the owner
+        (hosted.runs / run_id / "journal.jsonl.cut").mkdir()
+    if damage == "pipe":
         os.mkfifo(registration)
     runtime = _opened_promptly(hosted)
     try:

@@ -82,3 +82,24 @@ def test_starting_writeback_never_fails_on_what_is_not_a_file(tmp_path: Path) ->
         for fd in (read, write, directory):
             os.close(fd)
     start_writeback(directory)
+
+
+@given(
+    recorded=st.lists(st.integers(min_value=0, max_value=10_000), min_size=1, max_size=5),
+    cut_to=st.integers(min_value=0, max_value=10_000),
+)
+def test_a_recorded_cut_never_rises_and_a_made_cut_settles_it(  # type: ignore[no-untyped-def]
+    tmp_path_factory, recorded: list[int], cut_to: int
+) -> None:
+    """Records only fall (what lies past the lowest was never acknowledged either); once
+    the file is durably cut below a record, the record goes (before, a group commit's
+    successful cut under a higher record read as acknowledged entries lost)."""
+    path = tmp_path_factory.mktemp("cut") / "journal.jsonl"
+    path.write_bytes(b"x" * 10_000)
+    for size in recorded:
+        assert durable.record_cut(path, size)
+    assert durable.pending_cut(path) == min(recorded)
+    durable.truncate_durably(path, cut_to)
+    expected = None if min(recorded) > cut_to else min(recorded)
+    assert durable.pending_cut(path) == expected
+    assert not list(path.parent.glob(".*.tmp"))

@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.canonical import dumps
 from ledger.durable import fsync_dir, truncate_durably
-from ledger.journal import Entry, JournalError
+from ledger.journal import Entry, JournalError, read_entries
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
@@ -107,7 +107,7 @@ from workbench.runs.files import (
     HOST_RECORD_FILE,
     RunPaths,
     atomic_write,
-    read_journal,
+    journal_bytes,
     read_registration,
 )
 from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked
@@ -907,17 +907,20 @@ def _owner(paths: RunPaths) -> tuple[str, str | None]:
     """Whose run this is, and why it is damaged when its run.json cannot be read.
 
     A damaged run.json must not stop the host serving the other runs, nor free its agent
-    to start a second episode: the owner is then read from the journal's header, which
-    names the agent too (an empty owner when neither can be read; no agent reaches it).
+    to start a second episode: the owner is then read from the journal's header line,
+    which names the agent too, whatever the rest of the journal holds (a torn or pending
+    cut tail included); an empty owner when neither can be read (no agent reaches it).
     """
     try:
         return read_registration(paths).agent_id, None
     except WorkbenchError as exc:
         problem = exc.message
     try:
-        header = read_journal(paths).header
+        data = journal_bytes(paths)
+        entries = read_entries(data[: data.find(b"\n") + 1])
     except (JournalError, WorkbenchError):
         return "", problem
+    header = entries[0] if entries else None
     agent = header.payload.get("agent_id") if header is not None else None
     return (agent if isinstance(agent, str) else ""), problem
 
