@@ -14,6 +14,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from campaigns import resolve_campaign
 from tests.placed import one_error_line
 from workbench.cli import main
 
@@ -99,3 +100,44 @@ def test_an_edited_campaign_says_it_changed_since_the_run_started(
         f"its campaign harbor-roasters at {campaign_copy} has changed since the run started"
         in one_error_line(refused, 3)
     )
+
+
+def test_a_campaign_named_as_it_is_now_not_as_played_is_bad_input(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    """The same id, edited since: the user named the wrong folder (exit 2), not damage
+    to the run (before, exit 3 `integrity failure`); a batch's --campaign serves only the
+    runs that played it as it is (before, every run of its id failed integrity)."""
+    run = played(own(campaign_copy), tmp_path / "runs")
+    edited = tmp_path / "edited"
+    shutil.copytree(campaign_copy, edited)
+    own(edited)
+    for args in (("verify", run), ("show", run)):
+        line = one_error_line(cli(*args, "--campaign", edited))
+        assert f"{edited} is campaign 'harbor-roasters' as it is now" in line
+        assert line.endswith("(--campaign)")
+    batch = cli(
+        "validate", "counterfactual", run.parent, "--all-agents", "--out", tmp_path / "b",
+        "--campaign", edited,
+    )  # fmt: skip
+    assert batch.exit_code == 1, batch.output  # served by its own folder: unscored, no answers
+    assert (tmp_path / "b" / "reports" / "run" / "report.json").exists()
+
+
+def test_a_recorded_folder_holding_another_campaign_says_so(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    run = played(own(campaign_copy), tmp_path / "runs")
+    shutil.rmtree(campaign_copy)
+    shutil.copytree(Path(resolve_campaign("gelato")), campaign_copy)
+    line = one_error_line(cli("verify", run), 3)
+    assert f"{campaign_copy} holds campaign 'marina-gelato', not 'harbor-roasters'" in line
+
+
+def test_an_emptied_recorded_folder_still_finds_the_bundled_campaign(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    run = played(campaign_copy, tmp_path / "runs")
+    shutil.rmtree(campaign_copy)
+    campaign_copy.mkdir()
+    assert cli("verify", run).exit_code == 0

@@ -44,7 +44,7 @@ from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, ru
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.bundle import load_bundle
 from workbench.runs.files import RunPaths, read_registration
-from workbench.runs.registration import ControlFile
+from workbench.runs.registration import ControlFile, Registration
 
 LEADERBOARD: Final = "leaderboard.csv"
 RUNS_TABLE: Final = "runs.csv"
@@ -95,7 +95,7 @@ def _discover(
 ) -> _Found:
     """Which runs under RUNS_DIR are evaluated, which are named and left out, who is missing.
 
-    `campaign`, when given, is where the runs of its id find their campaign."""
+    `campaign`, when given, is where the runs that played it (its id and digest) find it."""
     jobs: list[tuple[RunJob, str]] = []
     rows: list[RunRow] = []
     seen_agents: set[str] = set()
@@ -135,13 +135,22 @@ def _discover(
             rows.append(RunRow(name, agent, "excluded", reason=why))
             continue
         seen_agents.add(agent)
-        moved = campaign.path if campaign and campaign.id == registration.campaign_id else None
+        moved = campaign.path if campaign and _played(campaign, registration) else None
         jobs.append((RunJob(run_dir, control, questions, moved), agent))
     if control is not None:
         for agent in control.agents:
             if agent not in seen_agents:
                 rows.append(RunRow("", agent, "missing", reason=f"no run under {runs_dir}"))
     return _Found(tuple(jobs), tuple(rows))
+
+
+def _played(campaign: CampaignBundle, registration: Registration) -> bool:
+    """True when the run registered by `registration` played `campaign` as it is (its id
+    and digest): a batch's `--campaign` serves those runs only."""
+    return (campaign.id, campaign.digest) == (
+        registration.campaign_id,
+        registration.campaign_digest,
+    )
 
 
 def _row(
@@ -174,8 +183,8 @@ def validate_runs(
 ) -> BatchOutcome:
     """Validate every run under RUNS_DIR into OUT; see the module docstring for the rules.
 
-    `campaign` is where the runs of its campaign find it, when not where their run.json
-    says (a campaign folder that moved); runs of other campaigns are not affected."""
+    `campaign` is where the runs that played it (its id and digest) find it, when not
+    where their run.json says (a campaign folder that moved); other runs are not affected."""
     runs = Path(runs_dir)
     out = Path(out_dir)
     if not runs.is_dir():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from campaigns import BUNDLED_CAMPAIGNS, resolve_campaign
-from sim.campaign_load import CampaignBundle, CampaignError, load_campaign
+from sim.campaign_load import CAMPAIGN_FILE, CampaignBundle, CampaignError, load_campaign
 from workbench.errors import UserError
 from workbench.messages import bound_lines, clip
 from workbench.runs.registration import Registration
@@ -31,10 +31,11 @@ def run_campaign(
     """The campaign a run played, as every reader and writer of the run loads it.
 
     `campaign` (a folder or bundled name) overrides the folder run.json records, for a
-    campaign that moved; it must be the campaign the run played (its id; the digest is
-    checked as always). Without it the recorded folder is loaded; when that is gone and a
-    bundled campaign has the run's id and digest (a run made in another checkout), that
-    one is. Otherwise one line says where the run expects its campaign and what to do.
+    campaign that moved; it must be the campaign the run played, its id and its digest
+    (anything else is the user's mistake, exit 2, not the run's damage). Without it the
+    recorded folder is loaded; when that holds no campaign and a bundled campaign has the
+    run's id and digest (a run made in another checkout), that one is. Otherwise one line
+    says where the run expects its campaign and what to do.
     """
     if campaign is not None:
         bundle = load_bundle(campaign)
@@ -43,9 +44,17 @@ def run_campaign(
                 f"{run} was played on campaign {clip(registration.campaign_id)}, "
                 f"not {clip(bundle.id)} ({campaign})"
             )
+        if bundle.digest != registration.campaign_digest:
+            raise UserError(
+                f"{campaign} is campaign {clip(bundle.id)} as it is now (digest "
+                f"{bundle.digest[:12]}), not as {run} played it "
+                f"({registration.campaign_digest[:12]}): name the folder with its files as "
+                "they were",
+                subject="campaign",
+            )
         return bundle
     recorded = Path(registration.campaign_path)
-    if recorded.is_dir():
+    if (recorded / CAMPAIGN_FILE).is_file():
         return load_bundle(recorded)
     for bundled in BUNDLED_CAMPAIGNS:
         found = load_bundle(bundled.path)

@@ -15,6 +15,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
+from workbench.messages import clip
 from workbench.runs.bundle import run_campaign
 from workbench.runs.files import (
     RunPaths,
@@ -85,11 +86,18 @@ def verify_loaded(
     identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
     result = Verification(paths.root, registration, bundle, ok=False)
     check_agent(str(paths.root), registration, identity)
+    if bundle.id != registration.campaign_id:
+        result.divergence = (
+            f"{bundle.path} holds campaign {clip(bundle.id)}, not "
+            f"{clip(registration.campaign_id)} that the run played: name the folder where "
+            "that one is"
+        )
+        return result
     if bundle.digest != registration.campaign_digest:
         result.divergence = (
             f"its campaign {bundle.id} at {bundle.path} has changed since the run started "
             f"(digest {bundle.digest[:12]}, registered {registration.campaign_digest[:12]}): "
-            "verify it against the campaign's files as they were (--campaign DIR)"
+            "verify it against the campaign's files as they were"
         )
         return result
     check_registration(str(paths.root), registration, bundle, identity)
