@@ -29,6 +29,10 @@ def test_a_served_run_takes_commands_through_its_host_only(live: Live, tmp_path:
     control = ("--control", live.hosted.control_path)
     refused = CliRunner().invoke(main, ["finish", str(root), *control])
     assert "which a host is serving (pid" in one_error_line(refused)
+    link = tmp_path / "elsewhere"
+    link.symlink_to(root)
+    through_a_link = CliRunner().invoke(main, ["finish", str(link), *control])
+    assert "which a host is serving (pid" in one_error_line(through_a_link)
     new = live.hosted.runs / "mine"
     created = CliRunner().invoke(
         main,
@@ -40,3 +44,15 @@ def test_a_served_run_takes_commands_through_its_host_only(live: Live, tmp_path:
     live.runtime.close()
     code, output = cli("finish", root, *control)
     assert code == 0, output
+
+
+def test_a_linked_run_directory_is_never_one_of_the_hosts(tmp_path: Path) -> None:
+    """A `run-<hex>` link in a runs directory would serve a run that lives, and is written,
+    elsewhere: the host's runs are the directories it created."""
+    from workbench.host.recovery import run_dirs
+
+    runs = tmp_path / "runs"
+    (runs / ("run-" + "a" * 32)).mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (runs / ("run-" + "b" * 32)).symlink_to(tmp_path / "elsewhere")
+    assert [p.name for p in run_dirs(runs)] == ["run-" + "a" * 32]

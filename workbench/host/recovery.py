@@ -69,8 +69,14 @@ class Recovery:
 
 def run_dirs(runs_dir: Path) -> list[Path]:
     """The run directories the host created, by name (run.json readable or not: a run
-    whose run.json is damaged or gone is still some agent's episode)."""
-    return sorted(p for p in runs_dir.iterdir() if RUN_ID_RE.fullmatch(p.name) and p.is_dir())
+    whose run.json is damaged or gone is still some agent's episode). A symbolic link is
+    never one: the host creates directories, and a link would serve a run that lives (and
+    is written) elsewhere."""
+    return sorted(
+        p
+        for p in runs_dir.iterdir()
+        if RUN_ID_RE.fullmatch(p.name) and p.is_dir() and not p.is_symlink()
+    )
 
 
 def recover(runs_dir: Path, campaign: CampaignBundle, control: ControlFile) -> Recovery:

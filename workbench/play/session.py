@@ -745,7 +745,7 @@ def refuse_served_run(paths: RunPaths) -> None:
     """Refuse to write a run in the runs directory of a host serving it now: the host holds
     its runs' state (one episode per agent, command ids, seals) and is their one writer
     while it runs; a command there goes through the host, or after it stops."""
-    runs_dir = paths.root.absolute().parent
+    runs_dir = paths.root.resolve().parent  # the real directory, whatever link led here
     if not (runs_dir / HOST_RECORD_FILE).exists():
         return
     host = held_by(runs_dir)
