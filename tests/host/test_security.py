@@ -276,6 +276,24 @@ def bad_arguments(run_id: str) -> list[tuple[str, dict[str, object]]]:
         ("advance", {"run_id": run_id, "command_id": "x1", "days": "1_0"}),
         ("advance", {"run_id": run_id, "command_id": "x1", "days": 3.0}),
         ("journal", {"run_id": run_id, "since": "1"}),
+        (
+            "submit_assessment",
+            {
+                "run_id": run_id,
+                "command_id": "x4",
+                "assessment": '{"kind": "counterfactual", "question": "q_bank_loan", '
+                '"value": "1", "value": "-999"}',
+            },
+        ),
+        (
+            "submit_assessment",
+            {
+                "run_id": run_id,
+                "command_id": "x5",
+                "assessment": '{"kind": "counterfactual", "question": "q_bank_loan", '
+                '"value": "1"}',
+            },
+        ),
         ("submit_assessment", {"run_id": run_id, "command_id": "x3", "assessment": MARK}),
         (
             "submit_assessment",

@@ -158,7 +158,9 @@ class WorkbenchMCP(MCPServer):
     line per field, the rejected value echoed, a link to pydantic's documentation.
     """
 
-    _parameters: dict[str, frozenset[str]] | None = None
+    _parameters: dict[str, dict[str, bool]] | None = None
+    """Per tool, each argument it takes and whether it is an object or a list (the SDK
+    would parse text given for one as JSON, unchecked for repeated keys)."""
 
     async def list_tools(self) -> list[Tool]:
         """The tools, each input schema saying that it takes no other argument."""
@@ -171,10 +173,9 @@ class WorkbenchMCP(MCPServer):
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
     ) -> CallToolResult | InputRequiredResult:
         """Call a tool; an unknown argument, or one that fails the schema, is one line."""
-        unknown = await self._unknown_arguments(name, arguments)
-        if unknown:
-            extra = [f"{location((k,))}: Extra inputs are not permitted" for k in unknown]
-            raise _invalid_arguments(name, first_of(extra))
+        refused = await self._argument_problems(name, arguments)
+        if refused:
+            raise _invalid_arguments(name, first_of(refused))
         try:
             return await super().call_tool(name, arguments, context)
         except UnexpectedToolError:
@@ -194,15 +195,42 @@ class WorkbenchMCP(MCPServer):
             server = self._lowlevel_server
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
-    async def _unknown_arguments(self, name: str, arguments: dict[str, Any]) -> list[str]:
-        """The arguments tool `name` does not take, sorted (none for an unknown tool)."""
+    async def _argument_problems(self, name: str, arguments: dict[str, Any]) -> list[str]:
+        """What is wrong with the arguments before the SDK reads them (none for an unknown
+        tool): an argument tool `name` does not take, and text where an object belongs.
+
+        The SDK parses text given for an object or list as JSON (some clients send them so),
+        which would take `"{\"value\": 1, \"value\": 2}"` with its last key winning, where
+        the JSON API refuses a key given twice and text where an object belongs alike.
+        """
         if self._parameters is None:
             self._parameters = {
-                tool.name: frozenset(tool.input_schema.get("properties", {}))
+                tool.name: {
+                    key: _structured(schema)
+                    for key, schema in tool.input_schema.get("properties", {}).items()
+                }
                 for tool in await self.list_tools()
             }
-        allowed = self._parameters.get(name)
-        return [] if allowed is None else sorted(k for k in arguments if k not in allowed)
+        taken = self._parameters.get(name)
+        if taken is None:
+            return []
+        return [
+            f"{location((key,))}: Extra inputs are not permitted"
+            if key not in taken
+            else f"{location((key,))}: Input should be an object (a JSON object with named "
+            "fields), not text"
+            for key in sorted(arguments)
+            if key not in taken or (isinstance(arguments[key], str) and taken[key])
+        ]
+
+
+def _structured(schema: dict[str, Any]) -> bool:
+    """True when an argument's JSON schema is an object or a list (a model's `$ref`
+    included) and admits no string: text must never stand for one."""
+    if "$ref" in schema or schema.get("type") in ("object", "array"):
+        return True
+    options = schema.get("anyOf", []) + schema.get("oneOf", [])
+    return bool(options) and all(isinstance(o, dict) and _structured(o) for o in options)
 
 
 def _invalid_arguments(tool: str, problem: str) -> ToolError:
