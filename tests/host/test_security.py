@@ -290,8 +290,7 @@ def bad_arguments(run_id: str) -> list[tuple[str, dict[str, object]]]:
             {
                 "run_id": run_id,
                 "command_id": "x5",
-                "assessment": '{"kind": "counterfactual", "question": "q_bank_loan", '
-                '"value": "1"}',
+                "assessment": '{"kind": "counterfactual", "question": "q_bank_loan", "value": "1"}',
             },
         ),
         ("submit_assessment", {"run_id": run_id, "command_id": "x3", "assessment": MARK}),
