@@ -31,6 +31,18 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return play_demo(tmp_path_factory.mktemp("demo") / "run")
 
 
+@pytest.fixture(autouse=True)
+def machine_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Each test its own machine state (which runs directory serves a hosted world): the
+    test worlds share one seed, and a user's own state is never touched. Host processes
+    a test starts inherit it."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("CFWB_STATE_DIR", str(state))
+    return state
+
+
 @pytest.fixture()
 def campaign_copy(tmp_path: Path) -> Path:
     """A writable copy of the default campaign."""

@@ -1,10 +1,12 @@
-"""A control file serves one runs directory: a host on a second would give every agent a
-second episode of the same world (a rewind to day 0), so it is refused, over HTTP and
-over stdio, before anything is created."""
+"""A control file's world is served from one runs directory on a machine: a host on a
+second (through the same control file, a copy, a link, or a new directory made at the
+recorded path) would give every agent a second episode of the same world, a rewind to
+day 0, so it is refused, over HTTP and over stdio, before anything is created."""
 
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,20 +17,32 @@ import pytest
 from workbench.errors import UserError
 from workbench.host.binding import bind, binding_path, check_binding
 from workbench.play.wire import API_PREFIX
+from workbench.runs.registration import load_control
 
 from .conftest import ALPHA, Hosted, HostProcess
 
 
-def host_command(hosted: Hosted, runs: Path, *extra: str) -> list[str]:
+def host_command(hosted: Hosted, control: Path, runs: Path, *extra: str) -> list[str]:
     return [
         sys.executable, "-m", "workbench", "host", str(hosted.campaign),
-        "--control", str(hosted.control_path), "--runs", str(runs), *extra,
+        "--control", str(control), "--runs", str(runs), *extra,
     ]  # fmt: skip
 
 
-def test_a_second_runs_directory_for_one_control_file_is_refused(
-    hosted: Hosted, tmp_path: Path
-) -> None:
+def refused_line(hosted: Hosted, control: Path, runs: Path, *extra: str) -> str:
+    """The one line a refused host prints (exit 2), having created nothing."""
+    refused = subprocess.run(
+        host_command(hosted, control, runs, *extra), capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2, refused.stderr
+    lines = refused.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.fixture
+def served(hosted: Hosted, tmp_path: Path) -> Hosted:
+    """`hosted` after a host served it once and ALPHA started its episode there."""
     host = HostProcess(hosted, tmp_path / "host.log").start()
     try:
         client = httpx2.Client(headers={"Authorization": f"Bearer {hosted.tokens[ALPHA]}"})
@@ -36,19 +50,37 @@ def test_a_second_runs_directory_for_one_control_file_is_refused(
         assert started.status_code == 201
     finally:
         assert host.stop() == 0
-    record = binding_path(hosted.control_path)
-    assert json.loads(record.read_text())["runs_dir"] == str(hosted.runs.resolve())
-    other = tmp_path / "fresh-runs"
-    for extra in ((), ("--stdio", "--agent", ALPHA)):
-        refused = subprocess.run(
-            host_command(hosted, other, *extra), capture_output=True, text=True, timeout=120
-        )
-        assert refused.returncode == 2, refused.stderr
-        lines = refused.stderr.strip().splitlines()
-        assert len(lines) == 1 and "second episode of the same world" in lines[0], lines
-        assert not other.exists()
-    again = HostProcess(hosted, tmp_path / "again.log").start()  # the same directory: served
+    return hosted
+
+
+def test_another_runs_directory_for_the_same_world_is_refused(
+    served: Hosted, tmp_path: Path
+) -> None:
+    record = binding_path(load_control(served.control_path).commitment())
+    assert json.loads(record.read_text())["runs_dir"] == str(served.runs.resolve())
+    copy = tmp_path / "copy.json"
+    shutil.copy(served.control_path, copy)
+    link = tmp_path / "link.json"
+    link.symlink_to(served.control_path)
+    fresh = tmp_path / "fresh-runs"
+    for control in (served.control_path, copy, link):
+        for extra in ((), ("--stdio", "--agent", ALPHA)):
+            line = refused_line(served, control, fresh, *extra)
+            assert "second episode of the same world" in line, line
+            assert not fresh.exists()
+    again = HostProcess(served, tmp_path / "again.log").start()  # the same directory: served
     assert again.stop() == 0
+
+
+def test_a_new_directory_at_the_recorded_path_is_refused(served: Hosted, tmp_path: Path) -> None:
+    """The runs moved away and an empty directory took their place: its runs would be a
+    second episode of every agent, so the recorded id (host.json's) must be there."""
+    kept = tmp_path / "kept-runs"
+    served.runs.rename(kept)
+    line = refused_line(served, served.control_path, served.runs)
+    assert "is not the runs directory this control file" in line and "was replaced" in line
+    kept.rename(served.runs)
+    assert HostProcess(served, tmp_path / "back.log").start().stop() == 0
 
 
 def test_two_hosts_binding_at_once_leave_one_record(hosted: Hosted, tmp_path: Path) -> None:
@@ -58,14 +90,13 @@ def test_two_hosts_binding_at_once_leave_one_record(hosted: Hosted, tmp_path: Pa
     assert check_binding(hosted.control_path, first)
     with pytest.raises(UserError, match="second episode of the same world"):
         bind(hosted.control_path, second)
-    assert not list(tmp_path.glob(".control.json.runs.*.tmp"))
+    record = binding_path(load_control(hosted.control_path).commitment())
+    assert not list(record.parent.glob(".*.tmp"))
 
 
-def test_a_moved_runs_directory_is_served_once_its_record_is_edited(
-    hosted: Hosted, tmp_path: Path
-) -> None:
+def test_moved_runs_are_served_once_their_record_is_edited(hosted: Hosted, tmp_path: Path) -> None:
     bind(hosted.control_path, hosted.runs)
     moved = tmp_path / "moved"
-    record = binding_path(hosted.control_path)
-    record.write_text(json.dumps({"schema": "cfwb.control-runs/1", "runs_dir": str(moved)}))
+    record = binding_path(load_control(hosted.control_path).commitment())
+    record.write_text(json.dumps({"schema": "cfwb.hosted/1", "runs_dir": str(moved)}))
     assert check_binding(hosted.control_path, moved)

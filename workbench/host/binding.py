@@ -1,11 +1,15 @@
-"""A control file serves one runs directory.
+"""A control file's world is served from one runs directory on a machine.
 
 Every run of a control file plays the same world (its seed), so a host started on a
 second runs directory would give each agent a second episode: play the intervention in
-one, the baseline in the other, subtract. The first host to serve a control file records
-its runs directory beside it (`CONTROL.runs`); a host on any other directory with that
-control file is refused. Moving the runs is the operator's to record (edit or remove the
-file); the runs already played stay their agents' episodes.
+one, the baseline in the other, subtract. The first host to serve a world records, in the
+machine's state directory, which runs directory serves it: the record is found by the
+world's seed commitment, so a copy of the control file, a link to it or another name for
+it finds the same record. It names the directory's path and its own random id (in its
+host.json), so a new directory made at the same path is told apart. A host on any other
+directory is refused. This guards the operator's and a launcher's mistakes (a stdio
+configuration naming a fresh `--runs`), not an operator set on starting over: removing
+the record, as the message says, is that.
 """
 
 from __future__ import annotations
@@ -23,56 +27,79 @@ from ledger.canonical import dumps
 from ledger.durable import fsync_dir, write_all
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.runs.files import HOST_RECORD_FILE
+from workbench.runs.registration import load_control
 
-BINDING_SUFFIX: Final = ".runs"
-BINDING_SCHEMA: Final = "cfwb.control-runs/1"
+STATE_ENV: Final = "CFWB_STATE_DIR"
+"""Overrides where the machine's state is kept (tests; a machine with a read-only home)."""
+BINDING_SCHEMA: Final = "cfwb.hosted/1"
 
 
 class RunsBinding(BaseModel):
-    """Which runs directory a control file serves (its absolute, resolved path)."""
+    """Which runs directory serves a world: its resolved path and its host.json's id."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
-    schema_: Literal["cfwb.control-runs/1"] = Field(default=BINDING_SCHEMA, alias="schema")
+    schema_: Literal["cfwb.hosted/1"] = Field(default=BINDING_SCHEMA, alias="schema")
     runs_dir: str = Field(min_length=1, max_length=4096)
+    runs_id: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$")
 
 
-def binding_path(control: Path) -> Path:
-    """Where the control file's runs directory is recorded: `CONTROL.runs` beside it."""
-    return control.with_name(control.name + BINDING_SUFFIX)
+def state_dir() -> Path:
+    """The machine's workbench state: $CFWB_STATE_DIR, else the XDG state home's folder."""
+    if override := os.environ.get(STATE_ENV):
+        return Path(override)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "counterfactual-workbench"
+
+
+def binding_path(commitment: str) -> Path:
+    """Where the runs directory serving the world of `commitment` is recorded."""
+    return state_dir() / "hosted" / f"{commitment}.json"
 
 
 def check_binding(control: Path, runs_dir: Path) -> bool:
-    """Refuse a runs directory other than the one `control` serves (UserError, exit 2);
-    True when one is recorded (it is this one), False when none is yet."""
-    record = binding_path(control)
+    """Refuse a runs directory other than the one the control file's world is served from
+    (UserError, exit 2); True when one is recorded (it is this one), False when none is."""
+    record = binding_path(load_control(control).commitment())
     if not os.path.lexists(record):
         return False
     try:
         found = RunsBinding.model_validate(orjson.loads(read_bounded(record, "host record")))
     except (orjson.JSONDecodeError, ValidationError):
-        raise UserError(f"{record} is not a runs-directory record ({BINDING_SCHEMA})") from None
-    if Path(found.runs_dir) != runs_dir.resolve():
+        raise UserError(f"{record} is not a record of a hosted world ({BINDING_SCHEMA})") from None
+    resolved = runs_dir.resolve()
+    if Path(found.runs_dir) != resolved:
         raise UserError(
-            f"control file {control} serves the runs directory {found.runs_dir} "
-            f"(recorded in {record.name}): a host on another would give every agent a "
-            "second episode of the same world; if you moved the runs, edit that record"
+            "another runs directory would give every agent a second episode of the same "
+            f"world: this control file's world is served from {found.runs_dir} (moved the "
+            f"runs? edit {record})"
+        )
+    if found.runs_id is not None and _runs_id(resolved) != found.runs_id:
+        raise UserError(
+            f"{resolved} is not the runs directory this control file's world was served "
+            "from (that one is gone or was replaced): a new one would give every agent a "
+            f"second episode of the same world (to start it over on purpose, remove {record})"
         )
     return True
 
 
 def bind(control: Path, runs_dir: Path) -> None:
-    """Record that `control` serves `runs_dir`, unless recorded already (then check it).
+    """Record that the control file's world is served from `runs_dir` (its host.json just
+    written by the host), unless recorded already (then check it).
 
     Exclusive: of two hosts starting at once on different directories, one records its
     own and the other is refused. Written whole (a temporary file linked into place).
     """
     if check_binding(control, runs_dir):
         return
-    record = binding_path(control)
-    data = dumps(RunsBinding(runs_dir=str(runs_dir.resolve())).model_dump(by_alias=True)) + b"\n"
+    resolved = runs_dir.resolve()
+    record = binding_path(load_control(control).commitment())
+    binding = RunsBinding(runs_dir=str(resolved), runs_id=_runs_id(resolved))
+    data = dumps(binding.model_dump(by_alias=True)) + b"\n"
     temp = record.with_name(f".{record.name}.{secrets.token_hex(6)}.tmp")
     try:
+        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             write_all(fd, data)
@@ -87,9 +114,19 @@ def bind(control: Path, runs_dir: Path) -> None:
         fsync_dir(record.parent)
     except OSError as exc:
         raise UserError(
-            f"{record}: cannot record the runs directory this control file serves "
-            f"({exc.strerror or exc})"
+            f"{record}: cannot record which runs directory serves this world "
+            f"({exc.strerror or exc}); set {STATE_ENV} to a writable directory"
         ) from None
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
+
+
+def _runs_id(runs_dir: Path) -> str | None:
+    """The id in a runs directory's host.json, or None (no record, or one without an id)."""
+    try:
+        record = orjson.loads(read_bounded(runs_dir / HOST_RECORD_FILE, "host record"))
+    except (orjson.JSONDecodeError, UserError):
+        return None
+    found = record.get("runs_id") if isinstance(record, dict) else None
+    return found if isinstance(found, str) else None

@@ -28,6 +28,7 @@ import errno
 import hashlib
 import logging
 import os
+import secrets
 import shutil
 import threading
 import time
@@ -153,6 +154,10 @@ class HostRecord(BaseModel):
     campaign_id: str
     campaign_digest: str
     seed_commitment: str
+    runs_id: str | None = Field(default=None, pattern=r"^[0-9a-f]{32}$")
+    """This runs directory's own random id (since 2026-12-02; None in older records): the
+    machine's record of which directory a control file serves names it, so a new
+    directory made at the same path is told apart (`workbench/host/binding.py`)."""
 
 
 class WouldBlock(Exception):
@@ -353,7 +358,8 @@ class HostRuntime:
         path = self.runs_dir / HOST_FILE
         if not path.exists():
             self._require_only_host_files()
-            atomic_write(path, dumps(expected.model_dump(by_alias=True)) + b"\n")
+            created = expected.model_copy(update={"runs_id": secrets.token_hex(16)})
+            atomic_write(path, dumps(created.model_dump(by_alias=True)) + b"\n")
             fsync_dir(self.runs_dir)
             return
         try:
