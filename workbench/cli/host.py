@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from workbench.cli.options import DIR, FILE, control_file
+from workbench.cli.options import DIR, FILE, Whole, control_file
 
 
 @click.command()
@@ -24,6 +24,15 @@ from workbench.cli.options import DIR, FILE, control_file
 @click.option(
     "--port", default=8700, show_default=True, type=click.IntRange(0, 65535), help="0: any free."
 )
+@click.option(
+    "--max-connections-per-address",
+    "per_address",
+    type=Whole(0, 1_000_000),
+    default=64,
+    show_default=True,
+    help="Connections one client address may hold (0: no cap). Loopback clients (this "
+    "machine's agents, or a TLS proxy on it) are not capped.",
+)
 @click.option("--stdio", is_flag=True, help="Serve MCP over stdin/stdout for one local agent.")
 @click.option("--agent", "agent_id", help="With --stdio: the registered agent served.")
 def host(
@@ -32,6 +41,7 @@ def host(
     runs_dir: Path,
     host: str,
     port: int,
+    per_address: int,
     stdio: bool,
     agent_id: str | None,
 ) -> None:
@@ -44,12 +54,14 @@ def host(
     counterfactual RUNS --control FILE --agent ID --out OUT`.
     """
     from workbench.errors import UserError
+    from workbench.host.connections import ConnectionLimits
     from workbench.host.errors import HostError
     from workbench.host.listen import bind, listen_refused
     from workbench.host.runtime import HostRuntime
-    from workbench.host.server import serve_http, serve_stdio
+    from workbench.host.server import ServeOptions, serve_http, serve_stdio
     from workbench.messages import clip
 
+    options = ServeOptions(connections=ConnectionLimits(per_address=per_address))
     if stdio and agent_id is None:
         raise UserError("--stdio serves one local agent: name it with --agent ID")
     if agent_id is not None and not stdio:
@@ -100,7 +112,7 @@ def host(
             sys.stderr.flush()
 
         assert sock is not None
-        serve_http(runtime, host, sock, ready)
+        serve_http(runtime, host, sock, ready, options)
         runtime.close()
         click.echo("host stopped; every run is sealed", err=True)
     finally:

@@ -6,6 +6,7 @@ import signal
 import socket
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import partial
 from types import FrameType
 from typing import Final
@@ -15,14 +16,21 @@ import uvicorn
 
 from ledger.collector import settle_for_serving
 from workbench.host.api import build_app
+from workbench.host.connections import ConnectionGuard, ConnectionLimits, protocol_for
 from workbench.host.errors import Unauthorized
 from workbench.host.listen import bind
+from workbench.host.quiet_log import thin
 from workbench.host.runtime import HostRuntime
 
 LOOPBACK: Final = "127.0.0.1"
-MAX_CONNECTIONS: Final = 1024
-"""Connections served at once; more get 503 (every input, connections too, is bounded)."""
 STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """What the operator (or a test) sets about serving: connection limits."""
+
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
 
 
 def base_url(host: str, sock: socket.socket) -> str:
@@ -32,25 +40,39 @@ def base_url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def uvicorn_server(runtime: HostRuntime, host: str, sock: socket.socket) -> uvicorn.Server:
-    """A uvicorn server for the host's app on an already bound socket."""
+def uvicorn_server(
+    runtime: HostRuntime, host: str, sock: socket.socket, options: ServeOptions | None = None
+) -> uvicorn.Server:
+    """A uvicorn server for the host's app on an already bound socket.
+
+    Connections are counted and timed by `workbench.host.connections` (uvicorn's
+    `limit_concurrency` counted idle sockets too, and had no deadline for a request that
+    never arrives); the host serves no WebSocket.
+    """
+    options = options or ServeOptions()
     app = build_app(runtime, base_url(host, sock), host)
+    limits = options.connections
     config = uvicorn.Config(
         app,
+        http=protocol_for(ConnectionGuard(limits)),
+        ws="none",
         log_level="warning",
         access_log=False,
         lifespan="on",
-        timeout_keep_alive=30,
+        timeout_keep_alive=limits.keep_alive,
         timeout_graceful_shutdown=10,
-        limit_concurrency=MAX_CONNECTIONS,
-        h11_max_incomplete_event_size=16 * 1024,
         proxy_headers=False,
     )
+    thin("uvicorn.error")
     return uvicorn.Server(config)
 
 
 def serve_http(
-    runtime: HostRuntime, host: str, sock: socket.socket, ready: Callable[[str], None]
+    runtime: HostRuntime,
+    host: str,
+    sock: socket.socket,
+    ready: Callable[[str], None],
+    options: ServeOptions | None = None,
 ) -> None:
     """Serve on `sock` (bound by `bind`, before the runtime opened, so an address that
     cannot be had changes nothing) until SIGINT or SIGTERM, then return; `ready` gets the
@@ -60,7 +82,7 @@ def serve_http(
     handlers it found. Ours ask the server to stop, so a stop at any moment, before
     uvicorn listens for signals too, is a normal return (exit 0).
     """
-    server = uvicorn_server(runtime, host, sock)
+    server = uvicorn_server(runtime, host, sock, options)
     stop = partial(_stop, server)
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     try:
@@ -95,10 +117,16 @@ def serve_stdio(runtime: HostRuntime, agent: str) -> None:
 class ServerThread:
     """The host served from a thread of this process (tests and benchmarks on loopback)."""
 
-    def __init__(self, runtime: HostRuntime, host: str = LOOPBACK, port: int = 0) -> None:
+    def __init__(
+        self,
+        runtime: HostRuntime,
+        host: str = LOOPBACK,
+        port: int = 0,
+        options: ServeOptions | None = None,
+    ) -> None:
         self.sock = bind(host, port)
         self.url = base_url(host, self.sock)
-        self.server = uvicorn_server(runtime, host, self.sock)
+        self.server = uvicorn_server(runtime, host, self.sock, options)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True
         )
