@@ -15,10 +15,12 @@ import anyio
 import uvicorn
 
 from ledger.collector import settle_for_serving
-from workbench.host.api import build_app
+from workbench.host.api import Api, ApiFront
 from workbench.host.connections import ConnectionGuard, ConnectionLimits, protocol_for
 from workbench.host.errors import Unauthorized
 from workbench.host.listen import bind
+from workbench.host.mcp_app import McpOnDemand
+from workbench.host.mcp_sessions import McpLimits
 from workbench.host.quiet_log import thin
 from workbench.host.runtime import HostRuntime
 
@@ -28,9 +30,11 @@ STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 
 @dataclass(frozen=True)
 class ServeOptions:
-    """What the operator (or a test) sets about serving: connection limits."""
+    """What the operator (or a test) sets about serving: connection and MCP session
+    limits."""
 
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    mcp: McpLimits = field(default_factory=McpLimits)
 
 
 def base_url(host: str, sock: socket.socket) -> str:
@@ -50,7 +54,9 @@ def uvicorn_server(
     never arrives); the host serves no WebSocket.
     """
     options = options or ServeOptions()
-    app = build_app(runtime, base_url(host, sock), host)
+    url = base_url(host, sock)
+    mcp = McpOnDemand(runtime, url, host, options.mcp)
+    app = ApiFront(Api(runtime), mcp)
     limits = options.connections
     config = uvicorn.Config(
         app,
