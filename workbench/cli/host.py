@@ -25,6 +25,14 @@ from workbench.cli.options import DIR, FILE, Whole, control_file
     "--port", default=8700, show_default=True, type=click.IntRange(0, 65535), help="0: any free."
 )
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="A Host name MCP accepts besides the loopback ones (the name a TLS proxy passes "
+    "on); repeatable.",
+)
+@click.option(
     "--max-connections-per-address",
     "per_address",
     type=Whole(0, 1_000_000),
@@ -41,6 +49,7 @@ def host(
     runs_dir: Path,
     host: str,
     port: int,
+    allowed_hosts: tuple[str, ...],
     per_address: int,
     stdio: bool,
     agent_id: str | None,
@@ -57,11 +66,18 @@ def host(
     from workbench.host.connections import ConnectionLimits
     from workbench.host.errors import HostError
     from workbench.host.listen import bind, listen_refused
+    from workbench.host.mcp_hosts import allowed_host
     from workbench.host.runtime import HostRuntime
     from workbench.host.server import ServeOptions, serve_http, serve_stdio
     from workbench.messages import clip
 
-    options = ServeOptions(connections=ConnectionLimits(per_address=per_address))
+    try:
+        names = tuple(allowed_host(name) for name in allowed_hosts)
+    except ValueError as exc:
+        raise UserError(f"--allowed-host: {exc}") from None
+    options = ServeOptions(
+        connections=ConnectionLimits(per_address=per_address), allowed_hosts=names
+    )
     if stdio and agent_id is None:
         raise UserError("--stdio serves one local agent: name it with --agent ID")
     if agent_id is not None and not stdio:

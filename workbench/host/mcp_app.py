@@ -17,6 +17,7 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from workbench.host.mcp_hosts import transport_security
 from workbench.host.mcp_sessions import AgentSessions, McpLimits
 from workbench.host.quiet_log import thin
 from workbench.host.runtime import HostRuntime
@@ -49,11 +50,13 @@ class McpOnDemand:
         base_url: str,
         host: str,
         limits: McpLimits | None = None,
+        allowed_hosts: tuple[str, ...] = (),
     ) -> None:
         self._runtime = runtime
         self._base_url = base_url
         self._host = host
         self._limits = limits or McpLimits()
+        self._allowed_hosts = allowed_hosts
         self._app: ASGIApp | None = None
         self._lock = anyio.Lock()
         self._group: TaskGroup | None = None
@@ -107,7 +110,7 @@ class McpOnDemand:
             max_request_body_size=MAX_MCP_BODY_BYTES,
             session_idle_timeout=limits.idle_timeout,
             max_sessions=limits.max_sessions,
-            host=self._host,
+            transport_security=transport_security(self._host, self._allowed_hosts),
         )
         thin(*SDK_WARNING_LOGGERS)
         return AgentSessions(app, mcp.session_manager, self._runtime, limits)

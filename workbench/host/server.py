@@ -31,10 +31,11 @@ STOP_SIGNALS: Final = (signal.SIGINT, signal.SIGTERM)
 @dataclass(frozen=True)
 class ServeOptions:
     """What the operator (or a test) sets about serving: connection and MCP session
-    limits."""
+    limits, and the Host names MCP accepts besides the loopback ones."""
 
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     mcp: McpLimits = field(default_factory=McpLimits)
+    allowed_hosts: tuple[str, ...] = ()
 
 
 def base_url(host: str, sock: socket.socket) -> str:
@@ -55,7 +56,7 @@ def uvicorn_server(
     """
     options = options or ServeOptions()
     url = base_url(host, sock)
-    mcp = McpOnDemand(runtime, url, host, options.mcp)
+    mcp = McpOnDemand(runtime, url, host, options.mcp, options.allowed_hosts)
     app = ApiFront(Api(runtime), mcp)
     limits = options.connections
     config = uvicorn.Config(
