@@ -28,8 +28,8 @@ ASGI wrapper: an app only sees a connection once its request head is complete, w
 exactly what an idle or slow client never gives, and uvicorn's 503 comes from its own
 protocol code. The subclass adds to the hooks uvicorn already calls for every connection
 and request (`connection_made`, `data_received`, `on_message_begin`,
-`on_headers_complete`, `on_message_complete`, `on_response_complete`, `connection_lost`,
-`shutdown`) and replaces none; a refused connection is given its own ASGI app
+`on_headers_complete`, `on_message_complete`, `on_response_complete`, `connection_lost`)
+and replaces none; a refused connection is given its own ASGI app
 (`self.app`), so no uvicorn code is copied. It relies on those hooks and on the
 protocol's `transport`, `client`, `cycle`, `flow` and `loop` attributes (uvicorn 0.54).
 """
@@ -240,8 +240,9 @@ class ConnectionGuard:
             self.flush = None
         if not self.events:
             return
-        since = "" if self.last_log == -math.inf else f" in the last {self.limits.log_interval:g} s"
-        self.last_log = time.monotonic() if now is None else now
+        now = time.monotonic() if now is None else now
+        since = "" if self.last_log == -math.inf else f" in the last {now - self.last_log:.0f} s"
+        self.last_log = now
         what = "; ".join(f"{n} {event}" for event, n in sorted(self.events.items()))
         top, n = self.addresses.most_common(1)[0]
         log.warning(
@@ -309,11 +310,6 @@ class GuardedProtocol(HttpToolsProtocol):
         super().data_received(data)
         if counting and self.in_head and self.head_bytes > self.guard.limits.max_head_bytes:
             self.head_too_large()
-
-    def shutdown(self) -> None:
-        """The server is stopping: log what is counted since the last line, then stop."""
-        self.guard.report()
-        super().shutdown()
 
     def on_message_begin(self) -> None:
         super().on_message_begin()

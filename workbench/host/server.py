@@ -45,6 +45,19 @@ def base_url(host: str, sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
+class HostServer(uvicorn.Server):
+    """uvicorn's server, which logs on stopping what its connection guard has counted
+    since its last line (refusals are logged at most once a minute)."""
+
+    def __init__(self, config: uvicorn.Config, guard: ConnectionGuard) -> None:
+        super().__init__(config)
+        self.guard = guard
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().shutdown(sockets)
+        self.guard.report()
+
+
 def uvicorn_server(
     runtime: HostRuntime, host: str, sock: socket.socket, options: ServeOptions | None = None
 ) -> uvicorn.Server:
@@ -59,9 +72,10 @@ def uvicorn_server(
     mcp = McpOnDemand(runtime, url, host, options.mcp, options.allowed_hosts)
     app = ApiFront(Api(runtime), mcp)
     limits = options.connections
+    guard = ConnectionGuard(limits)
     config = uvicorn.Config(
         app,
-        http=protocol_for(ConnectionGuard(limits)),
+        http=protocol_for(guard),
         ws="none",
         log_level="warning",
         access_log=False,
@@ -71,7 +85,7 @@ def uvicorn_server(
         proxy_headers=False,
     )
     thin("uvicorn.error")
-    return uvicorn.Server(config)
+    return HostServer(config, guard)
 
 
 def serve_http(
