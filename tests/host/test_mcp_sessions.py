@@ -110,26 +110,46 @@ def ping(client: httpx2.Client, token: str, session_id: str) -> int:
     return reply.status_code
 
 
-def test_an_agent_keeps_its_newest_sessions_and_the_others_are_untouched(
+def test_a_flood_of_initializes_keeps_its_agent_to_its_cap_and_spares_the_others(
     hosted: Hosted,
 ) -> None:
-    """An agent that opens 30 sessions without ending any (10,000 filled the SDK's shared
-    pool) has its least recently used idle one ended for each past its cap of 3."""
+    """An agent that opens 30 sessions at once without ending any (10,000 filled the SDK's
+    pool, shared by every agent, for half an hour) gets its cap of 3; the rest are refused
+    with the limit named, its 3 sessions and the other agent's serve on."""
     alpha, bravo = hosted.tokens[ALPHA], hosted.tokens[BRAVO]
     options = ServeOptions(mcp=McpLimits(sessions_per_agent=3))
     with serving(hosted, options) as url, http_client(base_url=url, timeout=30) as client:
         theirs = [open_session(client, bravo) for _ in range(3)]
-        mine = [open_session(client, alpha) for _ in range(30)]
-        assert ping(client, alpha, mine[0]) == 404
-        assert [ping(client, alpha, s) for s in mine[-3:]] == [200] * 3
+        mine = [open_session(client, alpha) for _ in range(3)]
+        refused = [initialize(client, alpha) for _ in range(27)]
+        assert {reply.status_code for reply in refused} == {403}
+        message = refused[0].json()["error"]["message"]
+        assert message.startswith(f"limit_reached: {ALPHA} has 3 open MCP sessions")
+        assert [ping(client, alpha, s) for s in mine] == [200] * 3
         assert [ping(client, bravo, s) for s in theirs] == [200] * 3
-        assert all(ping(client, alpha, s) == 404 for s in mine[:-3])
-        # the least recently used goes first: mine[-3] was just pinged, so a new one ends
-        # mine[-3]'s elder neighbour only after the others
-        assert ping(client, alpha, mine[-2]) == 200
-        newer = open_session(client, alpha)
-        assert ping(client, alpha, mine[-3]) == 404
-        assert [ping(client, alpha, s) for s in (mine[-2], mine[-1], newer)] == [200] * 3
+
+
+def test_a_session_idle_long_enough_makes_room_least_recently_used_first(
+    hosted: Hosted,
+) -> None:
+    """Sessions their clients abandoned (idle past `replaceable_after`) are ended for new
+    ones, the least recently used first."""
+    alpha = hosted.tokens[ALPHA]
+    options = ServeOptions(mcp=McpLimits(sessions_per_agent=3, replaceable_after=0.5))
+    with serving(hosted, options) as url, http_client(base_url=url, timeout=30) as client:
+        first, second, third = (open_session(client, alpha) for _ in range(3))
+        time.sleep(0.6)
+        assert ping(client, alpha, first) == 200
+        fourth = open_session(client, alpha)
+        assert ping(client, alpha, second) == 404
+        assert ping(client, alpha, third) == 200
+        assert initialize(client, alpha).status_code == 403  # each was used just now
+        time.sleep(0.6)
+        assert ping(client, alpha, first) == 200
+        assert ping(client, alpha, fourth) == 200
+        fifth = open_session(client, alpha)
+        assert ping(client, alpha, third) == 404
+        assert [ping(client, alpha, s) for s in (first, fourth, fifth)] == [200] * 3
 
 
 def test_sessions_all_in_use_refuse_a_new_one_with_an_error_naming_the_limit(

@@ -8,10 +8,12 @@ are set (`McpLimits`), and `AgentSessions`, in front of the SDK's app, keeps the
 agent with what the protocol shows: a session is opened by a POST without a session id
 whose reply names one, is in use while a request of it is in flight (an open GET stream
 included: the SDK's own idea of idle), and ends with a DELETE, a 404 or its idle timeout.
-An agent at its cap that opens another session has its least recently used idle session
-ended for it, with a DELETE through the SDK's session manager as its client would send;
-when every one of its sessions is in use, the new one is refused with 403 and a JSON-RPC
-error naming the limit. No private attribute of the SDK is read.
+An agent at its cap that opens another session has its least recently used session that
+has been idle for 30 s ended for it, with a DELETE through the SDK's session manager as
+its client would send; when there is none, the new one is refused with 403 and a
+JSON-RPC error naming the limit (an agent running more clients than its cap at once had
+its live clients' sessions ended under them between two calls). No private attribute of
+the SDK is read.
 
 Nothing here imports the SDK at import time (a host serving only the JSON API never loads
 it).
@@ -55,12 +57,19 @@ class McpLimits:
     """Seconds a session may have no request in flight before the SDK ends it."""
     max_sessions: int = 1024
     """Sessions in all (about 40 KB each: 10,000 took 394 MB)."""
+    replaceable_after: float = 30.0
+    """Seconds a session must have been idle before an agent over its cap has it ended
+    for a new one: a live client between two calls is not cut off by its own agent's
+    other clients (they are refused instead), while a session its client abandoned, or
+    one of a flood of initializes, is."""
 
     def __post_init__(self) -> None:
         if self.sessions_per_agent < 1 or self.max_sessions < 1:
             raise ValueError("MCP session limits must be at least 1")
         if not (math.isfinite(self.idle_timeout) and self.idle_timeout > 0):
             raise ValueError("idle_timeout must be a positive number of seconds")
+        if not (math.isfinite(self.replaceable_after) and self.replaceable_after >= 0):
+            raise ValueError("replaceable_after must be 0 or more seconds")
 
 
 @dataclass
@@ -149,7 +158,8 @@ class AgentSessions:
         opening = self.opening.get(agent, 0)
         victim: Session | None = None
         if len(mine) + opening >= self.limits.sessions_per_agent:
-            idle = [s for s in mine.values() if not s.in_flight]
+            before = time.monotonic() - self.limits.replaceable_after
+            idle = [s for s in mine.values() if not s.in_flight and s.idle_since <= before]
             if not idle:
                 await self.refuse(agent, scope, receive, send)
                 return
@@ -255,8 +265,8 @@ class AgentSessions:
                 "code": SERVER_ERROR,
                 "message": (
                     f"limit_reached: {agent} has {cap} open MCP sessions, the host's limit "
-                    "per agent, each with a request in progress; end one (DELETE with its "
-                    "Mcp-Session-Id) or wait for one to finish"
+                    f"per agent, none idle for {self.limits.replaceable_after:g} s; end one "
+                    "(DELETE with its Mcp-Session-Id) or try again later"
                 ),
             },
         }
