@@ -8,6 +8,8 @@ and which are in use) and, where the SDK client's view matters, with the SDK's c
 from __future__ import annotations
 
 import contextlib
+import logging
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -218,3 +220,28 @@ def test_the_sdk_client_plays_within_the_cap(hosted: Hosted) -> None:
             return counts
 
         assert len(set(anyio.run(play))) == 1
+
+
+def test_a_message_whose_client_hangs_up_is_dropped_without_an_error_logged(
+    hosted: Hosted, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The SDK logged an error with a traceback for each POST whose client left before
+    its body arrived: 100 hang-ups were 100 tracebacks, 4,300 lines of log."""
+    alpha = hosted.tokens[ALPHA]
+    body = orjson.dumps(INITIALIZE)
+    with serving(hosted, ServeOptions()) as url, http_client(base_url=url, timeout=30) as client:
+        session_id = open_session(client, alpha)
+        port = int(url.rsplit(":", 1)[1])
+        caplog.set_level(logging.WARNING)
+        for _ in range(5):
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+                sock.sendall(
+                    b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\n"
+                    b"Content-Type: application/json\r\nAccept: application/json, "
+                    b"text/event-stream\r\nContent-Length: %d\r\n\r\n%s"
+                    % (alpha.encode(), len(body), body[:20])
+                )
+                time.sleep(0.05)
+        time.sleep(0.2)
+        assert ping(client, alpha, session_id) == 200
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR or r.exc_info]

@@ -113,7 +113,7 @@ class McpOnDemand:
             transport_security=transport_security(self._host, self._allowed_hosts),
         )
         thin(*SDK_WARNING_LOGGERS)
-        return AgentSessions(app, mcp.session_manager, self._runtime, limits)
+        return AgentSessions(app, mcp.session_manager, self._runtime, limits, MAX_MCP_BODY_BYTES)
 
     async def stop(self) -> None:
         """Shut the MCP app's lifespan down (its sessions end), if it was started."""

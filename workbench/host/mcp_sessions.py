@@ -13,7 +13,8 @@ has been idle for 30 s ended for it, with a DELETE through the SDK's session man
 its client would send; when there is none, the new one is refused with 403 and a
 JSON-RPC error naming the limit (an agent running more clients than its cap at once had
 its live clients' sessions ended under them between two calls). No private attribute of
-the SDK is read.
+the SDK is read. A POST whose client hangs up before its body arrived is dropped here:
+the SDK logged an error with a traceback for each.
 
 Nothing here imports the SDK at import time (a host serving only the JSON API never loads
 it).
@@ -24,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -90,6 +92,7 @@ class AgentSessions:
         manager: StreamableHTTPSessionManager,
         runtime: HostRuntime,
         limits: McpLimits,
+        max_body: int,
     ) -> None:
         from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
@@ -97,6 +100,7 @@ class AgentSessions:
         self.manager = manager
         self.runtime = runtime
         self.limits = limits
+        self.max_body = max_body
         self.handshake_versions = frozenset(v.encode() for v in HANDSHAKE_PROTOCOL_VERSIONS)
         self.sessions: dict[str, dict[str, Session]] = {}
         """Each agent's open sessions, oldest first."""
@@ -111,6 +115,11 @@ class AgentSessions:
         if agent is None:
             await self.app(scope, receive, send)
             return
+        if scope["method"] == "POST":
+            arrived = await whole_body(scope, receive, self.max_body)
+            if arrived is None:
+                return
+            receive = arrived
         session_id = header(scope, SESSION_HEADER)
         if session_id is None:
             version = header(scope, VERSION_HEADER)
@@ -255,7 +264,7 @@ class AgentSessions:
             if message["type"] != "http.request":
                 break
             body += message.get("body", b"")
-            if len(body) > 64 * 1024 or not message.get("more_body", False):
+            if len(body) > self.max_body or not message.get("more_body", False):
                 break
         cap = self.limits.sessions_per_agent
         reply = {
@@ -277,6 +286,34 @@ class AgentSessions:
         ]
         await send({"type": "http.response.start", "status": 403, "headers": headers})
         await send({"type": "http.response.body", "body": payload})
+
+
+async def whole_body(scope: Scope, receive: Receive, limit: int) -> Receive | None:
+    """A POST's body read to its end: a receive that gives it again, or None when the
+    client left before it arrived (nothing to answer; the SDK logged an error with a
+    traceback for each such request, so a client could fill the log by hanging up).
+
+    A body declared or sent over `limit` is passed on as it is, for the SDK's 413.
+    """
+    length = header(scope, b"content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        return receive
+    received: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        received.append(message)
+        if message["type"] == "http.disconnect":
+            return None
+        size += len(message.get("body", b""))
+        if size > limit or not message.get("more_body", False):
+            break
+    pending = deque(received)
+
+    async def replay() -> Message:
+        return pending.popleft() if pending else await receive()
+
+    return replay
 
 
 def header(scope: Scope, name: bytes) -> str | None:
