@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from workbench.cli.options import DIR, FILE, control_file
+from workbench.cli.options import DIR, FILE, Whole, control_file
 
 
 @click.command()
@@ -24,6 +24,23 @@ from workbench.cli.options import DIR, FILE, control_file
 @click.option(
     "--port", default=8700, show_default=True, type=click.IntRange(0, 65535), help="0: any free."
 )
+@click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME[:PORT]",
+    help="A Host name MCP accepts besides the loopback ones (the name a TLS proxy passes "
+    "on); repeatable.",
+)
+@click.option(
+    "--max-connections-per-address",
+    "per_address",
+    type=Whole(0, 1_000_000),
+    default=64,
+    show_default=True,
+    help="Connections one client address may hold (0: no cap). Loopback clients (this "
+    "machine's agents, or a TLS proxy on it) are not capped.",
+)
 @click.option("--stdio", is_flag=True, help="Serve MCP over stdin/stdout for one local agent.")
 @click.option("--agent", "agent_id", help="With --stdio: the registered agent served.")
 def host(
@@ -32,6 +49,8 @@ def host(
     runs_dir: Path,
     host: str,
     port: int,
+    allowed_hosts: tuple[str, ...],
+    per_address: int,
     stdio: bool,
     agent_id: str | None,
 ) -> None:
@@ -46,12 +65,21 @@ def host(
     from workbench.errors import UserError
     from workbench.host.binding import bind as bind_runs
     from workbench.host.binding import check_binding
+    from workbench.host.connections import ConnectionLimits
     from workbench.host.errors import HostError
     from workbench.host.listen import bind, listen_refused
+    from workbench.host.mcp_hosts import allowed_host
     from workbench.host.runtime import HostRuntime
-    from workbench.host.server import serve_http, serve_stdio
+    from workbench.host.server import ServeOptions, serve_http, serve_stdio
     from workbench.messages import clip
 
+    try:
+        names = tuple(allowed_host(name) for name in allowed_hosts)
+    except ValueError as exc:
+        raise UserError(f"--allowed-host: {exc}") from None
+    options = ServeOptions(
+        connections=ConnectionLimits(per_address=per_address), allowed_hosts=names
+    )
     if stdio and agent_id is None:
         raise UserError("--stdio serves one local agent: name it with --agent ID")
     if agent_id is not None and not stdio:
@@ -110,7 +138,7 @@ def host(
             sys.stderr.flush()
 
         assert sock is not None
-        serve_http(runtime, host, sock, ready)
+        serve_http(runtime, host, sock, ready, options)
         runtime.close()
         click.echo("host stopped; every run is sealed", err=True)
     finally:

@@ -4,7 +4,8 @@ Importing the MCP SDK and building its app was two thirds of a host's start (abo
 1.5 s of CPU): a host that serves only the JSON API, or restarts after a kill to recover
 its runs, no longer waits for it. The first MCP request pays it once. The app's own
 lifespan (the SDK's session manager) runs in the host's task group from then on and is
-shut down with the host.
+shut down with the host. Sessions are capped per agent and in all, and end after five
+idle minutes (`workbench.host.mcp_sessions`).
 """
 
 from __future__ import annotations
@@ -16,11 +17,20 @@ from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from workbench.host.mcp_hosts import transport_security
+from workbench.host.mcp_sessions import AgentSessions, McpLimits
+from workbench.host.quiet_log import thin
 from workbench.host.runtime import HostRuntime
 from workbench.play.wire import MCP_PATH
 
 MAX_MCP_BODY_BYTES: Final = 64 * 1024
 """Largest MCP request body."""
+SDK_WARNING_LOGGERS: Final = (
+    "mcp.server.transport_security",
+    "mcp.server.streamable_http_manager",
+)
+"""The SDK's loggers that warn once per refused request (a bad Host header, a session
+another credential opened, the session limit): one line a minute per message."""
 LIFESPAN_SCOPE: Final[dict[str, Any]] = {
     "type": "lifespan",
     "asgi": {"version": "3.0", "spec_version": "2.0"},
@@ -34,10 +44,19 @@ class McpOnDemand:
     MCP app's lifespan if it was started.
     """
 
-    def __init__(self, runtime: HostRuntime, base_url: str, host: str) -> None:
+    def __init__(
+        self,
+        runtime: HostRuntime,
+        base_url: str,
+        host: str,
+        limits: McpLimits | None = None,
+        allowed_hosts: tuple[str, ...] = (),
+    ) -> None:
         self._runtime = runtime
         self._base_url = base_url
         self._host = host
+        self._limits = limits or McpLimits()
+        self._allowed_hosts = allowed_hosts
         self._app: ASGIApp | None = None
         self._lock = anyio.Lock()
         self._group: TaskGroup | None = None
@@ -85,11 +104,16 @@ class McpOnDemand:
         from workbench.host.mcp_server import build_mcp, http_identity
 
         mcp = build_mcp(self._runtime, http_identity, base_url=self._base_url)
-        return mcp.streamable_http_app(
+        limits = self._limits
+        app = mcp.streamable_http_app(
             streamable_http_path=MCP_PATH,
             max_request_body_size=MAX_MCP_BODY_BYTES,
-            host=self._host,
+            session_idle_timeout=limits.idle_timeout,
+            max_sessions=limits.max_sessions,
+            transport_security=transport_security(self._host, self._allowed_hosts),
         )
+        thin(*SDK_WARNING_LOGGERS)
+        return AgentSessions(app, mcp.session_manager, self._runtime, limits, MAX_MCP_BODY_BYTES)
 
     async def stop(self) -> None:
         """Shut the MCP app's lifespan down (its sessions end), if it was started."""
