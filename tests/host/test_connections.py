@@ -269,3 +269,22 @@ def test_refusals_and_unparsable_requests_log_one_line_each_not_one_per_connecti
     invalid = [r for r in caplog.records if "Invalid HTTP request" in r.getMessage()]
     assert len(invalid) <= 1  # none when another test of this process logged it this minute
     assert not any(r.exc_info for r in caplog.records)
+
+
+def test_an_agent_that_hangs_up_mid_body_logs_no_traceback(
+    hosted: Hosted, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A body cut off by the client, or by the request deadline, is the client's doing:
+    before, each one wrote `internal error` and a whole traceback to the host's log."""
+    caplog.set_level(logging.WARNING)
+    with serving(hosted, request_timeout=TIMEOUT) as (port, _):
+        for hang_up in (True, False):
+            sock = busy(port, hosted.tokens[ALPHA])
+            if hang_up:
+                sock.close()
+            else:
+                assert closed_within(sock, 5)  # the deadline closes it
+                sock.close()
+        time.sleep(0.2)
+        assert health(port) == 200
+    assert not [r for r in caplog.records if r.exc_info or "internal error" in r.getMessage()]

@@ -34,7 +34,7 @@ from typing import Any, Final, TypeVar
 import anyio.to_thread
 import orjson
 from pydantic import BaseModel, ValidationError
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
@@ -326,6 +326,8 @@ async def answer(
         return await handler(request, who)
     except HostError as exc:
         return error_response(exc.status, exc.code, exc.message)
+    except ClientDisconnect:  # the client hung up (or the host's deadline closed it) mid-body
+        return error_response(400, "bad_request", "the connection closed before the body came")
     except Exception:
         log.exception("internal error on %s %s", request.method, request.url.path)
         return error_response(500, "internal", "internal error: the host logged it")
