@@ -73,6 +73,7 @@ def host(
     from workbench.host.server import ServeOptions, serve_http, serve_stdio
     from workbench.messages import clip
 
+    configure_logging()
     try:
         names = tuple(allowed_host(name) for name in allowed_hosts)
     except ValueError as exc:
@@ -143,3 +144,19 @@ def host(
         click.echo("host stopped; every run is sealed", err=True)
     finally:
         runtime.close()
+
+
+def configure_logging() -> None:
+    """The host's log on standard error, one plain line per record, set before anything
+    else: the MCP SDK installs a Rich handler on the root logger when its app is first
+    built, unless one is already there (the log changed format at the first MCP request,
+    boxing each record in 80 columns). Episodes starting and finishing are logged (INFO);
+    the SDK's own per-request INFO lines are not."""
+    import logging
+
+    logging.basicConfig(
+        level=logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("workbench.host").setLevel(logging.INFO)

@@ -421,6 +421,7 @@ class HostRuntime:
                         "would replay it with other decisions)"
                     )
                 self._create(agent, run_id)
+                log.info("%s: agent %s started its episode", run_id, agent)
         return StartReply(run=self._with_session(agent, run_id, self._info), created=created)
 
     @contextmanager
@@ -706,6 +707,9 @@ class HostRuntime:
             if session.finished:
                 session.seal()
                 run.dirty = False
+                log.info(
+                    "%s: agent %s finished its episode (day %d)", run.run_id, agent, session.day
+                )
             return durable(reply(run, session, entry, False), session)
 
         return self._with_session(agent, run_id, run_command, wait=not defer)
