@@ -7,6 +7,7 @@ operator validates it offline with the same command as any private run.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -196,6 +197,7 @@ def test_an_agent_plays_over_stdio(hosted: Hosted, tmp_path: Path) -> None:
             "--agent",
             ALPHA,
         ],
+        env=dict(os.environ),  # the SDK passes only a few variables on: the test's state too
     )
 
     async def play() -> str:
