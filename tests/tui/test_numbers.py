@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 
 from tests.tui.conftest import SIZE, go, notices, notified, wait_for
@@ -21,10 +22,18 @@ def test_a_problem_names_the_field_and_the_range() -> None:
         "Days to advance: 999 is out of range; type a whole number from 1 to 180."
     )
     assert number_problem("Index", "-", 0, 49_999) == (
-        "Index: - is not a whole number; type a whole number from 0 to 49,999."
+        "Index: '-' is not a whole number; type a whole number from 0 to 49,999."
     )
     assert number_problem("Seed", "", None, None) == "Seed: type a whole number."
     assert number_problem("Seed", "-7", None, None) is None
+
+
+@pytest.mark.parametrize("typed", ["1_0", "\u0665", "+3", "3.0", "1e2", "9" * 19])
+def test_only_ascii_digits_make_a_number(typed: str) -> None:
+    """As the host and scripts read numbers: `int` took `1_0` for ten days and the
+    Arabic-Indic five for five."""
+    problem = number_problem("Days to advance", typed, 1, 180)
+    assert problem is not None and "is not a whole number" in problem
 
 
 async def test_a_ledger_day_past_the_last_is_refused_not_clamped(run_dir: Path) -> None:

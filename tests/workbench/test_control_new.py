@@ -95,6 +95,17 @@ def test_a_bad_agent_list_is_named_by_its_line(
     assert not out.exists()
 
 
+def test_an_agent_list_with_a_byte_order_mark_and_crlf_reads_as_written(
+    campaign: Path, tmp_path: Path
+) -> None:
+    listing = tmp_path / "agents.txt"
+    listing.write_bytes("\ufeffalpha\r\nbravo\r\n".encode())
+    out = tmp_path / "control.json"
+    made = _cli("control", "new", campaign, "--agents-file", listing, "--out", out)
+    assert made.exit_code == 0, made.output
+    assert load_control(out).agents == ("alpha", "bravo")
+
+
 def test_no_agent_at_all_is_one_line(campaign: Path, tmp_path: Path) -> None:
     lines = _error_lines(_cli("control", "new", campaign, "--out", tmp_path / "c.json"))
     assert lines == ["Error: name the agents: --agent ID (repeat) or --agents-file FILE"]

@@ -22,7 +22,7 @@ def read_agent_list(path: Path) -> tuple[str, ...]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: agent list is not UTF-8 text (byte {exc.start})") from None
-    return parse_agent_list(text, str(path))
+    return parse_agent_list(text.removeprefix("\ufeff"), str(path))  # a BOM, as editors write
 
 
 def parse_agent_list(text: str, source: str) -> tuple[str, ...]:

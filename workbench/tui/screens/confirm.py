@@ -114,7 +114,7 @@ class ConfirmFinish(Confirm):
         )
         super().__init__(
             "Finish the run now?",
-            f"Days {day + 1} to {horizon} run with no further decisions and the run then "
+            f"{_days(day + 1, horizon)} with no further decisions and the run then "
             "accepts no command: no more scheduling, no more submissions. Only a finished "
             f"run can be validated.{lost}",
             lambda: self.app.finish_run(),  # type: ignore[attr-defined]
@@ -156,3 +156,8 @@ class ConfirmQuit(Confirm):
             lambda: self.app.exit(),
         )
         self.unsent = unsent
+
+
+def _days(first: int, last: int) -> str:
+    """`Days 12 to 180 run`, or `Day 180 runs` when one is left."""
+    return f"Day {last} runs" if first == last else f"Days {first} to {last} run"

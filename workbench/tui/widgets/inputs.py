@@ -3,10 +3,13 @@ whole-number fields that refuse a number out of their range, saying which is val
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.widget import Widget
 from textual.widgets import Input, Select, TextArea
+
+from workbench.messages import clip
 
 
 def takes_text(widget: Widget | None) -> bool:
@@ -46,16 +49,20 @@ def valid_range(low: int | None, high: int | None) -> str:
     return "a whole number"
 
 
+_WHOLE = re.compile(r"-?[0-9]{1,18}")
+"""A whole number as typed: ASCII digits only, as the host and scripts take it (`int`
+also took `1_0` for ten and other scripts' digits)."""
+
+
 def number_problem(field: str, text: str, low: int | None, high: int | None) -> str | None:
     """Why `text` is not a valid number for `field`, in one line naming the field and the
     valid range; None when it is one."""
     wanted = valid_range(low, high)
     if not text:
         return f"{field}: type {wanted}."
-    try:
-        value = int(text)
-    except ValueError:
-        return f"{field}: {text} is not a whole number; type {wanted}."
+    if not _WHOLE.fullmatch(text):
+        return f"{field}: {clip(text, 40)} is not a whole number; type {wanted}."
+    value = int(text)
     if (low is not None and value < low) or (high is not None and value > high):
         return f"{field}: {value:,} is out of range; type {wanted}."
     return None
