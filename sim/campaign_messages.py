@@ -22,7 +22,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
-from sim.campaign_model import FieldRule, field_rules
+from sim.campaign_model import FieldRule, field_rules, shown
 
 _INTERNAL = re.compile(r"^[a-z-]+\[")
 """pydantic's own location parts (`function-after[_range()]`), not a field of the file."""
@@ -58,16 +58,6 @@ _CUSTOM = frozenset(
     }
 )
 """The models' own errors (`Bounds`, `MoneyBounds`, …): already worded in the house style."""
-
-
-def shown(value: Any) -> str:
-    """A user's value for a message: repr, cut short so a huge input is never echoed whole."""
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list | tuple):
-        return "a list"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)

@@ -76,8 +76,17 @@ def _dollars(cents: int) -> str:
     return f"{sign}${abs(cents) // 100:,}.{abs(cents) % 100:02d}"
 
 
-def _shown(value: Any) -> str:
-    """A user's value for a message: repr, cut short so a huge input is never echoed whole."""
+def shown(value: Any) -> str:
+    """A user's value for a message, as TOML writes it (`true`, `2027-02-28`, `'text'`),
+    cut short so a huge input is never echoed whole."""
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
@@ -109,19 +118,19 @@ class Bounds:
             raise PydanticCustomError(
                 "number_type",
                 "expected {kind} from {range}, got {got}",
-                {"kind": kind, "range": self.describe(), "got": _shown(value)},
+                {"kind": kind, "range": self.describe(), "got": shown(value)},
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise PydanticCustomError(
                 "number_finite",
                 "{got} is not a finite number: allowed {range}",
-                {"got": _shown(value), "range": self.describe()},
+                {"got": shown(value), "range": self.describe()},
             )
         if not self.low <= value <= self.high:
             raise PydanticCustomError(
                 "number_range",
                 "{got} is out of range: allowed {range}",
-                {"got": _shown(value), "range": self.describe()},
+                {"got": shown(value), "range": self.describe()},
             )
         return float(value) if self.real else value
 
@@ -195,13 +204,13 @@ class MoneyBounds:
             raise PydanticCustomError(
                 "money_type",
                 "{got} {why}: allowed dollars exact to the cent, {range}",
-                {"got": _shown(value), "why": _not_plain(value, 2, 13), "range": self.describe()},
+                {"got": shown(value), "why": _not_plain(value, 2, 13), "range": self.describe()},
             )
         if not self.low <= cents <= self.high:
             raise PydanticCustomError(
                 "money_range",
                 "{got} is out of range: allowed {range}",
-                {"got": _shown(value), "range": self.describe()},
+                {"got": shown(value), "range": self.describe()},
             )
         return cents
 
@@ -250,7 +259,7 @@ class DecimalBounds:
             raise PydanticCustomError(
                 "decimal_type",
                 "{got} {why}: allowed {range}",
-                {"got": _shown(value), "why": _not_plain(value, 6, 19), "range": self.describe()},
+                {"got": shown(value), "why": _not_plain(value, 6, 19), "range": self.describe()},
             )
         number = Decimal(value)
         low, high = Decimal(self.low), Decimal(self.high)
@@ -259,7 +268,7 @@ class DecimalBounds:
             raise PydanticCustomError(
                 "decimal_range",
                 "{got} is out of range: allowed {range}",
-                {"got": _shown(value), "range": self.describe()},
+                {"got": shown(value), "range": self.describe()},
             )
         return value
 
@@ -314,13 +323,13 @@ class TextRule:
     def _check(self, value: Any) -> str:
         if not isinstance(value, str):
             raise PydanticCustomError(
-                "text_type", "expected text, got {got}", {"got": _shown(value)}
+                "text_type", "expected text, got {got}", {"got": shown(value)}
             )
         if not self.min_length <= len(value) <= self.max_length:
             raise PydanticCustomError(
                 "text_length",
                 "{got} has {n} characters: allowed {rule}",
-                {"got": _shown(value), "n": len(value), "rule": self.describe()},
+                {"got": shown(value), "n": len(value), "rule": self.describe()},
             )
         bad = forbidden_character(value, self.multiline)
         if bad is not None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from campaigns import CAMPAIGNS_DIR
 from sim.campaign_load import CampaignError, load_campaign
-from sim.campaign_messages import _edits
+from sim.campaign_messages import _edits, shown
 from tests.toml_text import dumps
 from workbench.cli import main
 
@@ -259,4 +259,4 @@ def test_every_problem_is_one_house_style_line(
         assert hint == original or _edits(hint, typo) <= _edits(original, typo), problem
     else:
         for problem in at_field:
-            assert repr(value)[:20] in problem.message, problem
+            assert shown(value)[:20] in problem.message, problem
