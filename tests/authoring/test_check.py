@@ -186,7 +186,9 @@ def test_identical_ledgers_are_a_difference_error(tmp_path: Path) -> None:
     assert "identical ledgers" in finding.message
 
 
-def test_a_metric_that_does_not_move_is_a_difference_warning(tmp_path: Path) -> None:
+def _still_metric_campaign(tmp_path: Path) -> Path:
+    """A copy of the default campaign whose first question is judged on a metric that
+    never moves (the units on hand on day 0)."""
     folder = _copy(tmp_path, "default")
     with (folder / "metrics.toml").open("a") as handle:
         handle.write(
@@ -198,6 +200,11 @@ def test_a_metric_that_does_not_move_is_a_difference_warning(tmp_path: Path) -> 
         'metric = "net_assets"\nscale = "500"',
         'metric = "opening_stock"\nscale = "1"',
     )
+    return folder
+
+
+def test_a_metric_that_does_not_move_is_a_difference_warning(tmp_path: Path) -> None:
+    folder = _still_metric_campaign(tmp_path)
     report = check_campaign(folder, seeds=2)
     assert _found(report, "difference", "warning", "q_bank_loan")
     assert _found(report, "scale", "warning", "q_bank_loan")
@@ -317,17 +324,7 @@ def test_the_strict_gate_refuses_fewer_seeds_than_it_is_defined_on(seeds: int) -
 def test_spread_messages_are_true_with_no_other_seed(tmp_path: Path) -> None:
     """With no other seed the spread is unknown and a zero effect was measured on one seed:
     the messages said "the effect is zero on every seed" over none."""
-    folder = _copy(tmp_path, "default")
-    with (folder / "metrics.toml").open("a") as handle:
-        handle.write(
-            '\n[[metrics]]\nid = "opening_stock"\ntitle = "Units on hand on day 0"\n'
-            'units = "UNITS"\nterms = [{ account = "Memo:Units:Opening", sign = -1 }]\n'
-        )
-    _edit(
-        folder / "questions.toml",
-        'metric = "net_assets"\nscale = "500"',
-        'metric = "opening_stock"\nscale = "1"',
-    )
+    folder = _still_metric_campaign(tmp_path)
     alone = check_campaign(folder, seeds=0)
     (scale,) = _found(alone, "scale", "warning", "q_bank_loan")
     assert "every seed" not in scale.message

@@ -139,9 +139,11 @@ class HostProcess:
 
     URL = re.compile(r"at (http://127\.0\.0\.1:\d+) ")
 
-    def __init__(self, hosted: Hosted, log: Path) -> None:
+    def __init__(self, hosted: Hosted, log: Path, extra: tuple[str, ...] = ()) -> None:
         self.hosted = hosted
         self.log = log
+        self.extra = extra
+        """Options after the usual ones (`--allowed-host NAME`, ...)."""
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -159,6 +161,7 @@ class HostProcess:
             str(self.hosted.runs),
             "--port",
             "0",
+            *self.extra,
         ]
         with open(self.log, "ab") as handle:
             self.process = subprocess.Popen(command, stdout=handle, stderr=handle)

@@ -3,8 +3,6 @@ without a port, the operator's `--allowed-host` names, 421 for anything else."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -39,34 +37,9 @@ def test_the_host_header_is_checked_on_loopback_with_or_without_a_port(hosted: H
         assert client.get("/health", headers={"Host": "evil.example"}).status_code == 200
 
 
-class AllowingHost(HostProcess):
-    """`workbench host ... --allowed-host mcp.example.org` as a subprocess."""
-
-    def spawn(self) -> HostProcess:
-        command = [
-            sys.executable,
-            "-m",
-            "workbench",
-            "host",
-            str(self.hosted.campaign),
-            "--control",
-            str(self.hosted.control_path),
-            "--runs",
-            str(self.hosted.runs),
-            "--port",
-            "0",
-            "--allowed-host",
-            "MCP.example.org",
-            "--max-connections-per-address",
-            "16",
-        ]
-        with open(self.log, "ab") as handle:
-            self.process = subprocess.Popen(command, stdout=handle, stderr=handle)
-        return self
-
-
 def test_workbench_host_takes_allowed_host_names(hosted: Hosted, tmp_path: Path) -> None:
-    host = AllowingHost(hosted, tmp_path / "host.log").start()
+    extra = ("--allowed-host", "MCP.example.org", "--max-connections-per-address", "16")
+    host = HostProcess(hosted, tmp_path / "host.log", extra).start()
     try:
         alpha = hosted.tokens[ALPHA]
         with http_client(base_url=host.url, timeout=30) as client:
