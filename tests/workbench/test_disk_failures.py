@@ -296,3 +296,7 @@ def test_a_recorded_cut_into_a_sealed_entry_is_refused(session: PlayerSession) -
     with pytest.raises(IntegrityError, match="a sealed entry was lost"):
         PlayerSession.resume(run)
     assert journal.read_bytes() == before
+    said = verify_run(run).divergence or ""  # a reader promises no repair that won't come
+    assert "the run cannot be repaired" in said and "next writer" not in said
+    (run / "journal.jsonl.cut").write_bytes(b"%d\n" % (first_line + 5))
+    assert "would split a line" in (verify_run(run).divergence or "")

@@ -100,15 +100,30 @@ def read_journal(paths: RunPaths) -> Journal:
 
 def acknowledged_only(paths: RunPaths, data: bytes) -> bytes:
     """The journal `data` as a reader may take it: a JournalError when it still holds bytes
-    never acknowledged beyond a recorded cut (readers name them; the next writer cuts them)."""
+    never acknowledged beyond a recorded cut (readers name them; the next writer cuts them,
+    unless the cut would split a line or drop an entry the seal covers: then it never will,
+    and the reader says so)."""
     size = recorded_cut(paths, data)
-    if size is not None and size != len(data):
+    if size is None or size == len(data):
+        return data
+    record = cut_marker(paths.journal).name
+    kept = data[:size]
+    try:
+        seal = read_seal(paths)
+    except SealError:
+        seal = None
+    if (kept and not kept.endswith(b"\n")) or (
+        seal is not None and seal.journal_entries > kept.count(b"\n")
+    ):
         raise JournalError(
-            f"{paths.journal}: ends in {len(data) - size} bytes never acknowledged (an append "
-            f"failed and could not be cut off; recorded in {cut_marker(paths.journal).name}); "
-            "the next writer cuts them (`workbench play` opening it, or its host on restart)"
+            f"{paths.journal}: {record} records {size} acknowledged bytes, which would split a "
+            "line or drop a sealed entry: the run cannot be repaired"
         )
-    return data
+    raise JournalError(
+        f"{paths.journal}: ends in {len(data) - size} bytes never acknowledged (an append "
+        f"failed and could not be cut off; recorded in {record}); the next writer cuts them "
+        "(`workbench play` opening it, or its host on restart)"
+    )
 
 
 def recorded_cut(paths: RunPaths, data: bytes) -> int | None:
