@@ -685,3 +685,17 @@ def test_a_journal_page_out_of_range_is_refused_alike_over_http_and_mcp(
     assert message.startswith(f"query: {problem}: "), message
     (text,) = tool_errors(shared_live, [("journal", {"run_id": alpha_run, **query})])
     assert text.startswith(f"Error executing tool journal: invalid: arguments: {problem}"), text
+
+
+def test_an_unknown_tool_is_not_found_in_the_form_of_every_tool_error(
+    shared_live: Live, alpha_run: str
+) -> None:
+    """Before: the SDK's own `Unknown tool: fork`, unlike every other tool error."""
+    before = journal_of(shared_live, alpha_run)
+    calls: list[tuple[str, dict[str, object]]] = [
+        (verb, {"run_id": alpha_run}) for verb in ("fork", "rewind", "evaluate", "x" * 500)
+    ]
+    for (tool, _), text in zip(calls, tool_errors(shared_live, calls), strict=True):
+        assert text.startswith(f"Error executing tool {tool[:40]}"), text  # as written
+        assert ": not_found: no tool " in text and "\n" not in text and len(text) < 400, text
+    assert journal_of(shared_live, alpha_run) == before

@@ -32,7 +32,7 @@ from pydantic import AnyHttpUrl, Field, StrictInt, ValidationError
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.mcp_strict import refusal, repeated_key_in
 from workbench.host.runtime import HostRuntime
-from workbench.messages import first_of, location, problems
+from workbench.messages import clip, first_of, location, problems, single_line
 from workbench.play.models import PublicView
 from workbench.play.wire import (
     COMMAND_ID_PATTERN,
@@ -196,8 +196,9 @@ class WorkbenchMCP(MCPServer):
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     async def _argument_problems(self, name: str, arguments: dict[str, Any]) -> list[str]:
-        """What is wrong with the arguments before the SDK reads them (none for an unknown
-        tool): an argument tool `name` does not take, and text where an object belongs.
+        """What is wrong with the arguments before the SDK reads them: an argument tool
+        `name` does not take, and text where an object belongs (an unknown tool is a
+        `not_found` ToolError, in the form of every tool error).
 
         The SDK parses text given for an object or list as JSON (some clients send them so),
         which would take `"{\"value\": 1, \"value\": 2}"` with its last key winning, where
@@ -213,7 +214,11 @@ class WorkbenchMCP(MCPServer):
             }
         taken = self._parameters.get(name)
         if taken is None:
-            return []
+            shown = single_line(name)[:80]
+            raise ToolError(
+                f"Error executing tool {shown}: not_found: no tool {clip(name, 80)}; "
+                "list_tools names every tool (there is no fork, rewind or evaluate)"
+            )
         return [
             f"{location((key,))}: Extra inputs are not permitted"
             if key not in taken
