@@ -83,6 +83,33 @@ def test_new_from_a_bundled_campaign_passes_the_strict_gate_under_any_name(
     assert copy["spreads"] == original["spreads"]
 
 
+def test_new_from_a_private_campaign_makes_a_development_copy_that_checks(
+    tmp_path: Path,
+) -> None:
+    """Before: the copy was private too, so `check` refused it (exit 2) without a control
+    file, and the source's names the source's digest. Now it is checked on a public seed,
+    whose findings may differ from the secret one's."""
+    from tests.workbench.conftest import make_private
+
+    private = tmp_path / "private"
+    private.mkdir()
+    for name in os.listdir(resolve_campaign("default")):
+        source = Path(resolve_campaign("default")) / name
+        if source.is_file():
+            (private / name).write_bytes(source.read_bytes())
+    make_private(private)
+    target = tmp_path / "copy"
+    created = CliRunner().invoke(main, ["new", str(target), "--from", str(private)])
+    assert created.exit_code == 0, created.output
+    assert "is private: this is a development copy" in created.output
+    bundle = load_campaign(target)
+    assert bundle.campaign.visibility == "development"
+    assert bundle.campaign.development_seed == 1
+    checked = CliRunner().invoke(main, ["check", str(target)])  # judged on seed 1 now
+    assert checked.exit_code in (0, 1), checked.output[-2000:]
+    assert "control" not in checked.output
+
+
 def test_new_refuses_a_folder_with_content_and_leaves_it_alone(tmp_path: Path) -> None:
     target = tmp_path / "taken"
     target.mkdir()

@@ -58,6 +58,8 @@ class Created:
     files: tuple[str, ...]
     folder_name: str = ""
     """The folder's name, which the id was made from (they differ when it is no id)."""
+    from_private: bool = False
+    """True when the source was private: the copy is a development one (`_as_development`)."""
 
     @property
     def id_note(self) -> str | None:
@@ -105,7 +107,9 @@ def _read_text(path: Path) -> str:
         raise UserError(f"{path}: not UTF-8 text (byte {exc.start})") from None
 
 
-def _copy_of(source: str, campaign_id: str) -> dict[str, str]:
+def _copy_of(source: str, campaign_id: str) -> tuple[dict[str, str], bool]:
+    """The files of a copy of `source` under `campaign_id`; True when the source is private
+    (the copy is then a development one)."""
     bundle = load_bundle(source)
     folder = bundle.path
     texts = {
@@ -125,12 +129,38 @@ def _copy_of(source: str, campaign_id: str) -> dict[str, str]:
         campaign = campaign.partition("\n")[2]
     while (earlier := _COPY_HEADER.match(campaign)) is not None:
         campaign = campaign[earlier.end() :]
+    if bundle.campaign.visibility == "private":
+        campaign = _as_development(campaign, folder)
     header = (
         f"# Copied from {bundle.id} by `workbench new`. CHANGE: the id, title, description\n"
         "# and development_seed first; docs/authoring.md explains every field and range.\n"
     )
     texts["campaign.toml"] = header + campaign
-    return texts
+    return texts, bundle.campaign.visibility == "private"
+
+
+_PRIVATE_LINE = re.compile(
+    r"""^[ \t]*visibility[ \t]*=[ \t]*(?:"private"|'private')[ \t]*(?:#.*)?$""", re.MULTILINE
+)
+DEVELOPMENT_SEED = 1
+"""The public seed a development copy of a private campaign plays (the starter's)."""
+
+
+def _as_development(campaign: str, folder: Path) -> str:
+    """A private campaign's campaign.toml made a development copy's: a private campaign's
+    seed lives in its control file, so a copy could be neither checked nor played without
+    one; authors develop on a public seed and switch to private when done."""
+    table = _TABLE_HEADER.search(campaign)
+    top = campaign[: table.start()] if table else campaign
+    line = _PRIVATE_LINE.search(top)
+    if line is None:
+        raise UserError(f'{folder / "campaign.toml"}: no top-level `visibility = "private"` line')
+    development = (
+        'visibility = "development"  # a development copy of a private campaign: set it '
+        "private again, without development_seed, when it is done\n"
+        f"development_seed = {DEVELOPMENT_SEED}"
+    )
+    return f"{campaign[: line.start()]}{development}{campaign[line.end() :]}"
 
 
 def create_campaign(directory: str | Path, source: str | None = None) -> Created:
@@ -144,8 +174,10 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         "a campaign is never created inside a run (choose a folder outside it)",
     )
     campaign_id = campaign_id_for(target)
-    texts = (
-        _copy_of(str(resolve_campaign(source)), campaign_id) if source else _starter(campaign_id)
+    texts, from_private = (
+        _copy_of(str(resolve_campaign(source)), campaign_id)
+        if source
+        else (_starter(campaign_id), False)
     )
     files = _encoded(texts, target)
     parent = target.resolve().parent
@@ -180,7 +212,7 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Created(campaign_id, tuple(sorted(texts)), target.resolve().name)
+    return Created(campaign_id, tuple(sorted(texts)), target.resolve().name, from_private)
 
 
 def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:

@@ -86,6 +86,12 @@ def new(directory: Path, source: str | None) -> None:
     click.echo(f"created campaign {created.campaign_id} in {single_line(str(directory))}")
     if created.id_note is not None:
         click.echo(created.id_note)
+    if created.from_private:
+        click.echo(
+            f'{source} is private: this is a development copy (visibility = "development", '
+            "development_seed = 1), checked and played without a control file on that public "
+            "seed, so check may find what the secret seed hid; make it private when done"
+        )
     for name in created.files:
         click.echo(f"  {single_line(str(directory / name))}")
     shown = _argument(directory)
