@@ -879,7 +879,8 @@ class Question(Strict):
     expect_intervention: Literal["executes", "rejected"] = Field(
         default="executes",
         description="What `workbench check` expects of the intervention: `rejected` marks a "
-        "question whose intervention is refused by design (it stays unresolved).",
+        "question whose intervention is refused by design (the evaluator scores what trying "
+        "does: the refused action changes nothing).",
     )
 
     @model_validator(mode="after")

@@ -76,13 +76,14 @@ def registered_terms(bundle: CampaignBundle, actions: Iterable[str]) -> dict[str
 def schedule_problem(run: BranchRun, terms: Mapping[str, str]) -> str | None:
     """The branch verifier: what is wrong with a branch's schedule, or None.
 
-    An `ok` branch scheduled exactly its choice's actions in lexicographic order; a
-    rejected one a prefix of them. Every scheduled action's terms digest must equal the
-    registered one in `terms`.
+    An `ok` branch, or one that ran on past a rejection (it has an outcome), scheduled
+    exactly its choice's actions in lexicographic order; a rejected one that stopped, a
+    prefix of them. Every scheduled action's terms digest must equal the registered one
+    in `terms`.
     """
     expected = sorted(run.actions)
     scheduled = [step.action for step in run.schedule]
-    complete = run.status == "ok"
+    complete = run.status == "ok" or run.outcome is not None
     if scheduled != expected[: len(scheduled)] or (complete and scheduled != expected):
         return (
             f"branch scheduled {', '.join(scheduled) or 'nothing'}, not "
@@ -108,10 +109,15 @@ def run_branch(
     episode: str,
     *,
     seed_commitment: str,
+    past_rejection: bool = False,
 ) -> BranchRun:
     """Execute one choice from `snapshot` to `outcome_day`; never raises.
 
-    The branch seal carries the run's `seed_commitment` (it ran on the same seed).
+    The branch seal carries the run's `seed_commitment` (it ran on the same seed). A
+    rejected action ends the branch (`rejected`, no outcome) unless `past_rejection`: then
+    the rest is scheduled and the branch runs on, as play would after a refused action,
+    keeping `rejected` and its reason with the outcome (a question whose intervention is
+    rejected by design asks what trying does).
     """
     ordered = tuple(sorted(actions))
     run = BranchRun(name, choice_name, ordered, episode, status="failed")
@@ -142,9 +148,10 @@ def run_branch(
                     terms_digest=terms,
                 )
             )
-            if not outcome.accepted:
-                run.status = "rejected"
+            if not outcome.accepted and run.reason is None:
                 run.reason = outcome.reason
+            if not outcome.accepted and not past_rejection:
+                run.status = "rejected"
                 return run
         days = outcome_day - engine.day
         if days > 0:
@@ -163,7 +170,7 @@ def run_branch(
             final_day=engine.day,
             engine_version=ENGINE_VERSION,
         )
-        run.status = "ok"
+        run.status = "rejected" if run.reason is not None else "ok"
     except Exception as exc:  # an infrastructure failure is recorded, never raised
         run.status = "failed"
         run.reason = f"{type(exc).__name__}: {exc}"

@@ -266,11 +266,18 @@ def _run(task: PairTask, name: str, actions: tuple[str, ...]) -> BranchRun:
         task.snapshot.bundle.metrics[q.metric],
         episode_id(task.run_head, q.id, name),
         seed_commitment=task.seed_commitment,
+        past_rejection=name == "intervention" and q.expect_intervention == "rejected",
     )
     problem = schedule_problem(run, task.terms)
     if problem is not None:
         run.fail(f"branch verifier: {problem}")
     return run
+
+
+def _measured(branch: BranchRun) -> bool:
+    """True when a branch gives an outcome to judge by: it ran (`ok`), or an action was
+    rejected by design and it ran on past the rejection (`rejected` with an outcome)."""
+    return branch.status == "ok" or (branch.status == "rejected" and branch.outcome is not None)
 
 
 def _judge(task: PairTask) -> PairResult:
@@ -289,7 +296,7 @@ def _judge(task: PairTask) -> PairResult:
         base = _run(task, "baseline", q.baseline.actions)
         inter = _run(task, "intervention", task.intervention)
     effect = None
-    if base is not None and inter is not None and base.status == inter.status == "ok":
+    if base is not None and inter is not None and base.status == "ok" and _measured(inter):
         effect = cf.effect(Decimal(base.outcome or "0"), Decimal(inter.outcome or "0"))
     loss = None
     status: QuestionStatus
