@@ -1,5 +1,5 @@
 """`python -m workbench` runs the CLI."""
 
-from workbench.cli import main
+from workbench.cli import run
 
-main()
+run()

@@ -7,6 +7,7 @@ Lazy loading keeps start-up fast and keeps Textual out of every command but
 from __future__ import annotations
 
 import importlib
+import signal
 from typing import NamedTuple
 
 import click
@@ -173,3 +174,16 @@ class LazyGroup(click.Group):
 @click.version_option(__version__, prog_name="workbench")
 def main() -> None:
     """Counterfactual Workbench: play, check and grade counterfactual business tasks."""
+
+
+def run() -> None:
+    """The `workbench` program: the CLI, and once it has answered, a Ctrl+C no longer counts.
+
+    A Ctrl+C that came after the command's last output, while Python shut down, killed the
+    process by the signal (a shell's 130, "interrupted") though nothing was interrupted;
+    from then on it is ignored, so the exit code is the command's own.
+    """
+    try:
+        main()
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
