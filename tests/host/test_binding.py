@@ -15,7 +15,7 @@ import httpx2
 import pytest
 
 from workbench.errors import UserError
-from workbench.host.binding import bind, binding_path, check_binding
+from workbench.host.binding import bind, binding_path, check_binding, state_dir
 from workbench.play.wire import API_PREFIX
 from workbench.runs.registration import load_control
 
@@ -100,3 +100,50 @@ def test_moved_runs_are_served_once_their_record_is_edited(hosted: Hosted, tmp_p
     record = binding_path(load_control(hosted.control_path).commitment())
     record.write_text(json.dumps({"schema": "cfwb.hosted/1", "runs_dir": str(moved)}))
     assert check_binding(hosted.control_path, moved)
+
+
+def test_an_old_host_record_without_an_id_gets_one_before_it_is_bound(
+    hosted: Hosted, tmp_path: Path
+) -> None:
+    """A runs directory hosted before directories had ids: its first host gives host.json
+    one and the record names it, so a new directory made at its path is still refused
+    (before, the record kept no id and any directory there was served)."""
+    assert HostProcess(hosted, tmp_path / "first.log").start().stop() == 0
+    record = binding_path(load_control(hosted.control_path).commitment())
+    record.unlink()
+    host_json = hosted.runs / "host.json"
+    old = json.loads(host_json.read_text())
+    del old["runs_id"]
+    host_json.write_text(json.dumps(old))
+    assert HostProcess(hosted, tmp_path / "second.log").start().stop() == 0
+    runs_id = json.loads(host_json.read_text())["runs_id"]
+    assert json.loads(record.read_text())["runs_id"] == runs_id
+    hosted.runs.rename(tmp_path / "kept")
+    line = refused_line(hosted, hosted.control_path, hosted.runs)
+    assert "was replaced" in line
+
+
+def test_a_host_refused_after_it_opened_leaves_nothing(
+    hosted: Hosted, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The machine's state cannot be written (here it is a file): the host is refused, and
+    the runs directory it had just made is gone again."""
+    state = tmp_path / "state-file"
+    state.write_text("not a directory")
+    monkeypatch.setenv("CFWB_STATE_DIR", str(state))
+    line = refused_line(hosted, hosted.control_path, hosted.runs)
+    assert "cannot record which runs directory serves this world" in line
+    assert not hosted.runs.exists()
+
+
+@pytest.mark.parametrize("variable", ["CFWB_STATE_DIR", "XDG_STATE_HOME"])
+def test_a_relative_state_folder_is_ignored(
+    variable: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative one names another folder from every working directory (two hosts started
+    from two folders kept two records of one world)."""
+    monkeypatch.delenv("CFWB_STATE_DIR", raising=False)
+    monkeypatch.delenv("XDG_STATE_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv(variable, "state")
+    assert state_dir() == tmp_path / ".local" / "state" / "counterfactual-workbench"

@@ -61,6 +61,8 @@ def test_a_moved_campaign_is_named_with_campaign_dir(campaign_copy: Path, tmp_pa
     args = ("--campaign", moved)
     single = cli("validate", "counterfactual", "--results", run, "--out", tmp_path / "v", *args)
     assert single.exit_code == 1 and "report:" in single.output  # unscored: no submission
+    again = cli("verify-report", tmp_path / "v", "--results", run, *args)
+    assert again.exit_code == 0, again.output  # evaluated again where the campaign is now
     batch = cli(
         "validate", "counterfactual", run.parent, "--all-agents", "--out", tmp_path / "b", *args
     )

@@ -228,14 +228,20 @@ def _validate_all(
 @click.command("verify-report")
 @click.argument("out", type=DIR)
 @click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
-@private_options
+@run_reader_options
 def verify_report(
-    out: Path, results: Path | None, control: Path | None, agent_id: str | None
+    out: Path,
+    results: Path | None,
+    control: Path | None,
+    agent_id: str | None,
+    campaign: Path | None,
 ) -> None:
     """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
     from workbench.evaluation.report_check import check_report
 
-    result = check_report(out, results, control=control_file(control), agent=agent_id)
+    result = check_report(
+        out, results, control=control_file(control), agent=agent_id, campaign=campaign
+    )
     if not result.ok:
         for problem in result.problems:
             click.echo(f"Error: {bound_line(problem)}", err=True)

@@ -109,7 +109,7 @@ def host(
     try:
         bind_runs(control, runs_dir)
     except BaseException:
-        runtime.close()
+        runtime.close_refused()
         if sock is not None:
             sock.close()
         raise

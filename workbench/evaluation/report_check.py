@@ -76,8 +76,10 @@ def check_report(
     *,
     control: ControlFile | None = None,
     agent: str | None = None,
+    campaign: str | Path | None = None,
 ) -> ReportCheck:
-    """Check an evaluation output directory, and against `results` when given."""
+    """Check an evaluation output directory, and against `results` when given (whose
+    campaign is at `campaign` when it moved, as `validate --campaign` was told)."""
     out = Path(out)
     if not out.is_dir():
         raise UserError(f"{out} is not a directory")
@@ -116,7 +118,7 @@ def check_report(
     _check_identities(report, check)
     _check_arithmetic(report, check)
     if results is not None:
-        _compare_with_results(document, report, Path(results), control, agent, check)
+        _compare_with_results(document, report, Path(results), control, agent, check, campaign)
     check.authenticated = seal_key is not None and check.ok
     return check
 
@@ -404,6 +406,7 @@ def _compare_with_results(
     control: ControlFile | None,
     agent: str | None,
     check: ReportCheck,
+    campaign: str | Path | None = None,
 ) -> None:
     """Evaluate the results directory again and compare (environment facts aside)."""
     check.compared_with = results
@@ -411,7 +414,12 @@ def _compare_with_results(
     with tempfile.TemporaryDirectory(prefix="cfwb-verify-report-") as tmp:
         try:
             fresh = run_evaluation(
-                results, Path(tmp) / "out", control=control, agent=agent, questions=questions
+                results,
+                Path(tmp) / "out",
+                control=control,
+                agent=agent,
+                questions=questions,
+                campaign=campaign,
             )
         except UserError as exc:
             if not questions or "unknown question" not in exc.message:

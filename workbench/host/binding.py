@@ -27,6 +27,8 @@ from ledger.canonical import dumps
 from ledger.durable import fsync_dir, write_all
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.messages import clip
+from workbench.outputs import atomic_write
 from workbench.runs.files import HOST_RECORD_FILE
 from workbench.runs.registration import load_control
 
@@ -46,11 +48,15 @@ class RunsBinding(BaseModel):
 
 
 def state_dir() -> Path:
-    """The machine's workbench state: $CFWB_STATE_DIR, else the XDG state home's folder."""
-    if override := os.environ.get(STATE_ENV):
+    """The user's workbench state: $CFWB_STATE_DIR, else $XDG_STATE_HOME's folder, else
+    ~/.local/state's. A relative value is ignored, as the XDG rules say (it would name
+    another folder from every working directory)."""
+    override = os.environ.get(STATE_ENV, "")
+    if Path(override).is_absolute():
         return Path(override)
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "counterfactual-workbench"
+    base = os.environ.get("XDG_STATE_HOME", "")
+    home = Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "state"
+    return home / "counterfactual-workbench"
 
 
 def binding_path(commitment: str) -> Path:
@@ -72,8 +78,8 @@ def check_binding(control: Path, runs_dir: Path) -> bool:
     if Path(found.runs_dir) != resolved:
         raise UserError(
             "another runs directory would give every agent a second episode of the same "
-            f"world: this control file's world is served from {found.runs_dir} (moved the "
-            f"runs? edit {record})"
+            f"world: this control file's world is served from {clip(found.runs_dir, 300)} "
+            f"(moved the runs? edit {record})"
         )
     if found.runs_id is not None and _runs_id(resolved) != found.runs_id:
         raise UserError(
@@ -91,10 +97,11 @@ def bind(control: Path, runs_dir: Path) -> None:
     Exclusive: of two hosts starting at once on different directories, one records its
     own and the other is refused. Written whole (a temporary file linked into place).
     """
-    if check_binding(control, runs_dir):
-        return
     resolved = runs_dir.resolve()
     record = binding_path(load_control(control).commitment())
+    if check_binding(control, runs_dir):
+        _give_id(record, resolved)
+        return
     binding = RunsBinding(runs_dir=str(resolved), runs_id=_runs_id(resolved))
     data = dumps(binding.model_dump(by_alias=True)) + b"\n"
     temp = record.with_name(f".{record.name}.{secrets.token_hex(6)}.tmp")
@@ -120,6 +127,25 @@ def bind(control: Path, runs_dir: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
+
+
+def _give_id(record: Path, runs_dir: Path) -> None:
+    """A record without the directory's id (made before directories had one) takes it,
+    so a new directory made at that path is told apart from now on."""
+    try:
+        found = RunsBinding.model_validate(orjson.loads(read_bounded(record, "host record")))
+    except (orjson.JSONDecodeError, ValidationError, UserError):
+        return
+    runs_id = _runs_id(runs_dir)
+    if found.runs_id is not None or runs_id is None:
+        return
+    data = dumps(found.model_copy(update={"runs_id": runs_id}).model_dump(by_alias=True))
+    try:
+        atomic_write(record, data + b"\n")
+    except UserError as exc:
+        raise UserError(
+            f"{record}: cannot record the runs directory's id ({exc.message})"
+        ) from None
 
 
 def _runs_id(runs_dir: Path) -> str | None:

@@ -214,7 +214,7 @@ class WorkbenchMCP(MCPServer):
             }
         taken = self._parameters.get(name)
         if taken is None:
-            shown = single_line(name)[:80]
+            shown = single_line(name[:80])
             raise ToolError(
                 f"Error executing tool {shown}: not_found: no tool {clip(name, 80)}; "
                 "list_tools names every tool (there is no fork, rewind or evaluate)"

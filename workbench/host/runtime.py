@@ -24,6 +24,7 @@ file's seed), so a second episode would be a rewind to day 0, a counterfactual o
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import logging
@@ -244,6 +245,8 @@ class HostRuntime:
         self._sealer = threading.Thread(target=self._seal_loop, name="sealer", daemon=True)
         self.syncer = Syncer()
         self._lock: RunLock | None = None
+        self._made = (False, False)
+        """Whether `open` made the runs directory and its host record (`close_refused`)."""
         self.recovery = Recovery()
         self.briefing = briefing_of(self.bundle)
         self.catalog = Catalog(actions=tuple(action_terms(a) for a in self.bundle.actions.values()))
@@ -282,6 +285,10 @@ class HostRuntime:
     def open(self) -> Recovery:
         """Lock the runs directory for this process, recover it and index its runs."""
         self.check_runs_dir()
+        self._made = (
+            not os.path.lexists(self.runs_dir),
+            not os.path.lexists(self.runs_dir / HOST_FILE),
+        )
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         self._lock_runs_dir()
         try:
@@ -302,6 +309,23 @@ class HostRuntime:
         self.syncer.start()
         self._sealer.start()
         return self.recovery
+
+    def close_refused(self) -> None:
+        """Close a host refused after it opened (its world served elsewhere): what `open`
+        made in a runs directory that held no host record (the record, the lock file,
+        staging, the directory itself when it made it) is removed, so it creates nothing."""
+        self.close()
+        made_dir, made_record = self._made
+        if not made_record:
+            return
+        for name in (HOST_FILE, LOCK_FILE):
+            with contextlib.suppress(OSError):
+                (self.runs_dir / name).unlink()
+        with contextlib.suppress(OSError):
+            (self.runs_dir / STAGING).rmdir()
+        if made_dir:
+            with contextlib.suppress(OSError):
+                self.runs_dir.rmdir()
 
     def seal_changed(self, older_than: float | None = None) -> int:
         """Seal every run with unsealed commands (those unsealed for `older_than` seconds
@@ -378,6 +402,10 @@ class HostRuntime:
                 f"{self.runs_dir} was hosted with another control file "
                 "(its seed commitment differs)"
             )
+        if found.runs_id is None:  # a record from before runs had ids: give it one
+            upgraded = found.model_copy(update={"runs_id": secrets.token_hex(16)})
+            atomic_write(path, dumps(upgraded.model_dump(by_alias=True)) + b"\n")
+            fsync_dir(self.runs_dir)
 
     @property
     def sessions_open(self) -> int:
