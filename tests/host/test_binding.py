@@ -22,6 +22,11 @@ from workbench.runs.registration import load_control
 from .conftest import ALPHA, Hosted, HostProcess
 
 
+def world(hosted: Hosted) -> str:
+    """The seed commitment of `hosted`'s control file: the world a binding is kept for."""
+    return load_control(hosted.control_path).commitment()
+
+
 def host_command(hosted: Hosted, control: Path, runs: Path, *extra: str) -> list[str]:
     return [
         sys.executable, "-m", "workbench", "host", str(hosted.campaign),
@@ -86,20 +91,20 @@ def test_a_new_directory_at_the_recorded_path_is_refused(served: Hosted, tmp_pat
 def test_two_hosts_binding_at_once_leave_one_record(hosted: Hosted, tmp_path: Path) -> None:
     """The record is linked into place: whoever comes second sees the first's and is refused."""
     first, second = tmp_path / "a", tmp_path / "b"
-    bind(hosted.control_path, first)
-    assert check_binding(hosted.control_path, first)
+    bind(world(hosted), first)
+    assert check_binding(world(hosted), first)
     with pytest.raises(UserError, match="second episode of the same world"):
-        bind(hosted.control_path, second)
+        bind(world(hosted), second)
     record = binding_path(load_control(hosted.control_path).commitment())
     assert not list(record.parent.glob(".*.tmp"))
 
 
 def test_moved_runs_are_served_once_their_record_is_edited(hosted: Hosted, tmp_path: Path) -> None:
-    bind(hosted.control_path, hosted.runs)
+    bind(world(hosted), hosted.runs)
     moved = tmp_path / "moved"
     record = binding_path(load_control(hosted.control_path).commitment())
     record.write_text(json.dumps({"schema": "cfwb.hosted/1", "runs_dir": str(moved)}))
-    assert check_binding(hosted.control_path, moved)
+    assert check_binding(world(hosted), moved)
 
 
 def test_an_old_host_record_without_an_id_gets_one_before_it_is_bound(

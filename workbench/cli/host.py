@@ -91,7 +91,7 @@ def host(
         raise UserError(
             f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
         )
-    check_binding(control, runs_dir)
+    check_binding(document.commitment(), runs_dir)
     runtime = HostRuntime(campaign, document, runs_dir)
     runtime.check_runs_dir()
     sock = None
@@ -107,7 +107,7 @@ def host(
             sock.close()
         raise
     try:
-        bind_runs(control, runs_dir)
+        bind_runs(document.commitment(), runs_dir)
     except BaseException:
         runtime.close_refused()
         if sock is not None:

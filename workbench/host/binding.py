@@ -30,7 +30,6 @@ from workbench.inputs import read_bounded
 from workbench.messages import clip
 from workbench.outputs import atomic_write
 from workbench.runs.files import HOST_RECORD_FILE
-from workbench.runs.registration import load_control
 
 STATE_ENV: Final = "CFWB_STATE_DIR"
 """Overrides where the machine's state is kept (tests; a machine with a read-only home)."""
@@ -64,12 +63,16 @@ def binding_path(commitment: str) -> Path:
     return state_dir() / "hosted" / f"{commitment}.json"
 
 
-def check_binding(control: Path, runs_dir: Path) -> bool:
-    """Refuse a runs directory other than the one the control file's world is served from
+def check_binding(commitment: str, runs_dir: Path) -> bool:
+    """Refuse a runs directory other than the one the world of `commitment` is served from
     (UserError, exit 2); True when one is recorded (it is this one), False when none is."""
-    record = binding_path(load_control(control).commitment())
+    return _checked(binding_path(commitment), runs_dir) is not None
+
+
+def _checked(record: Path, runs_dir: Path) -> RunsBinding | None:
+    """The record at `record` once `runs_dir` is the directory it names (None: none yet)."""
     if not os.path.lexists(record):
-        return False
+        return None
     try:
         found = RunsBinding.model_validate(orjson.loads(read_bounded(record, "host record")))
     except (orjson.JSONDecodeError, ValidationError):
@@ -87,22 +90,27 @@ def check_binding(control: Path, runs_dir: Path) -> bool:
             "from (that one is gone or was replaced): a new one would give every agent a "
             f"second episode of the same world (to start it over on purpose, remove {record})"
         )
-    return True
+    return found
 
 
-def bind(control: Path, runs_dir: Path) -> None:
-    """Record that the control file's world is served from `runs_dir` (its host.json just
-    written by the host), unless recorded already (then check it).
+def bind(commitment: str, runs_dir: Path) -> None:
+    """Record that the world of `commitment` is served from `runs_dir` (its host.json just
+    written by the host), unless recorded already (then check it, and give a record made
+    before directories had ids this one's).
 
     Exclusive: of two hosts starting at once on different directories, one records its
     own and the other is refused. Written whole (a temporary file linked into place).
     """
     resolved = runs_dir.resolve()
-    record = binding_path(load_control(control).commitment())
-    if check_binding(control, runs_dir):
-        _give_id(record, resolved)
+    record = binding_path(commitment)
+    runs_id = _runs_id(resolved)
+    found = _checked(record, runs_dir)
+    if found is not None:
+        if found.runs_id is None and runs_id is not None:
+            data = dumps(found.model_copy(update={"runs_id": runs_id}).model_dump(by_alias=True))
+            atomic_write(record, data + b"\n", what="record of a hosted world")
         return
-    binding = RunsBinding(runs_dir=str(resolved), runs_id=_runs_id(resolved))
+    binding = RunsBinding(runs_dir=str(resolved), runs_id=runs_id)
     data = dumps(binding.model_dump(by_alias=True)) + b"\n"
     temp = record.with_name(f".{record.name}.{secrets.token_hex(6)}.tmp")
     try:
@@ -116,7 +124,7 @@ def bind(control: Path, runs_dir: Path) -> None:
         try:
             os.link(temp, record)
         except FileExistsError:
-            check_binding(control, runs_dir)
+            _checked(record, runs_dir)
             return
         fsync_dir(record.parent)
     except OSError as exc:
@@ -127,25 +135,6 @@ def bind(control: Path, runs_dir: Path) -> None:
     finally:
         with contextlib.suppress(OSError):
             temp.unlink()
-
-
-def _give_id(record: Path, runs_dir: Path) -> None:
-    """A record without the directory's id (made before directories had one) takes it,
-    so a new directory made at that path is told apart from now on."""
-    try:
-        found = RunsBinding.model_validate(orjson.loads(read_bounded(record, "host record")))
-    except (orjson.JSONDecodeError, ValidationError, UserError):
-        return
-    runs_id = _runs_id(runs_dir)
-    if found.runs_id is not None or runs_id is None:
-        return
-    data = dumps(found.model_copy(update={"runs_id": runs_id}).model_dump(by_alias=True))
-    try:
-        atomic_write(record, data + b"\n")
-    except UserError as exc:
-        raise UserError(
-            f"{record}: cannot record the runs directory's id ({exc.message})"
-        ) from None
 
 
 def _runs_id(runs_dir: Path) -> str | None:
