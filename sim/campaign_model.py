@@ -412,6 +412,8 @@ StaffAtLeastOne = Annotated[int, Bounds(1, MAX_STAFF, "people")]
 Days = Annotated[int, Bounds(1, MAX_DAYS, "days")]
 DaysOrNone = Annotated[int, Bounds(0, MAX_DAYS, "days")]
 Day = Annotated[int, Bounds(0, MAX_DAYS, "day number")]
+QuestionDay = Annotated[int, Bounds(1, MAX_DAYS, "day number")]
+"""A question's days: from day 1, as its deadline is never before day 1."""
 LeadDays = Annotated[int, Bounds(1, MAX_LEAD_DAYS, "days")]
 ExtraLeadDays = Annotated[int, Bounds(0, MAX_LEAD_DAYS, "days")]
 Probability = Annotated[float, Bounds(0.0, 1.0, "probability", real=True)]
@@ -866,11 +868,14 @@ class Question(Strict):
     scale: Scale = Field(
         description="Loss scale in the metric's display units: an error of one scale costs 1."
     )
-    intervene_on_day: Day = Field(description="Branch point: after this day closes.")
-    deadline_day: Annotated[int, Bounds(1, MAX_DAYS, "day number")] = Field(
+    intervene_on_day: QuestionDay = Field(
+        description="Branch point: after this day closes (never before deadline_day, so day 1 "
+        "or later)."
+    )
+    deadline_day: QuestionDay = Field(
         description="Submissions count when made on a day before this one (day 0 is the first)."
     )
-    outcome_day: Annotated[int, Bounds(1, MAX_DAYS, "day number")] = Field(
+    outcome_day: QuestionDay = Field(
         description="Day whose close gives the outcome (after intervene_on_day)."
     )
     baseline: Choice

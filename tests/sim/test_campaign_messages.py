@@ -108,8 +108,8 @@ AUDIT = [
         "questions.toml",
         "intervene_on_day = 30",
         "intervene_on_day = 0",
-        "questions.toml: questions[0]: intervene_on_day 0 is before deadline_day 30: allowed "
-        "intervene_on_day 30 or later (never before deadline_day, so never before day 1)",
+        "questions.toml: questions[0].intervene_on_day: 0 is out of range: allowed 1 to 36,500 "
+        "day number",
     ),
     (
         "campaign.toml",
