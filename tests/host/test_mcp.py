@@ -438,3 +438,36 @@ def test_an_mcp_message_naming_a_key_twice_is_refused_over_stdio(
         assert len(list(hosted.runs.glob("run-*"))) == 1
     finally:
         host.close()
+
+
+def test_a_line_that_is_not_a_jsonrpc_message_is_answered_over_stdio(
+    hosted: Hosted, tmp_path: Path
+) -> None:
+    """A line cut short, text that is not JSON, or JSON that is not a JSON-RPC message gets
+    its JSON-RPC error as a line (the SDK dropped it, so the client waited for ever), with
+    the request's id when one can be read; blank lines are skipped; the session serves on."""
+    hosted.runtime().close()
+    host = StdioHost(hosted, tmp_path / "stdio.log")
+    try:
+        assert "result" in host.ask(json.dumps(INITIALIZE).encode())
+        host.send(json.dumps(INITIALIZED).encode())
+        host.send(b"")
+        host.send(b"   ")
+        for line, code, request_id in [
+            (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{', -32700, None),
+            (b"hello", -32700, None),
+            (b"\xff\xfe{", -32700, None),
+            (b"[1, 2]", -32600, None),
+            (b"{}", -32600, None),
+            (b'{"jsonrpc":"1.0","id":8,"method":"tools/list"}', -32600, 8),
+            (b'{"jsonrpc":"2.0","id":9,"method":7}', -32600, 9),
+        ]:
+            reply = host.ask(line)
+            assert reply["id"] == request_id, (line, reply)
+            assert reply["error"]["code"] == code, (line, reply)
+            assert "\n" not in reply["error"]["message"]
+            assert reply["error"]["message"].startswith("MCP message is not"), reply
+        listed = host.ask(b'{"jsonrpc":"2.0","id":10,"method":"tools/list"}')
+        assert listed["id"] == 10 and listed["result"]["tools"], listed
+    finally:
+        host.close()

@@ -30,7 +30,13 @@ from mcp.types import CallToolResult, InputRequiredResult, Tool, jsonrpc_message
 from pydantic import AnyHttpUrl, Field, StrictInt, ValidationError
 
 from workbench.host.errors import HostError, Unauthorized
-from workbench.host.mcp_strict import refusal, repeated_key_in
+from workbench.host.mcp_strict import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    error_reply,
+    refusal,
+    repeated_key_in,
+)
 from workbench.host.runtime import HostRuntime
 from workbench.messages import clip, first_of, location, problems, single_line
 from workbench.play.models import PublicView
@@ -122,9 +128,14 @@ CLOSED: Final = {"additionalProperties": False}
 
 class StrictLines(anyio.AsyncFile[str]):
     """Standard input's lines for the SDK's stdio transport, as it reads them itself (UTF-8,
-    undecodable bytes replaced), except that a line naming a key twice in one object is
-    not passed on: its refusal (`refusal`) is sent back on the transport's write stream,
-    given by `answer_with` once the transport is up."""
+    undecodable bytes replaced), except that a line naming a key twice in one object, or
+    one that is not a JSON-RPC message, is not passed on: its JSON-RPC error is sent back
+    on the transport's write stream, given by `answer_with` once the transport is up.
+
+    The SDK dropped a line it could not read without a reply, so a client whose request
+    was cut short waited for ever; over HTTP it answers such a message with an error.
+    Blank lines are skipped.
+    """
 
     def __init__(self) -> None:
         super().__init__(
@@ -140,14 +151,39 @@ class StrictLines(anyio.AsyncFile[str]):
 
     async def __aiter__(self) -> AsyncIterator[str]:
         while line := await self.readline():
-            key = repeated_key_in(line)
-            if key is None:
+            if not line.strip():
+                continue
+            error = _line_error(line)
+            if error is None:
                 yield line
                 continue
             await self._ready.wait()
             assert self._answer is not None
-            reply = jsonrpc_message_adapter.validate_json(refusal(line, key), by_name=False)
+            reply = jsonrpc_message_adapter.validate_json(error, by_name=False)
             await self._answer(SessionMessage(reply))
+
+
+def _line_error(line: str) -> str | None:
+    """The JSON-RPC error answering a line of standard input the SDK must not read (a key
+    named twice, text that is not JSON, JSON that is not a JSON-RPC message), or None."""
+    key = repeated_key_in(line)
+    if key is not None:
+        return refusal(line, key)
+    try:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        not_json = next((e for e in exc.errors() if e["type"] == "json_invalid"), None)
+        if not_json is not None:
+            why = str(not_json["ctx"].get("error", "")) if "ctx" in not_json else ""
+            return error_reply(
+                line, PARSE_ERROR, single_line(f"MCP message is not JSON ({why or 'invalid'})")
+            )
+        return error_reply(
+            line,
+            INVALID_REQUEST,
+            "MCP message is not a JSON-RPC 2.0 request, notification or response",
+        )
+    return None
 
 
 class WorkbenchMCP(MCPServer):

@@ -23,6 +23,8 @@ from starlette.types import Message, Receive, Scope, Send
 from ledger.json_keys import repeated_key
 from workbench.messages import clip
 
+PARSE_ERROR: Final = -32700
+"""JSON-RPC's code for text that is not JSON."""
 INVALID_REQUEST: Final = -32600
 """JSON-RPC's code for JSON that is not a valid request."""
 
@@ -67,14 +69,15 @@ def request_id(message: bytes | str) -> str | int | None:
 
 def refusal(message: bytes | str, key: str) -> str:
     """The JSON-RPC error, as JSON text, that refuses `message` for repeating `key`."""
-    reply = {
-        "jsonrpc": "2.0",
-        "id": request_id(message),
-        "error": {
-            "code": INVALID_REQUEST,
-            "message": f"MCP message gives key {clip(key)} twice; give it once",
-        },
-    }
+    return error_reply(
+        message, INVALID_REQUEST, f"MCP message gives key {clip(key)} twice; give it once"
+    )
+
+
+def error_reply(message: bytes | str, code: int, text: str) -> str:
+    """The JSON-RPC error `code` with one line of `text`, as JSON text, answering `message`
+    (with its id when it names one once: `request_id`)."""
+    reply = {"jsonrpc": "2.0", "id": request_id(message), "error": {"code": code, "message": text}}
     return json.dumps(reply, separators=(",", ":"))
 
 
