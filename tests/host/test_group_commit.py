@@ -12,16 +12,19 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import anyio
 import httpx2
 import pytest
 
 from ledger.journal import Journal
 from workbench.host import syncer as syncer_module
+from workbench.host.agent_threads import THREADS_PER_AGENT
+from workbench.host.api import Api
 from workbench.host.runtime import Limits
 from workbench.host.server import ServerThread
 from workbench.play.wire import API_PREFIX
 
-from .conftest import ALPHA, BRAVO, Hosted, Live
+from .conftest import ALPHA, BRAVO, Hosted, Live, async_http_client
 
 
 @pytest.fixture
@@ -193,3 +196,70 @@ def test_a_refused_line_that_cannot_be_cut_is_recorded_and_cut_on_restart(
     finally:
         restarted.close()
     assert verify_run(journal.parent, control, ALPHA).ok
+
+
+def test_one_agent_flooding_a_locked_run_leaves_threads_for_the_others(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sixty requests of one agent all waiting on its run's lock used to hold every worker
+    thread (40), so another agent's request waited for that lock too; now an agent's
+    requests hold at most a few threads and the others are served meanwhile."""
+    arrived = threading.Semaphore(0)
+    handler = Api.snapshot
+
+    async def counted(self: Api, request: object, agent: str) -> object:
+        arrived.release()
+        return await handler(self, request, agent)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Api, "snapshot", counted)  # before the server binds its routes
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        try:
+            _flood_one_agent(Live(hosted, runtime, server.url), arrived)
+        finally:
+            runtime.close()
+
+
+def _flood_one_agent(live: Live, arrived: threading.Semaphore) -> None:
+    """Hold ALPHA's run lock, send sixty ALPHA snapshots, then ask as BRAVO."""
+    busy = start(live, ALPHA)
+    flood = 60
+    replies: list[int] = []
+
+    async def send_all() -> None:
+        headers = {"Authorization": f"Bearer {live.hosted.tokens[ALPHA]}"}
+        limits = httpx2.Limits(max_connections=flood)
+        async with async_http_client(
+            base_url=live.url, headers=headers, timeout=120, limits=limits
+        ) as client:
+
+            async def one() -> None:
+                reply = await client.get(f"{API_PREFIX}/runs/{busy}/snapshot")
+                replies.append(reply.status_code)
+
+            async with anyio.create_task_group() as group:
+                for _ in range(flood):
+                    group.start_soon(one)
+
+    lock = live.runtime._runs[busy].lock
+    lock.acquire()
+    flooding = threading.Thread(target=anyio.run, args=(send_all,))
+    idle = _worker_threads()
+    try:
+        flooding.start()
+        for _ in range(flood):
+            assert arrived.acquire(timeout=60), "the flood did not reach the host"
+        held = _worker_threads() - idle
+        with live.client(BRAVO) as client:
+            reply = client.get(f"{API_PREFIX}/runs", timeout=30)
+        assert reply.status_code == 200, reply.text
+        assert held <= THREADS_PER_AGENT
+    finally:
+        lock.release()
+        flooding.join(120)
+    assert replies == [200] * flood
+
+
+def _worker_threads() -> int:
+    """Worker threads of this process's event loops (the in-process host's among them)."""
+    return sum("AnyIO worker" in thread.name for thread in threading.enumerate())

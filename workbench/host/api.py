@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from functools import partial
 from typing import Any, Final, TypeVar
 
-import anyio.to_thread
+import anyio
 import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect, Request
@@ -182,9 +182,9 @@ class Api:
     def __init__(self, runtime: HostRuntime) -> None:
         self.runtime = runtime
 
-    async def call(self, work: Callable[..., Any], *args: Any) -> Any:
-        """Run a runtime method in a worker thread."""
-        return await anyio.to_thread.run_sync(partial(work, *args))
+    async def call(self, work: Callable[..., Any], agent: str, *args: Any) -> Any:
+        """Run a runtime method, `work(agent, *args)`, in one of the agent's worker threads."""
+        return await self.runtime.threads.run(agent, partial(work, agent, *args))
 
     async def command(self, work: Callable[..., Any], run_id: str, *args: Any) -> Any:
         """A journaled command, replied to only once its journal entry is durable.

@@ -17,7 +17,6 @@ from functools import partial
 from typing import Annotated, Any, Final, TypeVar
 
 import anyio
-import anyio.to_thread
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -319,7 +318,7 @@ def build_mcp(
     async def call(work: Callable[[str], T]) -> T:
         agent = identity()
         try:
-            return await anyio.to_thread.run_sync(partial(work, agent))
+            return await runtime.threads.run(agent, partial(work, agent))
         except Unauthorized as exc:
             raise ToolError(f"unauthorized: {exc.message}") from None
         except HostError as exc:

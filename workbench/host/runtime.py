@@ -50,6 +50,7 @@ from ledger.journal import Entry, JournalError, read_entries
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
 from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
+from workbench.host.agent_threads import AgentThreads
 from workbench.host.errors import (
     Busy,
     Conflict,
@@ -248,6 +249,8 @@ class HostRuntime:
         self._made = (False, False)
         """Whether `open` made the runs directory and its host record (`close_refused`)."""
         self.recovery = Recovery()
+        self.threads = AgentThreads()
+        """Worker threads per agent, for both transports (`workbench/host/agent_threads.py`)."""
         self.briefing = briefing_of(self.bundle)
         self.catalog = Catalog(actions=tuple(action_terms(a) for a in self.bundle.actions.values()))
         self.contracts = Contracts(
