@@ -13,9 +13,10 @@ from typing import Final, NamedTuple
 import orjson
 
 from graders.vc_deal.extract import extract_value
-from graders.vc_deal.gold import Amount
+from graders.vc_deal.gold import Amount, shown
 from graders.vc_deal.verdicts import gold_window, judge
 from ledger.bounded_read import read_at_most
+from ledger.json_keys import repeated_key
 
 Progress = Callable[[int, int], None]
 """Called as progress(done, total) every `PROGRESS_EVERY` lines and once at the end."""
@@ -119,13 +120,21 @@ class BatchReport:
 
 
 def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInput:
-    """Validate one JSONL line: an object with `completion`, `answer` and optional `info`."""
+    """Validate one JSONL line: an object with `completion`, `answer` and optional `info`.
+
+    A key named twice in one object, at any depth, is refused: a JSON parser keeps the
+    last, so `{"answer": 16.13, "answer": 17}` would be graded against a gold nobody sees
+    first when reading the line.
+    """
     try:
         row = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise GradeInputError(path, line, f"not valid JSON ({exc})") from exc
     if not isinstance(row, dict):
         raise GradeInputError(path, line, "expected a JSON object")
+    key = repeated_key(raw, row)
+    if key is not None:
+        raise GradeInputError(path, line, f"key {shown(key)} is given twice; give it once")
     for key in ("completion", "answer"):
         if key not in row:
             raise GradeInputError(path, line, f"missing field {key!r}")

@@ -1,0 +1,91 @@
+"""`vc grade` input rules found by adversarial use: every class of bad line is refused in one
+line naming the file and the line, and what a file legitimately holds is read as meant."""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graders.vc_deal import GradeInputError, parse_inputs
+from workbench.cli import main
+
+KEYS = st.text(st.characters(codec="utf-8"), max_size=12)
+PLAIN = st.one_of(st.none(), st.booleans(), st.integers(-9, 9), st.text(max_size=8))
+
+
+def _grade(path: Path, *flags: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, ["vc", "grade", str(path), *flags])
+    return result.exit_code, result.stdout, result.stderr
+
+
+class Raw(str):
+    """JSON text already written (an object that may repeat a key), placed as it is."""
+
+
+def _object_text(members: Sequence[tuple[str, object]]) -> Raw:
+    """A JSON object written member by member, so a key may be given twice."""
+    return Raw("{" + ",".join(f"{orjson.dumps(k).decode()}:{_text(v)}" for k, v in members) + "}")
+
+
+def _text(value: object) -> str:
+    """A member's value as JSON text."""
+    return value if isinstance(value, Raw) else orjson.dumps(value).decode()
+
+
+@st.composite
+def lines_with_a_repeated_key(draw: st.DrawFn) -> tuple[str, str]:
+    """A valid grading line in which one object (the row, `info`, or deeper) names a key twice."""
+    key = draw(KEYS)
+    members = [(key, draw(PLAIN)), *draw(st.lists(st.tuples(KEYS, PLAIN), max_size=3))]
+    members.insert(draw(st.integers(1, len(members))), (key, draw(PLAIN)))
+    inner = _object_text(members)
+    for _ in range(draw(st.integers(0, 3))):
+        inner = _object_text([(draw(KEYS), inner)])
+    where = draw(st.sampled_from(["row", "info"]))
+    if where == "row" and key not in ("completion", "answer", "info"):
+        row = [("completion", "The answer is 5"), ("answer", 5), *members]
+        return _object_text(row), key
+    info = _object_text([("difficulty", "easy"), ("nested", inner)])
+    return _object_text([("completion", "x 5"), ("answer", 5), ("info", info)]), key
+
+
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
+@given(lines_with_a_repeated_key())
+def test_a_key_given_twice_anywhere_in_a_line_is_refused_naming_it(case: tuple[str, str]) -> None:
+    line, key = case
+    data = b'{"completion": "The answer is 5", "answer": 5}\n' + line.encode() + b"\n"
+    with pytest.raises(GradeInputError) as refused:
+        parse_inputs(data, "in.jsonl")
+    assert refused.value.line == 2
+    assert "is given twice" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "key"),
+    [
+        ('{"completion": "The answer is 16.13", "answer": 16.13, "answer": 17}', "answer"),
+        ('{"completion": "The answer is 5", "completion": "no idea", "answer": 5}', "completion"),
+        ('{"completion": "x", "answer": 1, "info": {"difficulty": "easy", "difficulty": "hard"}}',
+         "difficulty"),
+    ],
+)  # fmt: skip
+def test_grade_refuses_a_repeated_key_in_one_line_and_writes_nothing(
+    tmp_path: Path, line: str, key: str
+) -> None:
+    path = tmp_path / "dup.jsonl"
+    path.write_text(line + "\n")
+    code, out, err = _grade(path)
+    assert (code, out) == (2, "")
+    assert err == f"Error: {path}:1: key '{key}' is given twice; give it once\n"
+
+
+def test_the_same_key_in_different_objects_is_not_a_repeat(tmp_path: Path) -> None:
+    path = tmp_path / "ok.jsonl"
+    line = {"completion": "The answer is 5", "answer": 5, "info": {"answer": 4, "x": {"answer": 3}}}
+    path.write_bytes(orjson.dumps(line) + b"\n")
+    code, out, _ = _grade(path)
+    assert code == 0 and orjson.loads(out)["strict_correct"] == 1.0
