@@ -89,3 +89,20 @@ def test_the_same_key_in_different_objects_is_not_a_repeat(tmp_path: Path) -> No
     path.write_bytes(orjson.dumps(line) + b"\n")
     code, out, _ = _grade(path)
     assert code == 0 and orjson.loads(out)["strict_correct"] == 1.0
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.text(max_size=300), min_size=1, max_size=4))
+def test_the_summary_shows_any_difficulty_name_as_one_short_printable_cell(
+    tmp_path: Path, names: list[str]
+) -> None:
+    path = tmp_path / "named.jsonl"
+    rows = [
+        {"completion": "The answer is 5", "answer": 5, "info": {"difficulty": n}} for n in names
+    ]
+    path.write_bytes(b"".join(orjson.dumps(row) + b"\n" for row in rows))
+    code, out, err = _grade(path)
+    assert code == 0 and len(out.splitlines()) == len(names)
+    table = err.splitlines()
+    assert len(table) == 3 + len(set(names))
+    assert all(line.isprintable() and len(line) <= 80 for line in table)

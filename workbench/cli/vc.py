@@ -26,6 +26,7 @@ from graders.vc_deal.verdicts import gold_window
 from workbench.cli.options import FILE, Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.messages import single_line
 from workbench.outputs import check_new_file, write_new_file
 
 SEED = Whole(-(2**63), 2**63 - 1, "2**63 - 1", low_text="-2**63")
@@ -92,6 +93,17 @@ def generate(
     click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
 
 
+GROUP_WIDTH = 24
+"""Characters of a difficulty name the summary shows; a longer one is cut with an ellipsis."""
+
+
+def _group_name(name: str) -> str:
+    """A difficulty name from the input as one short, printable table cell: control
+    characters escaped (a newline or an escape sequence would break or restyle the table)."""
+    shown = single_line(name)
+    return shown if len(shown) <= GROUP_WIDTH else shown[: GROUP_WIDTH - 1] + "…"
+
+
 def _summary_lines(summary: Summary) -> list[str]:
     """The stderr table: accuracy overall and per difficulty, with the loose - strict gap."""
     mode = "loose" if summary.loose else "strict"
@@ -101,7 +113,7 @@ def _summary_lines(summary: Summary) -> list[str]:
     ]
     for name, accuracy in (("all", summary.overall), *summary.by_difficulty.items()):
         lines.append(
-            f"{name:<10}{accuracy.count:>7}{accuracy.strict:>9.4f}{accuracy.loose:>9.4f}"
+            f"{_group_name(name):<10}{accuracy.count:>7}{accuracy.strict:>9.4f}{accuracy.loose:>9.4f}"
             f"{accuracy.gap:>9.4f}{accuracy.format_valid:>9.4f}"
         )
     return lines
