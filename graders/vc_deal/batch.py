@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import math
 import os
 import stat
@@ -156,10 +157,13 @@ def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInp
 
 
 def parse_inputs(data: bytes, path: str = "<input>") -> tuple[GradingInput, ...]:
-    """Validate every JSONL line (blank lines skipped); an input with no lines is an error."""
+    """Validate every JSONL line (blank lines skipped); an input with no lines is an error.
+
+    A UTF-8 byte order mark at the start, as some editors write one, is read past.
+    """
     inputs = tuple(
         parse_line(raw, number, path)
-        for number, raw in enumerate(data.split(b"\n"), start=1)
+        for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1)
         if raw.strip()
     )
     if not inputs:

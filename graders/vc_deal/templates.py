@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 import tomllib
 from dataclasses import dataclass
@@ -104,7 +105,10 @@ def parse_templates(data: dict[str, object], source: str = "templates") -> Templ
 
 
 def load_templates(path: str | Path | None = None) -> TemplateBank:
-    """Load a template file, or the bundled `templates.toml` when no path is given."""
+    """Load a template file, or the bundled `templates.toml` when no path is given.
+
+    A UTF-8 byte order mark at the start, as some editors write one, is read past.
+    """
     if path is None:
         raw = resources.files(__package__).joinpath("templates.toml").read_bytes()
         source = "templates.toml"
@@ -118,7 +122,7 @@ def load_templates(path: str | Path | None = None) -> TemplateBank:
             raise TemplateError(f"{path}: larger than the template file limit of 1 MiB")
         source = str(path)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TemplateError(f"{source}: not valid TOML ({exc})") from exc
     except ValueError as exc:  # an integer beyond Python's digit limit for text (4,300)

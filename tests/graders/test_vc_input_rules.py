@@ -106,3 +106,37 @@ def test_the_summary_shows_any_difficulty_name_as_one_short_printable_cell(
     table = err.splitlines()
     assert len(table) == 3 + len(set(names))
     assert all(line.isprintable() and len(line) <= 80 for line in table)
+
+
+BOM = b"\xef\xbb\xbf"
+
+
+@pytest.mark.parametrize("ending", [b"\n", b"\r\n"])
+def test_a_grader_input_may_start_with_a_byte_order_mark(tmp_path: Path, ending: bytes) -> None:
+    lines = [b'{"completion": "The answer is 5", "answer": 5}', b'{"completion": "x", "answer": 2}']
+    plain, marked = tmp_path / "plain.jsonl", tmp_path / "marked.jsonl"
+    plain.write_bytes(ending.join(lines) + ending)
+    marked.write_bytes(BOM + plain.read_bytes())
+    assert _grade(marked) == _grade(plain)
+    assert _grade(marked)[0] == 0
+
+
+def test_only_a_leading_byte_order_mark_is_read_past(tmp_path: Path) -> None:
+    path = tmp_path / "inner.jsonl"
+    path.write_bytes(
+        b'{"completion": "x 5", "answer": 5}\n' + BOM + b'{"completion": "x", "answer": 2}\n'
+    )
+    code, out, err = _grade(path)
+    assert (code, out) == (2, "") and f"{path}:2: not valid JSON" in err
+
+
+def test_a_template_file_may_start_with_a_byte_order_mark(tmp_path: Path) -> None:
+    bundled = Path(__file__).parents[2] / "graders" / "vc_deal" / "templates.toml"
+    marked = tmp_path / "marked.toml"
+    marked.write_bytes(BOM + bundled.read_bytes())
+    runs = [
+        CliRunner().invoke(main, ["vc", "generate", "-n", "4", "--templates", str(path)])
+        for path in (bundled, marked)
+    ]
+    assert runs[0].exit_code == runs[1].exit_code == 0, runs[1].output
+    assert runs[0].stdout == runs[1].stdout

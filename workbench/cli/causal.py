@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import os
 import sys
@@ -165,10 +166,11 @@ def generate(
 def score(family: str, split: str, task_id: int, key_option: str | None, submission: Path) -> None:
     """Re-derive the task from the key and print the reward and its breakdown as JSON.
 
-    The submission must be strict JSON (no repeated key, no NaN) of at most 1 MiB; an invalid
-    one is refused with one line per problem and exit code 2.
+    The submission must be strict JSON (no repeated key, no NaN) of at most 1 MiB, which may
+    start with a UTF-8 byte order mark as editors write one; an invalid one is refused with
+    one line per problem and exit code 2.
     """
-    raw = read_bounded(submission, "submission")
+    raw = read_bounded(submission, "submission").removeprefix(codecs.BOM_UTF8)
     try:
         parsed = parse_submission(family, raw)
     except InvalidSubmission as exc:
