@@ -2,6 +2,7 @@
 line naming the file and the line, and what a file legitimately holds is read as meant."""
 
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import orjson
@@ -140,3 +141,20 @@ def test_a_template_file_may_start_with_a_byte_order_mark(tmp_path: Path) -> Non
     ]
     assert runs[0].exit_code == runs[1].exit_code == 0, runs[1].output
     assert runs[0].stdout == runs[1].stdout
+
+
+@settings(max_examples=60)
+@given(
+    st.decimals(min_value=Decimal("-1e25"), max_value=Decimal("1e25"), places=3, allow_nan=False)
+)
+def test_one_text_shows_the_gold_exactly_at_cents(gold: Decimal) -> None:
+    result = CliRunner().invoke(main, ["vc", "grade", "--answer", str(gold), "no number"])
+    cents = gold.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+    assert result.exit_code == 0
+    assert result.stderr == f"no number found; gold {cents}\n"
+
+
+def test_one_text_shows_a_26_digit_gold_as_given() -> None:
+    gold = "99999999999999999999999999.80"
+    result = CliRunner().invoke(main, ["vc", "grade", "--answer", gold, f"The answer is {gold}"])
+    assert result.exit_code == 0 and result.stderr.endswith(f"; gold {gold}\n")

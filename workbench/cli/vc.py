@@ -120,9 +120,13 @@ def _summary_lines(summary: Summary) -> list[str]:
 
 
 def _grade_one(text: str, answer: str, loose: bool) -> None:
-    """Grade a single text: the JSON verdict line on stdout, where it came from on stderr."""
+    """Grade a single text: the JSON verdict line on stdout, where it came from on stderr.
+
+    The gold is shown as graded, exactly at cents (not through a float, which has no cents
+    past 15 digits: 99999999999999999999999999.80 showed as 100000000000000004764729344.00).
+    """
     try:
-        gold_window(answer)
+        gold = gold_window(answer).gold
     except ValueError as exc:
         raise UserError(f"--answer is {exc}") from exc
     found = VCPanel().grade_text(text, answer, loose)
@@ -139,17 +143,17 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
     if found.source == "cue":
         click.echo(
             f"number {shown(found.token)}{note} at {found.number_span} after cue {found.cue!r} "
-            f"at {found.cue_span}; gold {found.gold:.2f}",
+            f"at {found.cue_span}; gold {gold}",
             err=True,
         )
     elif found.source == "last_number":
         click.echo(
             f"no cue matched; last number {shown(found.token)}{note} at {found.number_span}; "
-            f"gold {found.gold:.2f}",
+            f"gold {gold}",
             err=True,
         )
     else:
-        click.echo(f"no number found; gold {found.gold:.2f}", err=True)
+        click.echo(f"no number found; gold {gold}", err=True)
 
 
 @vc.command()
