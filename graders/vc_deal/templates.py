@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from string import Formatter
 
+from graders.vc_deal.gold import shown
 from ledger.bounded_read import read_at_most
 
 MAX_TEMPLATE_BYTES = 1024 * 1024
@@ -53,8 +54,16 @@ def _fields(template: str, where: str) -> set[str]:
     for _, name, spec, conversion in parsed:
         if name is None:
             continue
-        if spec or conversion or name not in BASE_FIELDS | DISTRACTOR_FIELDS:
-            raise TemplateError(f"{where}: unknown placeholder {{{name}}}")
+        if name not in BASE_FIELDS | DISTRACTOR_FIELDS:
+            raise TemplateError(f"{where}: unknown placeholder {shown('{' + name + '}')}")
+        if spec or conversion:
+            written = (
+                "{" + name + (f"!{conversion}" if conversion else "") + f":{spec}" * bool(spec)
+            )
+            raise TemplateError(
+                f"{where}: placeholder {shown(written + '}')} takes no conversion or format; "
+                f"write {{{name}}}"
+            )
         fields.add(name)
     return fields
 
@@ -100,7 +109,7 @@ def parse_templates(data: dict[str, object], source: str = "templates") -> Templ
     for pool, entries in pools.items():
         for entry in entries:
             if GIVEAWAY.search(entry) or "{" in entry or "}" in entry:
-                raise TemplateError(f"{source}: names.{pool} entry {entry!r} is not allowed")
+                raise TemplateError(f"{source}: names.{pool} entry {shown(entry)} is not allowed")
     return TemplateBank(instruction.strip(), easy, hard, **pools)
 
 

@@ -158,3 +158,40 @@ def test_one_text_shows_a_26_digit_gold_as_given() -> None:
     gold = "99999999999999999999999999.80"
     result = CliRunner().invoke(main, ["vc", "grade", "--answer", gold, f"The answer is {gold}"])
     assert result.exit_code == 0 and result.stderr.endswith(f"; gold {gold}\n")
+
+
+TEMPLATE_TAIL = (
+    'hard = ["{raise} {pre} in {year}"]\n'
+    '[names]\ncompanies = ["Acme"]\ninvestors = ["Fund"]\nrounds = ["Seed"]\nsectors = ["tea"]\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("placeholder", "message"),
+    [
+        ("{raise!r}", "placeholder '{raise!r}' takes no conversion or format; write {raise}"),
+        ("{pre:>10}", "placeholder '{pre:>10}' takes no conversion or format; write {pre}"),
+        ("{pre!s:>9}", "placeholder '{pre!s:>9}' takes no conversion or format; write {pre}"),
+        ("{bogus}", "unknown placeholder '{bogus}'"),
+        ("{a\\nb}", "unknown placeholder '{a\\nb}'"),
+    ],
+)
+def test_a_template_placeholder_is_refused_for_what_is_wrong_with_it(
+    tmp_path: Path, placeholder: str, message: str
+) -> None:
+    path = tmp_path / "t.toml"
+    path.write_text(
+        f'instruction = "x"\neasy = ["{{raise}} {{pre}} {placeholder}"]\n' + TEMPLATE_TAIL
+    )
+    result = CliRunner().invoke(main, ["vc", "generate", "-n", "1", "--templates", str(path)])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == f"Error: {path}: easy[0]: {message}\n"
+
+
+def test_a_refused_name_is_quoted_short(tmp_path: Path) -> None:
+    path = tmp_path / "t.toml"
+    text = f'instruction = "x"\neasy = ["{{raise}} {{pre}}"]\n{TEMPLATE_TAIL}'
+    path.write_text(text.replace('"Acme"', '"' + "equity " * 10_000 + '"'))
+    result = CliRunner().invoke(main, ["vc", "generate", "-n", "1", "--templates", str(path)])
+    assert result.exit_code == 2 and "names.companies entry 'equity" in result.stderr
+    assert len(result.stderr) < 300
