@@ -264,7 +264,17 @@ def grade_data(
     Every line is validated here first; with `mapper` the grading runs in chunks of
     GRADE_CHUNK lines wherever the mapper sends them, taken back in order (same results).
     """
-    inputs = parse_inputs(data, path)
+    return grade_parsed(parse_inputs(data, path), loose, progress, mapper)
+
+
+def grade_parsed(
+    inputs: tuple[GradingInput, ...],
+    loose: bool = False,
+    progress: Progress | None = None,
+    mapper: Mapper | None = None,
+) -> BatchReport:
+    """Grade and summarise inputs `parse_inputs` validated, serially or through `mapper`
+    in chunks of GRADE_CHUNK lines (the same results either way)."""
     if mapper is None:
         results = grade_inputs(inputs, loose, progress)
     else:

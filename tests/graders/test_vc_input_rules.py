@@ -1,6 +1,7 @@
 """`vc grade` input rules found by adversarial use: every class of bad line is refused in one
 line naming the file and the line, and what a file legitimately holds is read as meant."""
 
+import time
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
@@ -195,3 +196,21 @@ def test_a_refused_name_is_quoted_short(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["vc", "generate", "-n", "1", "--templates", str(path)])
     assert result.exit_code == 2 and "names.companies entry 'equity" in result.stderr
     assert len(result.stderr) < 300
+
+
+@pytest.mark.parametrize(
+    "executor",
+    [["--executor", "dask", "--scheduler", "tcp://127.0.0.1:1"], ["--executor", "dask"]],
+)
+def test_a_bad_line_is_named_before_any_executor_starts(
+    tmp_path: Path, executor: list[str]
+) -> None:
+    """It was named only once a local cluster had started, and never when the scheduler
+    could not be reached (a 10 s wait, then the scheduler's error instead)."""
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b'{"completion": "x 5", "answer": 5}\n{"completion": "x"}\n')
+    started = time.monotonic()
+    code, out, err = _grade(path, *executor)
+    assert (code, out) == (2, "")
+    assert err == f"Error: {path}:2: missing field 'answer'\n"
+    assert time.monotonic() - started < 5

@@ -17,7 +17,8 @@ from graders.vc_deal import (
     TemplateError,
     VCPanel,
     dataset_sha256,
-    grade_data,
+    grade_parsed,
+    parse_inputs,
     to_jsonl,
 )
 from graders.vc_deal.batch import json_number
@@ -178,7 +179,9 @@ def grade(
     Writes one JSON line per input, in order, then a summary on standard error. An input
     with no lines, a malformed line or a file over the grader-input limit exits 2. A big
     file can be graded in chunks on the executor (--executor, --workers, --scheduler):
-    every line is validated first, and the output is the same as a serial grading.
+    every line is validated before the executor starts (a bad line is named at once, not
+    after a cluster starts or a scheduler times out), and the output is the same as a
+    serial grading.
     """
     from workbench.evaluation.executors import mapper, open_executor
 
@@ -188,13 +191,14 @@ def grade(
         return
     data = read_bounded(source, "grader input")
     try:
-        if spec.kind == "local" and (spec.workers or 1) == 1:
-            report = grade_data(data, source, loose)
-        else:
-            with open_executor(spec) as running:
-                report = grade_data(data, source, loose, mapper=mapper(running, "vc grade"))
+        inputs = parse_inputs(data, source)
     except GradeInputError as exc:
         raise UserError(str(exc)) from exc
+    if spec.kind == "local" and (spec.workers or 1) == 1:
+        report = grade_parsed(inputs, loose)
+    else:
+        with open_executor(spec) as running:
+            report = grade_parsed(inputs, loose, mapper=mapper(running, "vc grade"))
     click.echo(
         b"".join(orjson.dumps(result.to_row()) + b"\n" for result in report.results), nl=False
     )
