@@ -5,8 +5,9 @@ from __future__ import annotations
 import codecs
 import math
 import os
+import re
 import stat
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, NamedTuple
@@ -156,16 +157,37 @@ def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInp
     return GradingInput(line, completion, answer, difficulty)
 
 
+_FILLED_LINE = re.compile(rb"^[^\S\n]*+\S[^\n]*", re.MULTILINE)
+"""A line holding more than whitespace, matched whole from its start (the leading blanks
+possessively, so a long line of blanks is passed over in one step, not quadratically)."""
+
+
+def filled_lines(data: bytes) -> Iterator[tuple[int, bytes]]:
+    """(1-based line number, text) of every line that is not blank, in order.
+
+    Blank stretches are skipped by one regex scan and the lines are never all split out
+    at once: a 256 MiB input of newlines took 5 GB as a list of empty lines. A UTF-8 byte
+    order mark at the start, as some editors write one, is read past.
+    """
+    number, counted = 1, 0
+    for found in _FILLED_LINE.finditer(data):
+        start = found.start()
+        number += data.count(b"\n", counted, start)
+        counted = start
+        raw = found[0]
+        if start == 0 and raw.startswith(codecs.BOM_UTF8):
+            raw = raw[len(codecs.BOM_UTF8) :]
+            if not raw.strip():
+                continue
+        yield number, raw
+
+
 def parse_inputs(data: bytes, path: str = "<input>") -> tuple[GradingInput, ...]:
     """Validate every JSONL line (blank lines skipped); an input with no lines is an error.
 
     A UTF-8 byte order mark at the start, as some editors write one, is read past.
     """
-    inputs = tuple(
-        parse_line(raw, number, path)
-        for number, raw in enumerate(data.removeprefix(codecs.BOM_UTF8).split(b"\n"), start=1)
-        if raw.strip()
-    )
+    inputs = tuple(parse_line(raw, number, path) for number, raw in filled_lines(data))
     if not inputs:
         raise GradeInputError(path, None, "nothing to grade (no non-blank lines)")
     return inputs

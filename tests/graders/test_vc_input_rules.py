@@ -1,6 +1,8 @@
 """`vc grade` input rules found by adversarial use: every class of bad line is refused in one
 line naming the file and the line, and what a file legitimately holds is read as meant."""
 
+import subprocess
+import sys
 import time
 from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
@@ -214,3 +216,47 @@ def test_a_bad_line_is_named_before_any_executor_starts(
     assert (code, out) == (2, "")
     assert err == f"Error: {path}:2: missing field 'answer'\n"
     assert time.monotonic() - started < 5
+
+
+BLANKS = st.sampled_from(["", " ", "\t", "\r", "\x0b", "\x0c", "  \t\r"])
+GOOD_LINE = '{"completion": "The answer is 5", "answer": 5}'
+
+
+@given(st.lists(BLANKS | st.just(GOOD_LINE), max_size=12), st.lists(BLANKS, max_size=4), BLANKS)
+def test_lines_are_numbered_as_a_plain_split_numbers_them(
+    before: list[str], after: list[str], padding: str
+) -> None:
+    lines = [*before, padding + '{"completion": "x"}' + padding, *after]
+    data = "\n".join(lines).encode()
+    bad = len(before) + 1
+    with pytest.raises(GradeInputError) as refused:
+        parse_inputs(data, "in.jsonl")
+    assert refused.value.line == bad
+    good = parse_inputs("\n".join(before + [GOOD_LINE]).encode())
+    expected = [n for n, line in enumerate(before + [GOOD_LINE], start=1) if line.strip()]
+    assert [item.line for item in good] == expected
+
+
+def test_an_input_of_blank_lines_is_refused_without_splitting_it_out(tmp_path: Path) -> None:
+    """64 MiB of newlines took 1.3 GB as a list of empty lines (256 MiB would take 5 GB)."""
+    path = tmp_path / "blank.jsonl"
+    path.write_bytes(b"\n" * (64 * 1024 * 1024))
+    script = (
+        "import resource, sys\n"
+        "from workbench.cli import run\n"
+        "try:\n"
+        "    run()\n"
+        "finally:\n"
+        "    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, "vc", "grade", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).parents[2],
+    )
+    message, peak_kib = done.stderr.splitlines()
+    assert done.returncode == 2
+    assert message == f"Error: {path}: nothing to grade (no non-blank lines)"
+    assert int(peak_kib) < 400 * 1024

@@ -94,6 +94,9 @@ def generate(
     click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
 
 
+OUTPUT_CHUNK = 65_536
+"""Result lines written at a time: the output of a big input is never held whole twice."""
+
 GROUP_WIDTH = 24
 """Characters of a difficulty name the summary shows; a longer one is cut with an ellipsis."""
 
@@ -199,8 +202,9 @@ def grade(
     else:
         with open_executor(spec) as running:
             report = grade_parsed(inputs, loose, mapper=mapper(running, "vc grade"))
-    click.echo(
-        b"".join(orjson.dumps(result.to_row()) + b"\n" for result in report.results), nl=False
-    )
+    results = report.results
+    for start in range(0, len(results), OUTPUT_CHUNK):
+        rows = results[start : start + OUTPUT_CHUNK]
+        click.echo(b"".join(orjson.dumps(result.to_row()) + b"\n" for result in rows), nl=False)
     for line in _summary_lines(report.summary):
         click.echo(line, err=True)
