@@ -121,6 +121,17 @@ class BatchReport:
     summary: Summary
 
 
+def _json_problem(raw: bytes | str, exc: orjson.JSONDecodeError) -> str:
+    """Why a line is not JSON, placed by its column in that line (the parser's own "line 1"
+    would contradict the file's line number before it), or by byte when it is not UTF-8."""
+    if isinstance(raw, bytes):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            return f"not valid JSON: byte {bad.start + 1} (0x{raw[bad.start]:02x}) is not UTF-8"
+    return f"not valid JSON at column {exc.colno}: {exc.msg}"
+
+
 def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInput:
     """Validate one JSONL line: an object with `completion`, `answer` and optional `info`.
 
@@ -131,7 +142,7 @@ def parse_line(raw: bytes | str, line: int, path: str = "<input>") -> GradingInp
     try:
         row = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise GradeInputError(path, line, f"not valid JSON ({exc})") from exc
+        raise GradeInputError(path, line, _json_problem(raw, exc)) from exc
     if not isinstance(row, dict):
         raise GradeInputError(path, line, "expected a JSON object")
     key = repeated_key(raw, row)

@@ -261,3 +261,31 @@ def test_an_input_of_blank_lines_is_refused_without_splitting_it_out(tmp_path: P
     assert done.returncode == 2
     assert message == f"Error: {path}: nothing to grade (no non-blank lines)"
     assert int(peak_kib) < 400 * 1024
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            b'{"completion": "a", "answer": NaN}',
+            "not valid JSON at column 31: unexpected character",
+        ),
+        (b'{"completion": "a", "answer": 1} x', "not valid JSON at column 34: unexpected content"),
+        (
+            b'{"completion": "\xc3\xa9 \xe9", "answer": 1}',
+            "not valid JSON: byte 20 (0xe9) is not UTF-8",
+        ),
+        (b"\xff{}", "not valid JSON: byte 1 (0xff) is not UTF-8"),
+    ],
+)
+def test_a_line_that_is_not_json_is_placed_within_the_line(
+    tmp_path: Path, line: bytes, message: str
+) -> None:
+    """The parser's own "line 1 column 30" contradicted the file's line 3 before it; bytes
+    that are not UTF-8 were "str is not valid UTF-8: surrogates not allowed"."""
+    path = tmp_path / "in.jsonl"
+    path.write_bytes(b'{"completion": "x 1", "answer": 1}\n\n' + line + b"\n")
+    code, out, err = _grade(path)
+    assert (code, out) == (2, "")
+    assert err.startswith(f"Error: {path}:3: {message}") and "line 1" not in err
+    assert len(err.splitlines()) == 1
