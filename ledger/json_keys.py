@@ -32,10 +32,13 @@ def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return dict(pairs)
 
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"(\s*:)?')
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"(\s*:)?')
 """Every string of JSON text, whole and in order (outside strings there are no quotes, so
-each match starts at a real opening quote); the group is set when it is a member key."""
-_TOKEN = re.compile(rb'(?P<string>"(?:[^"\\]|\\.)*")(?P<key>\s*:)?|[{}\[\]]')
+each match starts at a real opening quote); the group is set when it is a member key.
+Written unrolled (runs of plain characters, then one escape at a time), which matches the
+same strings as `"(?:[^"\\]|\\.)*"` three times as fast: every line of a 256 MiB grader
+input passes through it."""
+_TOKEN = re.compile(rb'(?P<string>"[^"\\]*(?:\\.[^"\\]*)*")(?P<key>\s*:)?|[{}\[\]]')
 """Every string and bracket of JSON text, in order (as `_STRING`, brackets in strings are
 part of their string)."""
 
@@ -92,7 +95,7 @@ def repeated_key(data: bytes | str, parsed: Any = _UNPARSED) -> str | None:
     """
     if parsed is not _UNPARSED:
         text = data.encode(errors="surrogatepass") if isinstance(data, str) else data
-        members = sum(1 for found in _STRING.finditer(text) if found.group(1))
+        members = sum(map(bool, _STRING.findall(text)))
         if members == _keys(parsed):
             return None
         return _first_repeated(text)

@@ -8,7 +8,8 @@ CENT = Decimal("0.01")
 """The grid every answer and every extracted number is rounded to before comparison."""
 
 _DIVISION = Context(prec=60, rounding=ROUND_HALF_UP)
-"""Ample precision for the division, so only the final cent rounding ever decides a tie."""
+"""Precision of the unrounded ownership (`ownership_exact`, shown in `info`); the gold's
+rounding is decided exactly, without it (`gold_ownership`)."""
 
 EXACT = Context(prec=MAX_PREC, rounding=ROUND_HALF_UP, Emax=MAX_EMAX, Emin=MIN_EMIN)
 """Unbounded precision for rounding and subtraction, which are exact and never divide."""
@@ -59,5 +60,17 @@ def ownership_exact(raise_amount: Amount, pre_money: Amount) -> Decimal:
 
 
 def gold_ownership(raise_amount: Amount, pre_money: Amount) -> Decimal:
-    """The gold answer: ownership in percent rounded to cents half-up (never float `round`)."""
-    return round_cents(ownership_exact(raise_amount, pre_money))
+    """The gold answer: ownership in percent rounded to cents half-up (never float `round`).
+
+    Decided exactly at any magnitude, never from a rounded quotient: the number of cents is
+    floor(ratio x 10000 + 1/2), an integer division of exact sums. (A 60-digit quotient of
+    amounts past 10**60 can land on a tie, 15.625, that the exact ratio falls just short of.)
+    """
+    new_money = to_decimal(raise_amount)
+    pre = to_decimal(pre_money)
+    if new_money <= 0 or pre < 0:
+        raise ValueError(f"need raise > 0 and pre-money >= 0, got {raise_amount!r}, {pre_money!r}")
+    post = EXACT.add(pre, new_money)
+    doubled = EXACT.add(EXACT.multiply(new_money, 20_000), post)
+    cents = EXACT.divide_int(doubled, EXACT.multiply(post, 2))
+    return cents.scaleb(-2, EXACT).quantize(CENT, context=EXACT)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 import tomllib
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from string import Formatter
 
+from graders.vc_deal.gold import shown
 from ledger.bounded_read import read_at_most
 
 MAX_TEMPLATE_BYTES = 1024 * 1024
@@ -52,8 +54,16 @@ def _fields(template: str, where: str) -> set[str]:
     for _, name, spec, conversion in parsed:
         if name is None:
             continue
-        if spec or conversion or name not in BASE_FIELDS | DISTRACTOR_FIELDS:
-            raise TemplateError(f"{where}: unknown placeholder {{{name}}}")
+        if name not in BASE_FIELDS | DISTRACTOR_FIELDS:
+            raise TemplateError(f"{where}: unknown placeholder {shown('{' + name + '}')}")
+        if spec or conversion:
+            written = (
+                "{" + name + (f"!{conversion}" if conversion else "") + f":{spec}" * bool(spec)
+            )
+            raise TemplateError(
+                f"{where}: placeholder {shown(written + '}')} takes no conversion or format; "
+                f"write {{{name}}}"
+            )
         fields.add(name)
     return fields
 
@@ -99,12 +109,15 @@ def parse_templates(data: dict[str, object], source: str = "templates") -> Templ
     for pool, entries in pools.items():
         for entry in entries:
             if GIVEAWAY.search(entry) or "{" in entry or "}" in entry:
-                raise TemplateError(f"{source}: names.{pool} entry {entry!r} is not allowed")
+                raise TemplateError(f"{source}: names.{pool} entry {shown(entry)} is not allowed")
     return TemplateBank(instruction.strip(), easy, hard, **pools)
 
 
 def load_templates(path: str | Path | None = None) -> TemplateBank:
-    """Load a template file, or the bundled `templates.toml` when no path is given."""
+    """Load a template file, or the bundled `templates.toml` when no path is given.
+
+    A UTF-8 byte order mark at the start, as some editors write one, is read past.
+    """
     if path is None:
         raw = resources.files(__package__).joinpath("templates.toml").read_bytes()
         source = "templates.toml"
@@ -118,7 +131,7 @@ def load_templates(path: str | Path | None = None) -> TemplateBank:
             raise TemplateError(f"{path}: larger than the template file limit of 1 MiB")
         source = str(path)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = tomllib.loads(raw.removeprefix(codecs.BOM_UTF8).decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TemplateError(f"{source}: not valid TOML ({exc})") from exc
     except ValueError as exc:  # an integer beyond Python's digit limit for text (4,300)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
+import codecs
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,10 @@ from graders.causal_gym.submission import InvalidSubmission, clip, parse_submiss
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
 from workbench.cli.options import Whole, executor_options, executor_spec
+from workbench.cli.task_folder import stage_folder
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
-from workbench.outputs import (
-    check_new_file,
-    run_directory_holding,
-    write_new_file,
-    write_new_files,
-)
+from workbench.outputs import check_new_file, write_new_file
 
 KEY_HELP = (
     "Hex key (at least 32 hex digits); the CAUSAL_GYM_KEY environment variable overrides it; "
@@ -80,38 +75,6 @@ FORCE_HELP = "Replace an existing regular file at {flag} (never a link, device o
 """The help of each --force: what it replaces, and what it never does."""
 
 
-def _write_folder(out: Path, files: dict[str, str], force: bool) -> None:
-    """Stage exactly `files` in the folder `out`, created when new, never half-written.
-
-    A folder holding anything else, or inside a run directory, is refused; a staged file
-    already there is replaced only with `force`, and never when it is not a regular file.
-    Every file is checked and written before the first is put in place, so a refusal
-    leaves the folder as it was (a folder made for it is removed again).
-    """
-    if os.path.lexists(out) and not out.is_dir():
-        raise UserError(f"--out {out} exists and is not a directory")
-    run = run_directory_holding(out)
-    if run is not None:
-        raise UserError(f"--out {out}: {run} is a run directory; tasks are never staged there")
-    created = not out.exists()
-    if not created:
-        strangers = sorted(p.name for p in out.iterdir() if p.name not in files)
-        if strangers:
-            raise UserError(f"--out {out} already holds other files: {', '.join(strangers)}")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UserError(f"--out {out}: cannot create the folder ({exc.strerror or exc})") from None
-    staged = [(out / name, text.encode()) for name, text in files.items()]
-    try:
-        write_new_files(staged, force=force, what="staged file")
-    except BaseException:
-        if created:
-            with contextlib.suppress(OSError):
-                out.rmdir()
-        raise
-
-
 task_options = [
     click.option("--family", "family", type=FAMILY, required=True, help="Task family."),
     click.option(
@@ -152,7 +115,7 @@ def generate(
 ) -> None:
     """Stage the agent-visible folder (data.csv and README.md only)."""
     task = _task(key_option, split, family, task_id)
-    _write_folder(out, task.staged.files(), force)
+    stage_folder(out, task.staged.files(), force)
     click.echo(
         f"staged {family} {split} task {task_id}: {out / DATA_FILE} "
         f"({len(task.staged.frame)} rows), {out / README_FILE}"
@@ -165,10 +128,11 @@ def generate(
 def score(family: str, split: str, task_id: int, key_option: str | None, submission: Path) -> None:
     """Re-derive the task from the key and print the reward and its breakdown as JSON.
 
-    The submission must be strict JSON (no repeated key, no NaN) of at most 1 MiB; an invalid
-    one is refused with one line per problem and exit code 2.
+    The submission must be strict JSON (no repeated key, no NaN) of at most 1 MiB, which may
+    start with a UTF-8 byte order mark as editors write one; an invalid one is refused with
+    one line per problem and exit code 2.
     """
-    raw = read_bounded(submission, "submission")
+    raw = read_bounded(submission, "submission").removeprefix(codecs.BOM_UTF8)
     try:
         parsed = parse_submission(family, raw)
     except InvalidSubmission as exc:

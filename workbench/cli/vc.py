@@ -17,7 +17,8 @@ from graders.vc_deal import (
     TemplateError,
     VCPanel,
     dataset_sha256,
-    grade_data,
+    grade_parsed,
+    parse_inputs,
     to_jsonl,
 )
 from graders.vc_deal.batch import json_number
@@ -26,6 +27,7 @@ from graders.vc_deal.verdicts import gold_window
 from workbench.cli.options import FILE, Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.messages import single_line
 from workbench.outputs import check_new_file, write_new_file
 
 SEED = Whole(-(2**63), 2**63 - 1, "2**63 - 1", low_text="-2**63")
@@ -92,6 +94,20 @@ def generate(
     click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
 
 
+OUTPUT_CHUNK = 65_536
+"""Result lines written at a time: the output of a big input is never held whole twice."""
+
+GROUP_WIDTH = 24
+"""Characters of a difficulty name the summary shows; a longer one is cut with an ellipsis."""
+
+
+def _group_name(name: str) -> str:
+    """A difficulty name from the input as one short, printable table cell: control
+    characters escaped (a newline or an escape sequence would break or restyle the table)."""
+    shown = single_line(name)
+    return shown if len(shown) <= GROUP_WIDTH else shown[: GROUP_WIDTH - 1] + "…"
+
+
 def _summary_lines(summary: Summary) -> list[str]:
     """The stderr table: accuracy overall and per difficulty, with the loose - strict gap."""
     mode = "loose" if summary.loose else "strict"
@@ -101,16 +117,20 @@ def _summary_lines(summary: Summary) -> list[str]:
     ]
     for name, accuracy in (("all", summary.overall), *summary.by_difficulty.items()):
         lines.append(
-            f"{name:<10}{accuracy.count:>7}{accuracy.strict:>9.4f}{accuracy.loose:>9.4f}"
+            f"{_group_name(name):<10}{accuracy.count:>7}{accuracy.strict:>9.4f}{accuracy.loose:>9.4f}"
             f"{accuracy.gap:>9.4f}{accuracy.format_valid:>9.4f}"
         )
     return lines
 
 
 def _grade_one(text: str, answer: str, loose: bool) -> None:
-    """Grade a single text: the JSON verdict line on stdout, where it came from on stderr."""
+    """Grade a single text: the JSON verdict line on stdout, where it came from on stderr.
+
+    The gold is shown as graded, exactly at cents (not through a float, which has no cents
+    past 15 digits: 99999999999999999999999999.80 showed as 100000000000000004764729344.00).
+    """
     try:
-        gold_window(answer)
+        gold = gold_window(answer).gold
     except ValueError as exc:
         raise UserError(f"--answer is {exc}") from exc
     found = VCPanel().grade_text(text, answer, loose)
@@ -127,17 +147,17 @@ def _grade_one(text: str, answer: str, loose: bool) -> None:
     if found.source == "cue":
         click.echo(
             f"number {shown(found.token)}{note} at {found.number_span} after cue {found.cue!r} "
-            f"at {found.cue_span}; gold {found.gold:.2f}",
+            f"at {found.cue_span}; gold {gold}",
             err=True,
         )
     elif found.source == "last_number":
         click.echo(
             f"no cue matched; last number {shown(found.token)}{note} at {found.number_span}; "
-            f"gold {found.gold:.2f}",
+            f"gold {gold}",
             err=True,
         )
     else:
-        click.echo(f"no number found; gold {found.gold:.2f}", err=True)
+        click.echo(f"no number found; gold {gold}", err=True)
 
 
 @vc.command()
@@ -162,7 +182,9 @@ def grade(
     Writes one JSON line per input, in order, then a summary on standard error. An input
     with no lines, a malformed line or a file over the grader-input limit exits 2. A big
     file can be graded in chunks on the executor (--executor, --workers, --scheduler):
-    every line is validated first, and the output is the same as a serial grading.
+    every line is validated before the executor starts (a bad line is named at once, not
+    after a cluster starts or a scheduler times out), and the output is the same as a
+    serial grading.
     """
     from workbench.evaluation.executors import mapper, open_executor
 
@@ -172,15 +194,17 @@ def grade(
         return
     data = read_bounded(source, "grader input")
     try:
-        if spec.kind == "local" and (spec.workers or 1) == 1:
-            report = grade_data(data, source, loose)
-        else:
-            with open_executor(spec) as running:
-                report = grade_data(data, source, loose, mapper=mapper(running, "vc grade"))
+        inputs = parse_inputs(data, source)
     except GradeInputError as exc:
         raise UserError(str(exc)) from exc
-    click.echo(
-        b"".join(orjson.dumps(result.to_row()) + b"\n" for result in report.results), nl=False
-    )
+    if spec.kind == "local" and (spec.workers or 1) == 1:
+        report = grade_parsed(inputs, loose)
+    else:
+        with open_executor(spec) as running:
+            report = grade_parsed(inputs, loose, mapper=mapper(running, "vc grade"))
+    results = report.results
+    for start in range(0, len(results), OUTPUT_CHUNK):
+        rows = results[start : start + OUTPUT_CHUNK]
+        click.echo(b"".join(orjson.dumps(result.to_row()) + b"\n" for result in rows), nl=False)
     for line in _summary_lines(report.summary):
         click.echo(line, err=True)

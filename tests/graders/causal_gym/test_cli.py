@@ -413,3 +413,13 @@ def test_audit_json_and_manifest_never_write_into_a_run_directory(
                 refused = runner.invoke(main, [*args, *force])
                 assert "is a run directory" in _one_line_error(refused)
     assert _snapshot(run) == before
+
+
+def test_score_reads_past_a_leading_byte_order_mark(runner: CliRunner, tmp_path: Path) -> None:
+    text = b'{"estimate": 0.8, "interval": [0.6, 1.0]}\r\n'
+    plain, marked = tmp_path / "plain.json", tmp_path / "marked.json"
+    plain.write_bytes(text)
+    marked.write_bytes(b"\xef\xbb\xbf" + text)
+    scored = [_score(runner, path) for path in (plain, marked)]
+    assert scored[0].exit_code == scored[1].exit_code == 0, scored[1].output
+    assert scored[0].stdout == scored[1].stdout
