@@ -19,6 +19,7 @@ import errno
 import fcntl
 import os
 import random
+import re
 import shutil
 import stat
 from collections.abc import Iterator, Sequence
@@ -60,15 +61,74 @@ def _parent(path: Path, what: str) -> Path:
 
 
 def _create_temp(directory: Path, name: str, mode: int) -> tuple[int, Path]:
-    """A new, uniquely named file `.NAME.RANDOM.tmp` in `directory`, opened for writing."""
+    """A new, uniquely named file `.NAME.RANDOM.tmp` in `directory`, opened for writing and
+    locked (flock) for as long as the descriptor is open: its writer keeps it open until the
+    file is renamed into place or removed, so a temporary nobody holds locked is a killed
+    writer's (`remove_dead_temporaries`). One such a cleaner took between our create and our
+    lock is given up for a fresh name."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     for _ in range(_TEMP_ATTEMPTS):
         temp = directory / f".{name}.{_names.getrandbits(48):012x}.tmp"
         try:
-            return os.open(temp, flags, mode), temp
+            fd = os.open(temp, flags, mode)
         except FileExistsError:
             continue
+        if _held(fd, temp):
+            return fd, temp
+        os.close(fd)
     raise FileExistsError(errno.EEXIST, "no unused temporary name", str(directory))
+
+
+def _held(fd: int, temp: Path) -> bool:
+    """Lock the new temporary file `fd` (without waiting); True when we hold it and `temp`
+    still names it (a file system without locks holds nothing and loses nothing)."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    try:
+        return os.lstat(temp).st_ino == os.fstat(fd).st_ino
+    except FileNotFoundError:
+        return False
+
+
+def _temporary_names(names: Sequence[str]) -> re.Pattern[str]:
+    """The names the temporary siblings of files called `names` are given (`_create_temp`)."""
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(rf"\.(?:{alternatives})\.[0-9a-f]{{12}}\.tmp")
+
+
+def remove_dead_temporaries(directory: Path, names: Sequence[str]) -> None:
+    """Remove the temporary siblings of files called `names` in `directory` that no live
+    writer holds: a killed writer's leftovers (50 MB for `vc generate`), which nothing would
+    ever remove. A temporary is taken only under its lock, so a live writer's is never
+    touched; a file system without locks, or an entry that is not a regular file, is left."""
+    pattern = _temporary_names(names)
+    with contextlib.suppress(OSError), os.scandir(directory) as entries:
+        found = [e.path for e in entries if pattern.fullmatch(e.name)]
+    for path in found:
+        with contextlib.suppress(OSError):
+            _remove_if_dead(path)
+
+
+def _remove_if_dead(path: str) -> None:
+    """Unlink the regular file `path` if we can lock it (nobody holds it) and it is still the
+    file we locked; OSError when it cannot be opened or locked."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return
+        if os.lstat(path).st_ino == info.st_ino:
+            os.unlink(path)
+    finally:
+        os.close(fd)
 
 
 def _write_temp(
@@ -100,18 +160,18 @@ def _write_temp(
 
 def _written_durably(
     directory: Path, name: str, data: bytes, what: str, target: Path, new_mode: int = 0o666
-) -> Path:
-    """`data` in a new, fsynced temporary file in `directory` (see `_write_temp`)."""
+) -> tuple[int, Path]:
+    """`data` in a new, fsynced temporary file in `directory`: its descriptor, still open
+    (and so locked) until the caller has put it in place, and its path (`_write_temp`)."""
     fd, temp = _write_temp(directory, name, data, what, target, new_mode)
     try:
         with _cannot_write(target, what):
             os.fsync(fd)
     except UserError:
         temp.unlink(missing_ok=True)
-        raise
-    finally:
         os.close(fd)
-    return temp
+        raise
+    return fd, temp
 
 
 def atomic_write(path: Path, data: bytes, what: str = "file") -> None:
@@ -129,27 +189,23 @@ def atomic_write_all(
     their writer) are fsynced; only then is each renamed into place, in the order given.
     The first fsync's journal commit then carries every file, so the others cost little:
     three files took 0.45 ms here against 1.5 ms written and fsynced one after another.
-    Whoever finds a later file finds the earlier ones whole.
+    Whoever finds a later file finds the earlier ones whole. Each temporary stays open (and
+    locked) until it is renamed or removed.
     """
     staged: list[tuple[Path, Path]] = []
+    descriptors: list[int] = []
     try:
-        descriptors: list[int] = []
-        try:
-            for path, data in files:
-                fd, temp = _write_temp(path.parent, path.name, data, what, path)
-                descriptors.append(fd)
-                staged.append((temp, path))
-                start_writeback(fd)
-            for path in written:
-                with _cannot_write(path, what):
-                    fsync_file(path)
-            for fd, (_, path) in zip(descriptors, staged, strict=True):
-                with _cannot_write(path, what):
-                    os.fsync(fd)
-        finally:
-            for fd in descriptors:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
+        for path, data in files:
+            fd, temp = _write_temp(path.parent, path.name, data, what, path)
+            descriptors.append(fd)
+            staged.append((temp, path))
+            start_writeback(fd)
+        for path in written:
+            with _cannot_write(path, what):
+                fsync_file(path)
+        for fd, (_, path) in zip(descriptors, staged, strict=True):
+            with _cannot_write(path, what):
+                os.fsync(fd)
         while staged:
             temp, path = staged[0]
             with _cannot_write(path, what):
@@ -158,6 +214,9 @@ def atomic_write_all(
     finally:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
+        for fd in descriptors:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 @contextlib.contextmanager
@@ -266,20 +325,26 @@ def write_new_files(
 
     Every path is checked, and every file written and fsynced to its temporary sibling,
     before the first is put in place (in the order given): a refusal or a failed write
-    leaves every path as it was.
+    leaves every path as it was. The temporary siblings a killed writer of the same names
+    left are removed first (`remove_dead_temporaries`).
     """
     staged: list[tuple[Path, Path]] = []
+    descriptors: list[int] = []
     try:
         parents = [_check_new(Path(path), force, what, why_not_in_a_run) for path, _ in files]
         for parent, (path, data) in zip(parents, files, strict=True):
             target = Path(path)
-            temp = _written_durably(parent, target.name, data, what, target, new_mode)
+            remove_dead_temporaries(parent, [target.name])
+            fd, temp = _written_durably(parent, target.name, data, what, target, new_mode)
+            descriptors.append(fd)
             staged.append((temp, target))
         for temp, target in staged:
             _put_in_place(temp, target, force, what)
     finally:
         for temp, _ in staged:
             temp.unlink(missing_ok=True)
+        for fd in descriptors:
+            os.close(fd)
 
 
 def _put_in_place(temp: Path, path: Path, force: bool, what: str) -> None:

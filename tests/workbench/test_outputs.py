@@ -592,3 +592,73 @@ def test_without_file_locks_a_partial_output_is_left_alone(
     with pytest.raises(UserError, match="exists and is not empty"):
         claim_output_dir(out, EVALUATION_LAYOUT)
     assert (out / "seals" / "branches.jsonl.gz").read_bytes() == b"partial"
+
+
+HOLD_A_TEMPORARY = """
+import os, sys, time
+from pathlib import Path
+from workbench.outputs import _create_temp
+fd, temp = _create_temp(Path(sys.argv[1]), sys.argv[2], 0o644)
+os.write(fd, b"half of a large export")
+print(temp, flush=True)
+time.sleep(600)
+"""
+
+
+def _writer_holding_a_temporary(folder: Path, name: str) -> tuple[subprocess.Popen[str], Path]:
+    """A real process in the middle of writing `folder/name`: its temporary sibling exists."""
+    writer = subprocess.Popen(
+        [sys.executable, "-c", HOLD_A_TEMPORARY, str(folder), name],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert writer.stdout is not None
+    return writer, Path(writer.stdout.readline().strip())
+
+
+def test_a_killed_writers_temporary_is_removed_by_the_next_write_and_a_live_ones_never(
+    tmp_path: Path,
+) -> None:
+    """A writer killed mid-write left `.NAME.RANDOM.tmp` for good (50 MB for `vc generate`).
+    The next write of the same name removes it; a live writer's temporary, another name's,
+    and anything that is not a regular file are left alone."""
+    live, live_temp = _writer_holding_a_temporary(tmp_path, "export.csv")
+    killed, dead_temp = _writer_holding_a_temporary(tmp_path, "export.csv")
+    other, other_temp = _writer_holding_a_temporary(tmp_path, "other.csv")
+    try:
+        killed.kill()
+        killed.wait(30)
+        other.kill()
+        other.wait(30)
+        (tmp_path / ".export.csv.0123456789ab.tmp").mkdir()
+        (tmp_path / ".export.csv.ba9876543210.tmp").symlink_to(other_temp)
+        outputs.write_new_file(tmp_path / "export.csv", b"a,b\n")
+        assert (tmp_path / "export.csv").read_bytes() == b"a,b\n"
+        assert not dead_temp.exists()
+        assert live_temp.read_bytes() == b"half of a large export"
+        assert other_temp.exists()
+        assert (tmp_path / ".export.csv.0123456789ab.tmp").is_dir()
+        assert (tmp_path / ".export.csv.ba9876543210.tmp").is_symlink()
+    finally:
+        for process in (live, killed, other):
+            process.kill()
+            process.wait(30)
+    outputs.write_new_file(tmp_path / "export.csv", b"c,d\n", force=True)
+    assert not live_temp.exists()
+
+
+def test_every_temporary_is_held_until_it_is_put_in_place(tmp_path: Path) -> None:
+    """No cleaner can take a temporary between its write and its rename: a cleaner running
+    against every write of a batch removes none of them, and each file lands whole."""
+    files = [(tmp_path / f"f{i}.json", f"{i}".encode() * 1000) for i in range(20)]
+    real_replace = os.replace
+
+    def cleaning_first(source: str | Path, target: str | Path) -> None:
+        outputs.remove_dead_temporaries(tmp_path, [Path(target).name])
+        real_replace(source, target)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(outputs.os, "replace", cleaning_first)
+        outputs.atomic_write_all(files)
+    for path, data in files:
+        assert path.read_bytes() == data

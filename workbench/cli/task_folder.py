@@ -13,13 +13,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.errors import UserError
 from workbench.messages import single_line
-from workbench.outputs import run_directory_holding, write_new_files
+from workbench.outputs import remove_dead_temporaries, run_directory_holding, write_new_files
 
 SHOWN_NAMES = 5
 """Names of other files a refusal lists before it counts the rest."""
@@ -42,12 +41,6 @@ def _others(names: list[str]) -> str:
     listed = ", ".join(_name(name) for name in names[:SHOWN_NAMES])
     rest = len(names) - SHOWN_NAMES
     return listed if rest <= 0 else f"{listed} and {rest:,} more"
-
-
-def _temporary_of(files: dict[str, str]) -> re.Pattern[str]:
-    """The names `write_new_files` gives the temporary siblings of `files`."""
-    names = "|".join(re.escape(name) for name in files)
-    return re.compile(rf"\.(?:{names})\.[0-9a-f]{{12}}\.tmp")
 
 
 @contextlib.contextmanager
@@ -74,16 +67,6 @@ def _locked(out: Path) -> Iterator[bool]:
         os.close(fd)
 
 
-def _remove_killed_temporaries(out: Path, files: dict[str, str]) -> None:
-    """Remove the temporary siblings of `files` a killed writer left (regular files only)."""
-    pattern = _temporary_of(files)
-    with os.scandir(out) as entries:
-        for entry in entries:
-            if pattern.fullmatch(entry.name) and entry.is_file(follow_symlinks=False):
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(entry.path)
-
-
 def stage_folder(out: Path, files: dict[str, str], force: bool) -> None:
     """Stage exactly `files` in the folder `out`, created when new, never half-written.
 
@@ -105,7 +88,7 @@ def stage_folder(out: Path, files: dict[str, str], force: bool) -> None:
     with _locked(out) as locked:
         try:
             if locked:
-                _remove_killed_temporaries(out, files)
+                remove_dead_temporaries(out, list(files))
             strangers = sorted(name for name in os.listdir(out) if name not in files)
             if strangers:
                 raise UserError(f"--out {out} already holds other files: {_others(strangers)}")
