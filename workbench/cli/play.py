@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import shlex
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -16,6 +15,8 @@ if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
 
 RUNS_DIR = Path("runs")
+MAX_SESSIONS = 8
+"""Browser sessions `serve` runs at once by default (each is an app process of ~140 MB)."""
 
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
@@ -133,18 +134,27 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 )
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
+@click.option(
+    "--max-sessions",
+    default=MAX_SESSIONS,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Browser sessions (app processes) running at once; a page over it is refused.",
+)
+def serve(
+    campaign: Path | None, run_dir: Path | None, host: str, port: int, max_sessions: int
+) -> None:
     """Serve the dashboard in a browser (demonstrations).
 
     CAMPAIGN and --run are checked first, as each browser session's `play` would open
     them, writing nothing: a run's run.json against its campaign (its journal is left to
     the session, which repairs what a killed writer left), a new run directory as a run
     is created in it, the campaign of new runs loaded. A bad one is one line here, exit
-    2, instead of an error served to every browser session.
+    2, instead of an error served to every browser session. Only pages of this server
+    start sessions (`workbench.cli.serving`).
     """
-    from textual_serve.server import Server
-
     from campaigns import DEFAULT_CAMPAIGN
+    from workbench.cli.serving import WorkbenchServer
     from workbench.errors import UserError
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
@@ -181,7 +191,7 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
     if run_dir is not None:
         command += ["--run", str(run_dir)]
     try:
-        Server(shlex.join(command), host=host, port=port).serve()
+        WorkbenchServer(command, host, port, max_sessions).serve()
     except OSError as exc:
         if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
             raise
