@@ -160,6 +160,7 @@ def serve(
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle, run_campaign
     from workbench.runs.files import RunPaths, read_registration
+    from workbench.runs.lock import held_by
     from workbench.runs.registration import check_registration, resolve_identity
 
     try:
@@ -170,6 +171,11 @@ def serve(
             bundle = run_campaign(run_dir, registration, campaign)
             identity = resolve_identity(bundle, None, registration.agent_id)
             check_registration(str(run_dir), registration, bundle, identity)
+            if (holder := held_by(run_dir)) is not None:
+                raise UserError(
+                    f"{run_dir} is being written by {holder}: one writer at a time, so every "
+                    "browser session would be refused; stop it first"
+                )
         else:
             PlayerSession.create(run_dir, campaign, autoseal=False).close()
     except UserError as exc:
