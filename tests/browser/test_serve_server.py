@@ -245,3 +245,21 @@ def test_ctrl_c_ends_the_sessions_and_the_server_at_once(served: Served) -> None
     apps, took, code = asyncio.run(scenario())
     assert code == 0 and took < 10, (code, took)
     assert all(not Path(f"/proc/{app}").exists() for app in apps)
+
+
+def test_the_page_links_to_the_name_the_browser_asked_for(served: Served) -> None:
+    """The links named the listening address: `::1` unbracketed and `0.0.0.0` reach no
+    server, and a page asked for as `localhost` loaded its parts from `127.0.0.1`."""
+
+    async def page(host: str) -> str:
+        async with (
+            aiohttp.ClientSession() as client,
+            client.get(served.url, headers={"Host": host}) as response,
+        ):
+            assert response.status == 200
+            return await response.text()
+
+    for host in (f"localhost:{served.port}", f"127.0.0.1:{served.port}"):
+        text = asyncio.run(page(host))
+        assert f'data-session-websocket-url="ws://{host}/ws"' in text
+        assert f'src="http://{host}/static/js/textual.js"' in text

@@ -157,3 +157,10 @@ def test_a_run_another_process_is_writing_is_refused_before_serving(
         message = _refused_input(_serve(busy_port, "--run", str(run)))
     assert "is being written by pid" in message and "(workbench play --run run)" in message
     assert "cannot listen" in _one_line_error(_serve(busy_port, "--run", str(run)))
+
+
+@pytest.mark.parametrize("host", ["", "  "])
+def test_an_empty_host_is_refused(host: str, busy_port: int) -> None:
+    """`--host ""` listened on every interface and printed `http://:8000`."""
+    result = CliRunner().invoke(main, ["serve", "--host", host, "--port", str(busy_port)])
+    assert "--host is empty" in _one_line_error(result)

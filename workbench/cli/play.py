@@ -186,6 +186,8 @@ def serve(
         raise UserError(
             f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"
         )
+    if not host.strip():
+        raise UserError("--host is empty: give an address (127.0.0.1, ::1, or 0.0.0.0 for all)")
     try:
         bind(host, port).close()
     except OSError as exc:

@@ -190,6 +190,7 @@ class WorkbenchServer(Server):
 
     def __init__(self, argv: list[str], host: str, port: int, max_sessions: int) -> None:
         super().__init__(shlex.join(argv), host=host, port=port, title=TITLE)
+        self.public_url = f"http://{bracketed(host)}:{port}"
         self.argv = argv
         self.max_sessions = max_sessions
         self.pages: set[web.WebSocketResponse] = set()
@@ -219,6 +220,19 @@ class WorkbenchServer(Server):
     async def on_startup(self, app: web.Application) -> None:
         """One line: where the dashboard is served."""
         print(f"serving the dashboard on {self.public_url} (Ctrl+C stops)", file=sys.stderr)
+
+    @aiohttp_jinja2.template("app_index.html")
+    async def handle_index(self, request: web.Request) -> dict[str, Any]:
+        """The page, its links on the name the browser asked for: textual-serve wrote the
+        listening address into them, which no browser reaches for `::1` (unbracketed) or
+        `0.0.0.0`, and a page asked for as `localhost` then loaded from `127.0.0.1`."""
+        secure = request.scheme == "https"
+        return {
+            "font_size": min(max(to_int(request.query.get("fontsize", "16"), 16), 6), 64),
+            "app_websocket_url": f"{'wss' if secure else 'ws'}://{request.host}/ws",
+            "config": {"static": {"url": f"{request.scheme}://{request.host}/static/"}},
+            "application": {"name": self.title},
+        }
 
     async def on_shutdown(self, app: web.Application) -> None:
         """Close every page (Ctrl+C): each session's app is then ended as when its page goes,
