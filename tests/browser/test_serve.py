@@ -74,9 +74,10 @@ def stop(server: subprocess.Popen[bytes]) -> None:
 
 
 def serve(
-    run: Path, *extra: str, log: Path | None = None, attempts: int = 5
+    run: Path, *extra: str, log: Path | None = None, one_run: bool = True, attempts: int = 5
 ) -> tuple[subprocess.Popen[bytes], int]:
     """`workbench serve --run RUN EXTRA...` listening on a free loopback port, and the port;
+    without `one_run`, no `--run` (each session a new run under RUN's folder's `runs/`);
     its standard error goes to `log` when given.
 
     The port is probed free and then bound by the server, so another process can take it
@@ -91,8 +92,7 @@ def serve(
                 "-m",
                 "workbench",
                 "serve",
-                "--run",
-                str(run),
+                *(["--run", str(run)] if one_run else []),
                 "--host",
                 "127.0.0.1",
                 "--port",

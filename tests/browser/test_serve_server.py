@@ -31,10 +31,10 @@ from workbench.cli.serving import MAX_COLUMNS, MAX_ROWS, TITLE, page_message
 class Served:
     """A running `workbench serve --run RUN` and where its log goes."""
 
-    def __init__(self, tmp_path: Path, *extra: str) -> None:
+    def __init__(self, tmp_path: Path, *extra: str, one_run: bool = True) -> None:
         self.run = tmp_path / "run"
         self.log = tmp_path / "serve.log"
-        self.server, self.port = serve(self.run, *extra, log=self.log)
+        self.server, self.port = serve(self.run, *extra, log=self.log, one_run=one_run)
         self.url = f"http://127.0.0.1:{self.port}"
 
     def ws_url(self, query: str = "") -> str:
@@ -155,7 +155,7 @@ def test_the_page_names_the_workbench_and_lists_no_folder(served: Served) -> Non
 
 
 def test_sessions_over_the_cap_are_refused_until_one_ends(tmp_path: Path) -> None:
-    served = Served(tmp_path, "--max-sessions", "1")
+    served = Served(tmp_path, "--max-sessions", "1", one_run=False)
     origin = {"Origin": served.url}
 
     async def scenario() -> tuple[int, int]:
@@ -263,3 +263,20 @@ def test_the_page_links_to_the_name_the_browser_asked_for(served: Served) -> Non
         text = asyncio.run(page(host))
         assert f'data-session-websocket-url="ws://{host}/ws"' in text
         assert f'src="http://{host}/static/js/textual.js"' in text
+
+
+def test_a_second_page_on_the_one_run_is_refused_by_name(served: Served) -> None:
+    """With --run every session plays one run: a second page's app was refused by the
+    run's lock, its reason only in the server's log, the page just 'Session ended'."""
+
+    async def second() -> int:
+        origin = {"Origin": served.url}
+        async with (
+            aiohttp.ClientSession() as client,
+            client.ws_connect(served.ws_url(), headers=origin) as first,
+        ):
+            await first.receive(timeout=30)
+            return await _status(served.ws_url(), origin)
+
+    assert asyncio.run(second()) == 409
+    assert f"{served.run} is open in another page" in served.log.read_text()

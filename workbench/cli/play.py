@@ -199,7 +199,8 @@ def serve(
     if run_dir is not None:
         command += ["--run", str(run_dir)]
     try:
-        WorkbenchServer(command, host, port, max_sessions).serve()
+        run = None if run_dir is None else str(run_dir)
+        WorkbenchServer(command, host, port, max_sessions, run).serve()
     except OSError as exc:
         if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
             raise

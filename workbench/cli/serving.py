@@ -188,8 +188,13 @@ class AppProcess(AppService):
 class WorkbenchServer(Server):
     """textual-serve's server for the player's app, with the checks in the module's doc."""
 
-    def __init__(self, argv: list[str], host: str, port: int, max_sessions: int) -> None:
+    def __init__(
+        self, argv: list[str], host: str, port: int, max_sessions: int, run: str | None = None
+    ) -> None:
+        """Serve `argv` (the app's command); `run` names the one run every session plays
+        (`--run`), which one page at a time can write."""
         super().__init__(shlex.join(argv), host=host, port=port, title=TITLE)
+        self.run = run
         self.public_url = f"http://{bracketed(host)}:{port}"
         self.argv = argv
         self.max_sessions = max_sessions
@@ -254,6 +259,12 @@ class WorkbenchServer(Server):
         app runs until the page goes, and is ended then."""
         if not origin_accepted(request.headers.get("Origin"), request.host, self.hosts):
             raise web.HTTPForbidden(text="a page of another site may not start a session\n")
+        if self.run is not None and self.pages:
+            refusal = (
+                f"{self.run} is open in another page: one writer at a time; close that one first"
+            )
+            log.warning("a session was refused: %s", refusal)
+            raise web.HTTPConflict(text=refusal + "\n")
         if len(self.pages) >= self.max_sessions:
             refusal = (
                 f"the server runs {len(self.pages)} of {self.max_sessions} sessions "
