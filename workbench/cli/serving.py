@@ -5,11 +5,12 @@ web page on any other site the presenter opened could do that (browsers send no 
 check for WebSockets): each visit made a run under `runs/`, and it could type into the
 presenter's own `--run` and read the screen. Here a WebSocket whose `Origin` is not this
 server's is refused (403), a `Host` that is not one of this server's names is refused
-(421, against DNS rebinding), the sessions running at once are capped (503 beyond), a
-page message that is not one of the four the page sends is ignored (a bad resize crashed
-the app with a traceback), the terminal size is bounded, and a session's app process
-ends with its page, by force if need be, so it never keeps a run locked. The page names
-the workbench, not this machine's interpreter path, and `/static/` lists nothing.
+(421, against DNS rebinding), the sessions running at once are capped (503 beyond; 409
+for a second page on one `--run`), a message that is not one a page sends (keys, resize,
+ping, focus, blur) is ignored (a bad resize crashed the app with a traceback), the
+terminal size is bounded, and a session's app process ends with its page, by force if
+need be, so it never keeps a run locked. The page names the workbench, not this
+machine's interpreter path, and `/static/` lists nothing.
 """
 
 from __future__ import annotations
@@ -293,8 +294,8 @@ class WorkbenchServer(Server):
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
-            self.pages.discard(websocket)
             await app.end()
+            self.pages.discard(websocket)  # once its app has ended and let go of its run
             with suppress(Exception):
                 await websocket.close()
         return websocket
