@@ -77,3 +77,23 @@ def test_a_run_beside_a_run_is_made(outer: Path) -> None:
     beside = outer.parent / "beside"
     result = CliRunner().invoke(main, ["run", "--out", str(beside)])
     assert result.exit_code == 0, result.output
+
+
+def test_new_runs_are_not_claimed_inside_a_run(
+    outer: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`play` or `serve` started inside a run directory left an empty `runs/play-N` in it
+    (each browser session one) before the run's creation was refused."""
+    from workbench.cli.play import next_run_dir
+
+    before = _tree(outer)
+    monkeypatch.chdir(outer)
+    with pytest.raises(UserError, match="is a run directory"):
+        next_run_dir()
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = str(busy.getsockname()[1])
+        line = one_error_line(CliRunner().invoke(main, ["serve", "--port", port]))
+    assert "is a run directory" in line and "cannot listen" not in line
+    assert _tree(outer) == before

@@ -21,8 +21,11 @@ MAX_SESSIONS = 8
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
     """Claim `runs/play-<n>` (n the next free number) by creating it: two players starting
-    at once (two `serve` browser sessions) never share a run."""
+    at once (two `serve` browser sessions) never share a run. Refused, with nothing made,
+    when `root` lies in a run directory (the command was started inside one)."""
     from workbench.errors import UserError
+
+    refuse_runs_in_a_run(root)
 
     taken = (
         {
@@ -48,6 +51,18 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
                 f"{candidate}: cannot create a run directory ({exc.strerror})"
             ) from None
         return candidate
+
+
+def refuse_runs_in_a_run(root: Path) -> None:
+    """A one-line UserError when new runs under `root` would lie inside a run directory:
+    each left an empty `runs/play-N` there before its creation was refused."""
+    from workbench.outputs import refuse_run_directory
+
+    refuse_run_directory(
+        root / "play-1",
+        "new run directory",
+        "a run never holds another: start from a folder outside it, or give --run",
+    )
 
 
 @click.command()
@@ -186,6 +201,8 @@ def serve(
         raise UserError(
             f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"
         )
+    if run_dir is None:
+        refuse_runs_in_a_run(RUNS_DIR)
     if not host.strip():
         raise UserError("--host is empty: give an address (127.0.0.1, ::1, or 0.0.0.0 for all)")
     try:
