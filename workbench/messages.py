@@ -48,11 +48,16 @@ def clip(value: object, limit: int = CLIP) -> str:
 
 
 def bound_line(line: str, limit: int = LINE) -> str:
-    """One message line made printable and cut to `limit` characters with its length."""
+    """One message line made printable and cut to about `limit` characters with its length.
+
+    A cut line keeps its end as well as its start: the reason usually comes last
+    (`PATH: cannot access (Permission denied)`), and a long path took it away.
+    """
     line = printable(line)
     if len(line) <= limit:
         return line
-    return f"{line[:limit]}… ({len(line)} chars)"
+    tail = limit // 4
+    return f"{line[: limit - tail - 2]}… ({len(line)} chars) …{line[-tail:]}"
 
 
 def bound_lines(lines: list[str], what: str = "lines", limit: int = LINES) -> list[str]:

@@ -62,41 +62,50 @@ def wait_listening(port: int, server: subprocess.Popen[bytes], seconds: float = 
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:
-    """Stop the server and the app processes it started."""
-    os.killpg(server.pid, signal.SIGTERM)
+    """Stop the server and the app processes it started (none left is no error)."""
     try:
+        os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=10)
     except subprocess.TimeoutExpired:
         os.killpg(server.pid, signal.SIGKILL)
         server.wait(timeout=10)
+    except ProcessLookupError:
+        server.wait(timeout=10)
 
 
-def serve(run: Path, attempts: int = 5) -> tuple[subprocess.Popen[bytes], int]:
-    """`workbench serve` listening on a free loopback port, and the port.
+def serve(
+    run: Path, *extra: str, log: Path | None = None, one_run: bool = True, attempts: int = 5
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`workbench serve --run RUN EXTRA...` listening on a free loopback port, and the port;
+    without `one_run`, no `--run` (each session a new run under RUN's folder's `runs/`);
+    its standard error goes to `log` when given.
 
     The port is probed free and then bound by the server, so another process can take it
     in between: the server then exits, and it is started again on a new port.
     """
     for attempt in range(attempts):
         port = free_port()
+        sink = log.open("ab") if log is not None else None
         server = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
                 "workbench",
                 "serve",
-                "--run",
-                str(run),
+                *(["--run", str(run)] if one_run else []),
                 "--host",
                 "127.0.0.1",
                 "--port",
                 str(port),
+                *extra,
             ],
             cwd=run.parent,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL if sink is None else sink,
             start_new_session=True,
         )
+        if sink is not None:
+            sink.close()
         try:
             wait_listening(port, server)
         except ServeExited:

@@ -84,3 +84,28 @@ def test_beside_an_existing_directory_the_next_free_number_is_used(tmp_path: Pat
     assert (tmp_path / "demo-3-validation" / "report.json").is_file()
     assert sorted(p.name for p in (tmp_path / "demo").iterdir()) == ["mine.txt"]
     assert (tmp_path / "demo-2").is_symlink()
+
+
+def test_choosing_the_run_directory_claims_it(tmp_path: Path) -> None:
+    """Two demos started together into one existing --out chose the same `OUT-2` (it was
+    only looked at), and the second was refused by the first's run lock. Choosing makes it."""
+    from workbench.play.demo import demo_run_dir
+
+    (tmp_path / "demo").mkdir()
+    first, second = demo_run_dir(tmp_path / "demo"), demo_run_dir(tmp_path / "demo")
+    assert (first.name, second.name) == ("demo-2", "demo-3")
+    assert first.is_dir() and second.is_dir() and not any(first.iterdir())
+    fresh = demo_run_dir(tmp_path / "new" / "demo")
+    assert fresh == tmp_path / "new" / "demo" and fresh.is_dir()
+
+
+def test_a_demo_that_fails_leaves_no_directory_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The claimed directory goes again when the play fails before writing anything."""
+    from workbench.play import demo
+
+    monkeypatch.setattr(demo, "DEMO_SCRIPT", tmp_path / "missing.jsonl")
+    before = _entries(tmp_path)
+    _one_line_error(_demo(tmp_path / "demo"))
+    assert _entries(tmp_path) == before

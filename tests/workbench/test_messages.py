@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,3 +54,25 @@ def test_every_problem_of_a_hostile_document_is_one_line(keys: list[str], value:
     except ValidationError as exc:
         for line in problems(exc, "arguments"):
             assert "\n" not in line and line.isprintable(), line
+
+
+@given(st.text(min_size=1, max_size=300), st.integers(500, 5_000))
+def test_a_cut_line_keeps_its_reason(reason: str, length: int) -> None:
+    """A message cut for length kept only its start: `PATH: cannot access (…)` of a long
+    path lost the reason. Its start and its end are both shown."""
+    line = single_line("p" * length + ": cannot access (" + reason + ")")
+    shown = bound_line(line, 400)
+    assert shown.startswith("p" * 100) and shown.endswith(line[-100:])
+    assert f"({len(line)} chars)" in shown and len(shown) <= 400 + len("… (00000 chars)")
+
+
+def test_a_long_path_names_what_failed(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tests.placed import one_error_line
+    from workbench.cli import main
+
+    long = str(tmp_path / ("d" * 5_000))
+    for args in (["show", long], ["run", "--out", long], ["serve", long, "--port", "1"]):
+        line = one_error_line(CliRunner().invoke(main, args))
+        assert line.endswith("(File name too long)") and "chars)" in line, args

@@ -371,6 +371,13 @@ def test_ledger_out_refuses_to_overwrite_unless_forced(demo_run: Path, tmp_path:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ledger.csv"]
 
 
+def test_ledger_force_without_out_is_refused(demo_run: Path) -> None:
+    """`--force` without `--out` was accepted and did nothing: a typo'd `--out` went unseen."""
+    result = _cli("ledger", str(demo_run), "--force")
+    assert "--force goes with --out FILE" in _one_line_error(result)
+    assert result.stdout.count("\n") <= 1
+
+
 @pytest.mark.parametrize("kind", ["symlink", "device", "directory"])
 def test_ledger_out_never_replaces_what_is_not_a_regular_file(
     kind: str, demo_run: Path, tmp_path: Path

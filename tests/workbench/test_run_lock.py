@@ -16,7 +16,7 @@ from click.testing import CliRunner
 from workbench.cli import main
 from workbench.errors import UserError
 from workbench.play.session import PlayerSession
-from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked
+from workbench.runs.lock import LOCK_FILE, RunLock, RunLocked, held_by
 
 HOLD = textwrap.dedent(
     """
@@ -121,3 +121,20 @@ def test_two_players_without_a_run_dir_get_different_runs(tmp_path: Path) -> Non
 
     first, second = next_run_dir(tmp_path), next_run_dir(tmp_path)
     assert first != second and first.is_dir() and second.is_dir()
+
+
+@pytest.mark.parametrize(
+    ("argv0", "shown"),
+    [
+        ("/venv/lib/site-packages/workbench/__main__.py", "workbench"),
+        ("/venv/bin/workbench", "workbench"),
+    ],
+)
+def test_the_holder_is_named_as_the_command_was_typed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, argv0: str, shown: str
+) -> None:
+    """`python -m workbench play --run R` was named `__main__.py play --run R`."""
+    monkeypatch.setattr(sys, "argv", [argv0, "play", "--run", "my run"])
+    with RunLock.acquire(tmp_path):
+        holder = held_by(tmp_path)
+    assert holder is not None and f"({shown} play --run 'my run')" in holder

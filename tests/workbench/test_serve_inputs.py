@@ -142,3 +142,25 @@ def test_good_inputs_go_on_to_listen_and_write_nothing(
         message = _one_line_error(_serve(busy_port, *args))
         assert message == f"Error: cannot listen on 127.0.0.1:{busy_port}: Address already in use"
     assert _snapshot(tmp_path) == before
+
+
+def test_a_run_another_process_is_writing_is_refused_before_serving(
+    busy_port: int, demo_run: Path, tmp_path: Path
+) -> None:
+    """Every browser session was refused by the run's lock, its reason only in the server's
+    log; now serve names the writer at once, as a second `play` would."""
+    from workbench.runs.lock import RunLock
+
+    run = tmp_path / "run"
+    shutil.copytree(demo_run, run)
+    with RunLock.acquire(run, "workbench play --run run"):
+        message = _refused_input(_serve(busy_port, "--run", str(run)))
+    assert "is being written by pid" in message and "(workbench play --run run)" in message
+    assert "cannot listen" in _one_line_error(_serve(busy_port, "--run", str(run)))
+
+
+@pytest.mark.parametrize("host", ["", "  "])
+def test_an_empty_host_is_refused(host: str, busy_port: int) -> None:
+    """`--host ""` listened on every interface and printed `http://:8000`."""
+    result = CliRunner().invoke(main, ["serve", "--host", host, "--port", str(busy_port)])
+    assert "--host is empty" in _one_line_error(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -277,7 +278,13 @@ def demo(out: Path) -> None:
     from workbench.evaluation.evaluator import run_evaluation
     from workbench.play.demo import demo_run_dir, next_free, play_demo
 
-    run_dir = play_demo(demo_run_dir(out))
+    claimed = demo_run_dir(out)
+    try:
+        run_dir = play_demo(claimed)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            claimed.rmdir()  # only while still empty: the play wrote nothing
+        raise
     click.echo(f"played the default campaign into {run_dir}")
     checks = next_free(run_dir.with_name(run_dir.name + "-validation"))
     bar = _StderrBar("validating")

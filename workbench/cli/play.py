@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import shlex
 import sys
 from collections.abc import Callable
 from functools import partial
@@ -16,12 +15,17 @@ if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
 
 RUNS_DIR = Path("runs")
+MAX_SESSIONS = 8
+"""Browser sessions `serve` runs at once by default (each is an app process of ~140 MB)."""
 
 
 def next_run_dir(root: Path = RUNS_DIR) -> Path:
     """Claim `runs/play-<n>` (n the next free number) by creating it: two players starting
-    at once (two `serve` browser sessions) never share a run."""
+    at once (two `serve` browser sessions) never share a run. Refused, with nothing made,
+    when `root` lies in a run directory (the command was started inside one)."""
     from workbench.errors import UserError
+
+    refuse_runs_in_a_run(root)
 
     taken = (
         {
@@ -47,6 +51,18 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
                 f"{candidate}: cannot create a run directory ({exc.strerror})"
             ) from None
         return candidate
+
+
+def refuse_runs_in_a_run(root: Path) -> None:
+    """A one-line UserError when new runs under `root` would lie inside a run directory:
+    each left an empty `runs/play-N` there before its creation was refused."""
+    from workbench.outputs import refuse_run_directory
+
+    refuse_run_directory(
+        root / "play-1",
+        "new run directory",
+        "a run never holds another: start from a folder outside it, or give --run",
+    )
 
 
 @click.command()
@@ -133,23 +149,33 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 )
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
-def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> None:
+@click.option(
+    "--max-sessions",
+    default=MAX_SESSIONS,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Browser sessions (app processes) running at once; a page over it is refused.",
+)
+def serve(
+    campaign: Path | None, run_dir: Path | None, host: str, port: int, max_sessions: int
+) -> None:
     """Serve the dashboard in a browser (demonstrations).
 
     CAMPAIGN and --run are checked first, as each browser session's `play` would open
     them, writing nothing: a run's run.json against its campaign (its journal is left to
     the session, which repairs what a killed writer left), a new run directory as a run
     is created in it, the campaign of new runs loaded. A bad one is one line here, exit
-    2, instead of an error served to every browser session.
+    2, instead of an error served to every browser session. Only pages of this server
+    start sessions (`workbench.cli.serving`).
     """
-    from textual_serve.server import Server
-
     from campaigns import DEFAULT_CAMPAIGN
+    from workbench.cli.serving import WorkbenchServer
     from workbench.errors import UserError
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle, run_campaign
     from workbench.runs.files import RunPaths, read_registration
+    from workbench.runs.lock import held_by
     from workbench.runs.registration import check_registration, resolve_identity
 
     try:
@@ -160,6 +186,11 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
             bundle = run_campaign(run_dir, registration, campaign)
             identity = resolve_identity(bundle, None, registration.agent_id)
             check_registration(str(run_dir), registration, bundle, identity)
+            if (holder := held_by(run_dir)) is not None:
+                raise UserError(
+                    f"{run_dir} is being written by {holder}: one writer at a time, so every "
+                    "browser session would be refused; stop it first"
+                )
         else:
             PlayerSession.create(run_dir, campaign, autoseal=False).close()
     except UserError as exc:
@@ -170,6 +201,10 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
         raise UserError(
             f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"
         )
+    if run_dir is None:
+        refuse_runs_in_a_run(RUNS_DIR)
+    if not host.strip():
+        raise UserError("--host is empty: give an address (127.0.0.1, ::1, or 0.0.0.0 for all)")
     try:
         bind(host, port).close()
     except OSError as exc:
@@ -181,7 +216,8 @@ def serve(campaign: Path | None, run_dir: Path | None, host: str, port: int) -> 
     if run_dir is not None:
         command += ["--run", str(run_dir)]
     try:
-        Server(shlex.join(command), host=host, port=port).serve()
+        run = None if run_dir is None else str(run_dir)
+        WorkbenchServer(command, host, port, max_sessions, run).serve()
     except OSError as exc:
         if exc.errno not in (errno.EADDRINUSE, errno.EADDRNOTAVAIL, errno.EACCES):
             raise

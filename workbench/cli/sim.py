@@ -212,6 +212,10 @@ def ledger_cmd(
     """Export RUN_DIR's ledger as beancount or CSV."""
     from workbench.outputs import write_new_file
 
+    if force and out is None:
+        raise UserError(
+            "--force goes with --out FILE (it replaces that file), not with standard output"
+        )
     session = open_run(run_dir, control, agent_id, campaign)
     text = session.ledger().export(fmt)
     if out is None:

@@ -30,8 +30,10 @@ def play_demo(run_dir: str | Path) -> Path:
 
 
 def demo_run_dir(out: Path) -> Path:
-    """The run directory the demo plays into for `--out`: `out` when nothing is there,
-    or the first free `out-2`, `out-3`, … beside an existing directory `out`.
+    """The run directory the demo plays into for `--out`, made here (empty): `out` when
+    nothing is there, or the first free `out-2`, `out-3`, … beside an existing directory
+    `out`. Choosing it makes it, so two demos started together never pick the same one
+    (the second was refused by the first's run lock).
 
     Anything else at `out` (a file, a device, a symbolic link) is refused: a numbered
     sibling of it lands where nobody asked (`--out /dev/null` made /dev/null-2/ in /dev).
@@ -56,7 +58,33 @@ def demo_run_dir(out: Path) -> Path:
             f"output directory {out}: {run} is a run directory; the demo never plays inside a run",
             subject="out",
         )
-    return next_free(out)
+    return claim_free(out)
+
+
+def claim_free(path: Path) -> Path:
+    """Make and return `path`, or the first of `path-2`, `path-3`, … that could be made
+    (nothing was there, not even a dangling link); its parents are made as needed."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UserError(
+            f"output directory {path}: cannot make {path.parent} ({exc.strerror or exc})",
+            subject="out",
+        ) from None
+    candidate, n = path, 1
+    while True:
+        try:
+            candidate.mkdir()
+        except FileExistsError:
+            n += 1
+            candidate = path.with_name(f"{path.name}-{n}")
+            continue
+        except OSError as exc:
+            raise UserError(
+                f"output directory {candidate}: cannot make it ({exc.strerror or exc})",
+                subject="out",
+            ) from None
+        return candidate
 
 
 def next_free(path: Path) -> Path:

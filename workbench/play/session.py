@@ -39,6 +39,7 @@ from workbench.errors import (
     reraised,
 )
 from workbench.messages import clip, problems
+from workbench.outputs import refuse_run_directory
 from workbench.play import public_view
 from workbench.play.objective import (
     Briefing,
@@ -216,6 +217,9 @@ class PlayerSession:
             raise UserError(f"{paths.root} already holds a run: resume it instead")
         if not hosted:
             refuse_served_run(paths)
+            refuse_run_directory(
+                paths.root, "run directory", "a run never holds another: make it beside that one"
+            )
         _require_empty(paths.root)
         from campaigns import DEFAULT_CAMPAIGN
 

@@ -62,9 +62,11 @@ class Holder:
 
 
 def _default_command() -> str:
-    """This process's command line, as the lock names its holder."""
-    argv = [Path(sys.argv[0]).name if sys.argv else "python", *sys.argv[1:]]
-    return shlex.join(argv)[:1000]
+    """This process's command line, as the lock names its holder: `workbench run ...`,
+    also for `python -m workbench` (whose argv[0] is the package's `__main__.py`)."""
+    name = Path(sys.argv[0]).name if sys.argv else "python"
+    program = "workbench" if name == "__main__.py" else name
+    return shlex.join([program, *sys.argv[1:]])[:1000]
 
 
 def held_by(root: Path) -> str | None:
