@@ -15,6 +15,7 @@ from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
@@ -28,6 +29,7 @@ from workbench.evaluation.evaluator import run_evaluation
 from workbench.evaluation.executors import ExecutorSpec
 from workbench.evaluation.leaderboard import bootstrap_interval, rank_key
 from workbench.play.session import PlayerSession
+from workbench.runs.commands import MAX_MAGNITUDE
 
 AGENTS = ("ada", "bob", "ada", "cyd")
 
@@ -169,6 +171,48 @@ def test_a_larger_share_scored_always_ranks_higher(agents: list[tuple[int, int, 
         assert share[0] >= share[1]
         if share[0] == share[1]:
             assert better[3] >= worse[3]
+
+
+def _score_everything(session: PlayerSession, value: str) -> None:
+    """Submit `value` for every question of `session`'s campaign, then finish and seal."""
+    for question in session.bundle.questions.values():
+        assessment: dict[str, object] = {
+            "kind": "counterfactual",
+            "question": question.id,
+            "value": value,
+        }
+        if question.intervention.participant_selected:
+            assessment["choice"] = sorted(question.intervention.select_from)[0]
+        assert session.submit(assessment).accepted
+    session.finish()
+    session.seal()
+
+
+@pytest.mark.parametrize("value", [str(MAX_MAGNITUDE), str(-MAX_MAGNITUDE)])
+def test_the_largest_accepted_submission_still_makes_a_leaderboard(
+    runs_dir: Path, tmp_path: Path, value: str
+) -> None:
+    """A submission at the accepted limit scores about -4e24: the leaderboard and runs.csv
+    print it to six places (it was an InvalidOperation traceback, and nobody's leaderboard)."""
+    runs = tmp_path / "runs"
+    shutil.copytree(runs_dir / "run-0", runs / "run-0")
+    _score_everything(PlayerSession.create(runs / "huge", agent_id="huge", autoseal=False), value)
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(str(runs), "--all-agents", "--out", str(out))
+    assert code in (0, 1) and "Traceback" not in stdout + stderr, stdout + stderr
+    scores = [
+        Decimal(q["score"])
+        for q in orjson.loads((out / "reports" / "huge" / "report.json").read_bytes())["questions"]
+        if q["score"] is not None
+    ]
+    assert scores and min(scores) < Decimal("-1e22")
+    board = {row["agent"]: row for row in _csv(out / "leaderboard.csv")}
+    mean = sum(scores, Decimal(0)) / len(scores)
+    assert abs(Decimal(board["huge"]["mean_score"]) - mean) <= abs(mean) * Decimal("1e-27")
+    assert re.fullmatch(r"-\d{20,}\.\d{6}", board["huge"]["mean_score"])
+    assert re.fullmatch(r"-\d{20,}\.\d{6}", board["huge"]["ci95_low"])
+    runs_rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert runs_rows["huge"]["mean_score"].endswith(board["huge"]["mean_score"][-7:])
 
 
 def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path) -> None:
@@ -394,3 +438,28 @@ def test_bootstrap_interval_is_seeded_and_bounded(scores: list[Decimal], agent: 
     if len(set(scores)) == 1:
         assert low == high
     assert bootstrap_interval([], agent) is None
+
+
+LARGEST_SCORE = ((2 * MAX_MAGNITUDE) / Decimal("0.000001")) ** 2
+"""About the largest |score| a report holds: the largest accepted prediction minus an
+effect as large, over the smallest scale a campaign may set (0.000001), squared."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.decimals(min_value=-LARGEST_SCORE, max_value=0, places=6, allow_nan=False),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_bootstrap_interval_of_any_score_a_report_holds(scores: list[Decimal]) -> None:
+    """Any finite score prints at six places, in order, near the scores (relative to their
+    size: the resampling is in floating point)."""
+    interval = bootstrap_interval(scores, "agent")
+    assert interval is not None
+    for text in interval:
+        assert re.fullmatch(r"-?\d+\.\d{6}", text), text
+    low, high = (Decimal(v) for v in interval)
+    slack = Decimal("0.000001") + max(abs(s) for s in scores) * Decimal("1e-12")
+    assert min(scores) - slack <= low <= high <= max(scores) + slack

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import Final, Literal
 
@@ -74,7 +74,13 @@ class RunRow:
 
 
 def _places(value: Decimal | float) -> str:
-    return str(Decimal(value).quantize(PLACES, rounding=ROUND_HALF_EVEN))
+    """`value` at six decimal places (half to even), however large: the context keeps every
+    digit (a score of -4e24, from an accepted submission, overflowed the default 28)."""
+    number = Decimal(value)
+    digits = max(number.adjusted(), 0) + 1 - int(PLACES.as_tuple().exponent)
+    context = Context(prec=max(digits, cf.PRECISION), Emax=MAX_EMAX, Emin=MIN_EMIN)
+    with localcontext(context):
+        return str(number.quantize(PLACES, rounding=ROUND_HALF_EVEN))
 
 
 def bootstrap_interval(scores: Sequence[Decimal], agent: str) -> tuple[str, str] | None:
