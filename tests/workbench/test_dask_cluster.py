@@ -235,6 +235,27 @@ def test_a_dask_cluster_writes_the_local_executor_bytes(
     assert "Traceback" not in output
 
 
+def test_a_workers_address_for_the_schedulers_is_named(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    """`--scheduler` given a worker's address: one line saying so, exit 2, nothing written
+    (it was distributed's `Worker.identity()` TypeError traceback, exit 1)."""
+    runs, _ = runs_and_reference
+    worker = _live(cluster)[0]
+    out = tmp_path / "out"
+    done = CliRunner().invoke(
+        main,
+        ["validate", "counterfactual", str(runs), "--all-agents", "--out", str(out)]
+        + ["--executor", "dask", "--scheduler", worker],
+    )
+    assert done.exit_code == 2, done.output
+    assert done.stderr == (
+        f"Error: cannot reach a Dask scheduler at '{worker}' (the server there is a Dask "
+        "worker, not its scheduler) (--scheduler)\n"
+    )
+    assert not out.exists()
+
+
 def test_graders_on_the_cluster_match_serial(cluster: Cluster, tmp_path: Path) -> None:
     """`vc grade` (chunks) and `causal audit` (tasks) through the cluster, byte for byte."""
     items = CliRunner().invoke(main, ["vc", "generate", "-n", "50"]).stdout.splitlines()

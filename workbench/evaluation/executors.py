@@ -16,11 +16,13 @@ subject (executor, scheduler, workers) the CLI turns into its flag.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
 import os
 import platform
 import sys
+import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, as_completed
@@ -35,6 +37,7 @@ from sim.version import ENGINE_VERSION
 from workbench import exit_codes
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.pool import worker_pool
+from workbench.messages import clip
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -53,6 +56,11 @@ CHUNKS_PER_WORKER: Final = 4
 """Default chunking: about this many chunks per worker, so a slow chunk does not stall."""
 CONNECT_SECONDS: Final = 10.0
 """How long to wait for a Dask scheduler to answer."""
+ANSWER_SECONDS: Final = 5.0
+"""How much longer than CONNECT_SECONDS a server that accepted the connection has to
+answer as a Dask scheduler."""
+MAX_ADDRESS_CHARS: Final = 255
+"""The longest scheduler address (`--scheduler`)."""
 WORKER_WAIT_SECONDS: Final = 30.0
 """How long to wait for a Dask scheduler to have at least one worker."""
 
@@ -239,6 +247,72 @@ def environment() -> tuple[str, str, str, str, str]:
     return (ENGINE_VERSION, platform.python_version(), np.__version__, kernels(), sys.platform)
 
 
+async def _identity(address: str) -> object:
+    """What the server at `address` says it is (distributed's `identity` call)."""
+    from distributed.comm import connect
+    from distributed.security import Security
+
+    args = Security().get_connection_args("client")
+    comm = await connect(address, timeout=CONNECT_SECONDS, **args)
+    try:
+        await comm.write({"op": "identity", "reply": True})
+        return await comm.read()
+    finally:
+        comm.abort()
+
+
+def _probe_scheduler(address: str) -> None:
+    """Refuse, within CONNECT_SECONDS + ANSWER_SECONDS, an address where no Dask scheduler
+    answers.
+
+    distributed's client waits for a handshake without a deadline (an HTTP server's port
+    held the command forever) and trusts the peer's frame lengths (another service's
+    bytes were a MemoryError traceback); here every failure is one line, a Dask worker's
+    address is named as such, and the wait ends at the deadline.
+    """
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(_identity(address), CONNECT_SECONDS + ANSWER_SECONDS)
+
+    where = f"cannot reach a Dask scheduler at {clip(address)}"
+    found: list[object] = []
+    failed: list[Exception] = []
+
+    def probe() -> None:
+        try:
+            found.append(asyncio.run(bounded()))
+        except Exception as exc:  # handed to the caller, which words it
+            failed.append(exc)
+
+    # A daemon thread of its own: asyncio.run needs a thread without a running loop, and a
+    # Ctrl+C during the wait must not wait for the probe to give up.
+    thread = threading.Thread(target=probe, name="cfwb-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        exc = failed[0]
+        if isinstance(exc, TimeoutError):
+            seconds = CONNECT_SECONDS + ANSWER_SECONDS
+            raise UserError(
+                f"{where} (the server there gave no Dask answer within {seconds:.0f} s: "
+                "is it a Dask scheduler's address?)",
+                subject="scheduler",
+            )
+        if isinstance(exc, MemoryError):  # a frame length read from another protocol's bytes
+            raise UserError(
+                f"{where} (the server there is not a Dask scheduler: its answer is not Dask's)",
+                subject="scheduler",
+            )
+        # refused, unknown scheme, TLS not configured, another protocol's bytes
+        raise UserError(f"{where} ({_reason(exc)})", subject="scheduler")
+    answer = found[0] if found else None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind == "Scheduler":
+        return
+    what = "a Dask worker, not its scheduler" if kind == "Worker" else "not a Dask scheduler"
+    raise UserError(f"{where} (the server there is {what})", subject="scheduler")
+
+
 class DaskExecutor:
     """Tasks on a Dask cluster: a new `distributed.LocalCluster`, or a running scheduler.
 
@@ -297,16 +371,17 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 self.close()
                 raise UserError(f"cannot start a local Dask cluster ({_reason(exc)})") from None
+        _probe_scheduler(self._scheduler)
         try:
             return Client(self._scheduler, timeout=CONNECT_SECONDS)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # any refusal by distributed's client is this address's
             raise UserError(
-                f"cannot reach a Dask scheduler at {self._scheduler} ({_reason(exc)})",
+                f"cannot reach a Dask scheduler at {clip(self._scheduler)} ({_reason(exc)})",
                 subject="scheduler",
             ) from None
 
     def _check_workers(self, client: Client) -> None:
-        where = self._scheduler or "the local cluster"
+        where = clip(self._scheduler) if self._scheduler else "the local cluster"
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
@@ -347,7 +422,7 @@ class DaskExecutor:
     @property
     def description(self) -> str:
         """Where the tasks run."""
-        where = self._scheduler or "a local cluster"
+        where = clip(self._scheduler) if self._scheduler else "a local cluster"
         return f"Dask ({where}, {self.workers} worker thread(s))"
 
     def map(
@@ -402,7 +477,7 @@ class ExecutorSpec:
     def __post_init__(self) -> None:
         if self.kind not in EXECUTOR_KINDS:
             raise UserError(
-                f"the executor must be local or dask, not {self.kind!r}", subject="executor"
+                f"the executor must be local or dask, not {clip(self.kind)}", subject="executor"
             )
         if self.scheduler is not None and self.kind != "dask":
             raise UserError("a scheduler address needs the dask executor", subject="scheduler")
@@ -414,9 +489,16 @@ class ExecutorSpec:
             )
         if self.workers is not None:
             _check_workers(self.workers)
-        if self.scheduler is not None and not self.scheduler.strip():
+        if self.scheduler is not None and (
+            not self.scheduler.strip()
+            or len(self.scheduler) > MAX_ADDRESS_CHARS
+            or not self.scheduler.isprintable()
+            or any(c.isspace() for c in self.scheduler)
+        ):
             raise UserError(
-                "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
+                "a scheduler address looks like tcp://127.0.0.1:8786 (one word of at most "
+                f"{MAX_ADDRESS_CHARS} printable characters), not {clip(self.scheduler)}",
+                subject="scheduler",
             )
 
     @property
