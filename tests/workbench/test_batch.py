@@ -272,6 +272,58 @@ def test_a_run_json_that_cannot_be_read_fails_its_run_alone(
     assert (out / "leaderboard.csv").exists()
 
 
+def test_a_run_that_lost_its_run_json_is_named_not_dropped(runs_dir: Path, tmp_path: Path) -> None:
+    """A run directory whose run.json is gone (or a link to nothing) still holds the run's
+    files: it is named and skipped, exit 1 (it vanished from the batch without a word, and
+    the exit code could be 0). A directory of anything else stays out, silently."""
+    mixed = tmp_path / "runs"
+    shutil.copytree(runs_dir, mixed)
+    (mixed / "run-1" / "run.json").unlink()
+    (mixed / "run-2" / "run.json").unlink()
+    (mixed / "run-2" / "run.json").symlink_to(tmp_path / "nowhere")
+    (mixed / "notes").mkdir()
+    (mixed / "notes" / "todo.txt").write_text("not a run\n")
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(out))
+    assert code == 1, stdout + stderr
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert rows["run-1"]["status"] == rows["run-2"]["status"] == "refused"
+    assert rows["run-1"]["reason"] == (
+        f"{mixed / 'run-1' / 'run.json'} is missing, though its journal.jsonl is there"
+    )
+    assert rows["run-2"]["reason"] == f"{mixed / 'run-2' / 'run.json'} is a link to nothing"
+    assert "run-1: skipped: " in stderr and "run-2: skipped: " in stderr
+    assert "notes" not in rows and "notes" not in stdout + stderr
+    assert [rows[f"run-{i}"]["status"] for i in (0, 3)] == ["evaluated"] * 2
+
+
+def test_links_to_one_run_count_it_once(runs_dir: Path, tmp_path: Path) -> None:
+    """Symbolic links beside a run (`latest -> run-1`) or two links to one run elsewhere:
+    the run counts once, under its own name when RUNS_DIR holds it (the links pooled its
+    questions twice and more): the leaderboard is the one without the links."""
+    plain = tmp_path / "plain"
+    shutil.copytree(runs_dir, plain)
+    outside = tmp_path / "elsewhere" / "run-x"
+    play_short(outside, "ext", seed=9)
+    (plain / "run-x").symlink_to(outside)
+    linked = tmp_path / "linked"
+    shutil.copytree(plain, linked, symlinks=True)
+    (linked / "latest").symlink_to("run-1")
+    (linked / "a-first").symlink_to(linked / "run-1")
+    (linked / "zz-x").symlink_to(outside)
+    reference, out = tmp_path / "reference", tmp_path / "out"
+    expected = validate_runs(plain, reference).exit_code
+    assert validate_runs(linked, out).exit_code == expected
+    assert (out / "leaderboard.csv").read_bytes() == (reference / "leaderboard.csv").read_bytes()
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    for alias, original in (("latest", "run-1"), ("a-first", "run-1"), ("zz-x", "run-x")):
+        assert rows[alias]["status"] == "excluded", rows[alias]
+        assert rows[alias]["reason"] == f"the same directory as '{original}': a run counts once"
+    assert sorted((out / "reports").iterdir()) == [
+        out / "reports" / name for name in ("run-0", "run-1", "run-2", "run-3", "run-x")
+    ]
+
+
 def _as_a_user(*args: str) -> subprocess.CompletedProcess[str]:
     """The CLI with file permissions enforced: as root, without the capabilities to
     override them (setpriv, util-linux), so the refusal is the kernel's own."""

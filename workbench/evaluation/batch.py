@@ -13,13 +13,16 @@ Which runs count: with `--control`, the runs of the control file's campaign, and
 agent registered there is expected to have at least one; without it, every development
 run. Runs that do not belong (another campaign) are named and left out. A run that is
 covered but cannot be evaluated (unfinished, its campaign changed, its task lost, its
-run.json unreadable) is skipped with a line naming it and makes the exit code 1, like an
-unscored question; a run that fails integrity (an altered run.json included) gets no
-report and makes it 3, and the others are still written.
+run.json unreadable or gone while its journal, seal or store is there) is skipped with a
+line naming it and makes the exit code 1, like an unscored question; a run reached under
+several names (symbolic links) counts once, the other names excluded; a run that fails
+integrity (an altered run.json included) gets no report and makes it 3, and the others
+are still written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,9 +44,16 @@ from workbench.evaluation.evaluator import (
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
+from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.bundle import load_bundle
-from workbench.runs.files import RunPaths, read_registration
+from workbench.runs.files import (
+    JOURNAL_FILE,
+    SEAL_FILE,
+    STORE_FILE,
+    RunPaths,
+    read_registration,
+)
 from workbench.runs.registration import ControlFile, Registration
 
 LEADERBOARD: Final = "leaderboard.csv"
@@ -87,6 +97,40 @@ def _entries(runs_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
+def _originals(entries: list[Path]) -> dict[Path, str]:
+    """For each entry that is another name of a directory listed before it (a symbolic link
+    to a run beside it, or two links to one run), the name it repeats.
+
+    A run counts once, under its own name when RUNS_DIR holds it, else its first link's:
+    counted under every name it pooled one run's questions two or more times."""
+    first: dict[tuple[int, int], str] = {}
+    for entry in sorted(entries, key=lambda p: (p.is_symlink(), p.name)):
+        try:
+            info = entry.stat()
+        except OSError:  # gone or not ours to look at: its own row says so
+            continue
+        first.setdefault((info.st_dev, info.st_ino), entry.name)
+    repeats = {}
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            info = entry.stat()
+            original = first[(info.st_dev, info.st_ino)]
+            if original != entry.name:
+                repeats[entry] = original
+    return repeats
+
+
+def _lost_registration(paths: RunPaths) -> str | None:
+    """Why a directory without a readable run.json is still a run to name (it holds a run's
+    files, or a run.json link to nothing), or None for a directory of something else."""
+    if os.path.lexists(paths.registration):
+        return f"{paths.registration} is a link to nothing"
+    for name in (JOURNAL_FILE, SEAL_FILE, STORE_FILE):
+        if os.path.lexists(paths.root / name):
+            return f"{paths.registration} is missing, though its {name} is there"
+    return None
+
+
 def _discover(
     runs_dir: Path,
     control: ControlFile | None,
@@ -99,11 +143,20 @@ def _discover(
     jobs: list[tuple[RunJob, str]] = []
     rows: list[RunRow] = []
     seen_agents: set[str] = set()
-    for run_dir in _entries(runs_dir):
+    entries = _entries(runs_dir)
+    repeats = _originals(entries)
+    for run_dir in entries:
         paths = RunPaths(run_dir)
         name = run_dir.name
+        if run_dir in repeats:
+            why = f"the same directory as {clip(repeats[run_dir])}: a run counts once"
+            rows.append(RunRow(name, "", "excluded", reason=why))
+            continue
         try:
             if not paths.exists():
+                lost = _lost_registration(paths)
+                if lost is not None:
+                    rows.append(RunRow(name, "", "refused", reason=lost))
                 continue
             registration = read_registration(paths)
         except IntegrityError as exc:
