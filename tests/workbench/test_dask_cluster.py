@@ -17,6 +17,7 @@ import json
 import os
 import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -190,7 +191,9 @@ def runs_and_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
     return runs, tree(out)
 
 
-def _validate_on(cluster: Cluster, runs: Path, out: Path) -> subprocess.Popen[bytes]:
+def _validate_on(
+    cluster: Cluster, runs: Path, out: Path, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -210,6 +213,8 @@ def _validate_on(cluster: Cluster, runs: Path, out: Path) -> subprocess.Popen[by
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=_die_with_pytest,
+        cwd=cwd,
+        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)} if cwd else None,
     )
 
 
@@ -233,6 +238,22 @@ def test_a_dask_cluster_writes_the_local_executor_bytes(
     assert tree(out) == reference
     assert f"  run-{len(AGENTS) - 1} (" in output
     assert "Traceback" not in output
+
+
+def test_a_relative_runs_dir_names_the_same_runs_on_the_workers(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    """RUNS_DIR relative to the command's directory, which is not the workers' (a worker's
+    directory is its own): the same output as the local executor's (every run was skipped
+    as "not a run directory", exit 1, a leaderboard of nothing)."""
+    runs, reference = runs_and_reference
+    here = tmp_path / "here"
+    shutil.copytree(runs, here / "runs")
+    assert Path.cwd() != here and not (Path.cwd() / "runs").exists()
+    code, output = _finish(_validate_on(cluster, Path("runs"), Path("out"), cwd=here))
+    assert code in (0, 1), output
+    assert "not a run directory" not in output
+    assert tree(here / "out") == reference
 
 
 def test_a_workers_address_for_the_schedulers_is_named(

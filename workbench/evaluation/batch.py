@@ -246,7 +246,9 @@ def validate_runs(
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
     check_output_dir(out, BATCH_LAYOUT, never_inside=runs)
     moved = load_bundle(campaign) if campaign is not None else None
-    found = _discover(runs, control, tuple(questions) if questions else None, moved)
+    # Tasks may run in processes with another working directory (a Dask worker's own):
+    # a relative RUNS_DIR named nothing there, and every run was "not a run directory".
+    found = _discover(runs.absolute(), control, tuple(questions) if questions else None, moved)
     rows: list[RunRow] = list(found.rows)
     codes: list[int] = []
     for row in found.rows:
