@@ -21,8 +21,9 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,9 @@ from click.testing import CliRunner
 from graders.blas import VARIABLE, kernels
 from tests.workbench.batch_runs import play_short, tree
 from workbench.cli import main
+from workbench.evaluation import executors
+from workbench.evaluation.batch import BatchOutcome, validate_runs
+from workbench.evaluation.executors import ExecutorSpec
 
 DASK = str(Path(sys.executable).with_name("dask"))
 START_SECONDS = 90.0
@@ -316,6 +320,79 @@ def test_a_worker_with_other_blas_kernels_is_refused_on_connect(tmp_path: Path) 
         f"/{kernels()}/{sys.platform}: results would not be reproducible; "
         f"start the worker with {VARIABLE}={kernels()}"
     )
+
+
+def _batch_in_a_thread(
+    runs: Path, out: Path, address: str, on_first: Callable[[], None]
+) -> list[BatchOutcome]:
+    """validate_runs on the cluster at `address` in a thread, `on_first` called when the
+    first run is done; its outcome once it ends (within RUN_SECONDS, or an AssertionError:
+    it hung)."""
+    outcome: list[BatchOutcome] = []
+    called: list[bool] = []
+
+    def progress(done: int, total: int) -> None:
+        if not called:
+            called.append(True)
+            on_first()
+
+    def batch() -> None:
+        spec = ExecutorSpec("dask", address)
+        outcome.append(validate_runs(runs, out, executor=spec, progress=progress))
+
+    thread = threading.Thread(target=batch, daemon=True)
+    thread.start()
+    thread.join(RUN_SECONDS)
+    assert not thread.is_alive(), "the batch hung"
+    return outcome
+
+
+def test_a_cluster_that_loses_every_worker_ends_the_batch(
+    runs_and_reference: tuple[Path, dict[str, bytes]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The only worker is killed after the first run: the tasks would wait for a worker
+    forever (the command hung, silent); after the wait, the runs not done are `failed`,
+    the others written, exit 1, and distributed's own log lines stay off stderr."""
+    monkeypatch.setattr(executors, "WORKER_WAIT_SECONDS", 3.0)
+    runs, _ = runs_and_reference
+    out = tmp_path / "out"
+    (tmp_path / "solo").mkdir()
+    with _started(tmp_path / "solo", ("solo",)) as solo:
+        (worker,) = solo.workers.values()
+        (outcome,) = _batch_in_a_thread(runs, out, solo.address, worker.kill)
+    statuses = {row.run: (row.status, row.reason) for row in outcome.rows}
+    failed = [run for run, (status, _) in statuses.items() if status == "failed"]
+    assert failed and len(failed) < len(AGENTS), statuses
+    assert {statuses[run][1] for run in failed} == {"no Dask worker for 3 s"}
+    assert outcome.exit_code == 1 and (out / "leaderboard.csv").exists()
+    assert sorted(p.name for p in (out / "reports").iterdir()) == sorted(
+        run for run, (status, _) in statuses.items() if status == "evaluated"
+    )
+    assert "distributed" not in capfd.readouterr().err
+
+
+def test_a_lost_scheduler_fails_the_rest_in_words_that_do_not_change(
+    runs_and_reference: tuple[Path, dict[str, bytes]],
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The scheduler is killed after the first run: the rest are `failed`, their reason free
+    of the task's random key (runs.csv differed from one such batch to the next), and no
+    distributed traceback on stderr."""
+    runs, _ = runs_and_reference
+    out = tmp_path / "out"
+    (tmp_path / "doomed").mkdir()
+    with _started(tmp_path / "doomed", ("w",)) as doomed:
+        (outcome,) = _batch_in_a_thread(runs, out, doomed.address, doomed.scheduler.kill)
+    reasons = [row.reason for row in outcome.rows if row.status == "failed"]
+    assert reasons and outcome.exit_code == 1
+    assert not any("cfwb-" in reason for reason in reasons), reasons
+    assert (out / "leaderboard.csv").exists()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "distributed.client" not in err, err[-2000:]
 
 
 WATCHER = """

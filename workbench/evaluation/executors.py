@@ -19,12 +19,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import os
 import platform
 import sys
 import threading
+import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
@@ -62,7 +64,12 @@ answer as a Dask scheduler."""
 MAX_ADDRESS_CHARS: Final = 255
 """The longest scheduler address (`--scheduler`)."""
 WORKER_WAIT_SECONDS: Final = 30.0
-"""How long to wait for a Dask scheduler to have at least one worker."""
+"""How long to wait for a Dask scheduler to have at least one worker (on connect, and
+while tasks wait: then they are lost)."""
+WORKER_CHECK_SECONDS: Final = 1.0
+"""While no task finishes, how often to ask the scheduler whether it has a worker."""
+POLL_SECONDS: Final = 0.02
+"""How often to look for finished Dask tasks."""
 
 
 @dataclass(frozen=True)
@@ -313,6 +320,43 @@ def _probe_scheduler(address: str) -> None:
     raise UserError(f"{where} (the server there is {what})", subject="scheduler")
 
 
+class _LogSilence(logging.Filter):
+    """Keeps distributed's own log lines (a lost worker's tasks rescheduled, a lost
+    scheduler's traceback) off standard error while a map runs: what they mean comes back
+    as each task's outcome, and the command's output is one line per problem.
+
+    Installed on the handlers distributed and tornado attach to their loggers (they do
+    not propagate to the root), removed when the executor closes."""
+
+    PREFIXES: Final = ("distributed", "tornado")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._on: list[logging.Handler] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Drop every record."""
+        return False
+
+    def install(self) -> None:
+        """Filter every handler of distributed's and tornado's loggers."""
+        for name in list(logging.root.manager.loggerDict):
+            if name.split(".")[0] in self.PREFIXES:
+                for handler in logging.getLogger(name).handlers:
+                    if self not in handler.filters:
+                        handler.addFilter(self)
+                        self._on.append(handler)
+
+    def remove(self) -> None:
+        """Let those handlers print again."""
+        for handler in self._on:
+            handler.removeFilter(self)
+        self._on.clear()
+
+
+_LOG_SILENCE: Final = _LogSilence()
+
+
 class DaskExecutor:
     """Tasks on a Dask cluster: a new `distributed.LocalCluster`, or a running scheduler.
 
@@ -336,6 +380,7 @@ class DaskExecutor:
         except BaseException:
             self.close()
             raise
+        _LOG_SILENCE.install()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -350,9 +395,9 @@ class DaskExecutor:
             if self._cluster is not None:
                 self._cluster.close()
         self._client = self._cluster = None
+        _LOG_SILENCE.remove()
 
     def _connect(self) -> Client:
-        import logging
 
         from distributed import Client, LocalCluster
 
@@ -450,20 +495,91 @@ class DaskExecutor:
             ]
         index = {future.key: i for i, future in enumerate(futures)}
 
+        watch = _Watch(client)
+
         def result_of(i: int) -> list[Outcome[R]]:
             future = futures[i]
-            try:
-                outcomes: list[Outcome[R]] = future.result()
-            except Exception as exc:  # a task that killed too many workers, or a lost client
-                outcomes = [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[i])
-            future.release()
-            return outcomes
+            lost: list[Outcome[R]] = [Lost(f"no Dask worker for {WORKER_WAIT_SECONDS:.0f} s")]
+            while not watch.gave_up:
+                try:
+                    # In slices: a finished task's result dies with its worker, and is then
+                    # computed again only when a worker comes.
+                    outcomes: list[Outcome[R]] = future.result(timeout=WORKER_CHECK_SECONDS)
+                except TimeoutError:
+                    watch.deserted()
+                    continue
+                except Exception as exc:  # a task that killed too many workers, a lost client
+                    # The key is random per map: named in the reason, outputs differed.
+                    reason = _reason(exc).replace(str(future.key), "the task")
+                    outcomes = [Lost(f"worker failed: {reason}")] * len(chunks[i])
+                future.release()
+                return outcomes
+            return lost * len(chunks[i])
 
-        finished = (index[f.key] for f in dask_completed(futures))
+        finished = _finished(dask_completed(futures), index, watch)
         try:
             yield from _in_order(chunks, finished, result_of, progress, len(items))
         finally:
             client.cancel([f for f in futures if not f.done()])
+
+
+class _Watch:
+    """Whether a Dask cluster has gone without any worker for WORKER_WAIT_SECONDS.
+
+    A scheduler that loses every worker keeps its tasks waiting for one, forever (the
+    command hung with no word); past that wait the map gives up: every task not yet
+    returned is lost, and the command ends and says why. A worker that comes back in
+    time resets the wait."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._checked = time.monotonic()
+        self._since: float | None = None
+        self.gave_up = False
+
+    def progressed(self) -> None:
+        """A task finished: the cluster works."""
+        self._checked, self._since = time.monotonic(), None
+
+    def deserted(self) -> bool:
+        """True once the scheduler has said for WORKER_WAIT_SECONDS that it has no worker
+        (asked at most every WORKER_CHECK_SECONDS); then for good."""
+        now = time.monotonic()
+        if self.gave_up or now - self._checked < WORKER_CHECK_SECONDS:
+            return self.gave_up
+        self._checked = now
+        if self._has_workers():
+            self._since = None
+            return False
+        self._since = self._since or now
+        self.gave_up = now - self._since >= WORKER_WAIT_SECONDS
+        return self.gave_up
+
+    def _has_workers(self) -> bool:
+        """True unless the scheduler says it has no worker (a lost scheduler cancels the
+        tasks by itself: their futures then finish)."""
+        try:
+            return bool(self._client.nthreads())
+        except Exception:  # the scheduler did not answer: not a sign of no worker
+            return True
+
+
+def _finished(completed: Any, index: Mapping[Any, int], watch: _Watch) -> Iterator[int]:
+    """Chunk indices as their tasks finish (`completed`: distributed's as_completed);
+    every index not yet given once `watch` gives up (their results are then lost)."""
+    pending = set(index.values())
+    while pending:
+        batch = completed.next_batch(block=False)
+        if batch:
+            watch.progressed()
+            for future in batch:
+                pending.discard(index[future.key])
+                yield index[future.key]
+        elif watch.deserted():
+            yield from sorted(pending)
+            return
+        else:
+            time.sleep(POLL_SECONDS)
 
 
 @dataclass(frozen=True)
