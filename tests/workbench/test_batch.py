@@ -427,6 +427,30 @@ def test_private_batch_names_missing_agents_and_leaves_out_others(
     assert board["agent-8"]["runs"] == "0" and board["agent-8"]["rank"] == ""
 
 
+def test_a_private_run_among_development_runs_is_left_out(
+    private: Private, runs_dir: Path, tmp_path: Path
+) -> None:
+    """Without --control a batch takes the development runs: a private run beside them is
+    excluded and named, as a development run is in a private batch; it was `refused`, so
+    its agent joined the development leaderboard and the batch exited 1 whatever it
+    scored."""
+    plain, mixed = tmp_path / "plain", tmp_path / "mixed"
+    shutil.copytree(runs_dir, plain)
+    shutil.copytree(runs_dir, mixed)
+    play_short(mixed / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    reference = validate_runs(plain, tmp_path / "reference")
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "out"))
+    assert code == reference.exit_code, stdout + stderr
+    assert "p7: not in this batch: a private campaign run: validate it with its control file" in (
+        stderr
+    )
+    assert (tmp_path / "out" / "leaderboard.csv").read_bytes() == (
+        reference.leaderboard_path.read_bytes()
+    )
+    rows = {row["run"]: row for row in _csv(tmp_path / "out" / "runs.csv")}
+    assert rows["p7"]["status"] == "excluded" and rows["p7"]["agent"] == "agent-7"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

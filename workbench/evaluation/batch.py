@@ -11,7 +11,8 @@ interrupted removes what it wrote (OUT too, if it made it), so OUT can be used a
 
 Which runs count: with `--control`, the runs of the control file's campaign, and every
 agent registered there is expected to have at least one; without it, every development
-run. Runs that do not belong (another campaign) are named and left out. A run that is
+run. Runs that do not belong (another campaign, a private run without `--control`, a
+development run with it) are named and left out. A run that is
 covered but cannot be evaluated (unfinished, its campaign changed, its task lost, its
 run.json unreadable or gone while its journal, seal or store is there) is skipped with a
 line naming it and makes the exit code 1, like an unscored question; a run reached under
@@ -173,7 +174,7 @@ def _discover(
         if control is None:
             if registration.visibility == "private":
                 why = "a private campaign run: validate it with its control file (--control)"
-                rows.append(RunRow(name, agent, "refused", reason=why))
+                rows.append(RunRow(name, agent, "excluded", reason=why))
                 continue
         elif registration.visibility != "private":
             why = "a development run: validate it without --control"
