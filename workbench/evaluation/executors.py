@@ -257,13 +257,13 @@ def environment() -> tuple[str, str, str, str, str]:
 async def _identity(address: str) -> object:
     """What the server at `address` says it is (distributed's `identity` call)."""
     from distributed.comm import connect
+    from distributed.core import send_recv
     from distributed.security import Security
 
     args = Security().get_connection_args("client")
     comm = await connect(address, timeout=CONNECT_SECONDS, **args)
     try:
-        await comm.write({"op": "identity", "reply": True})
-        return await comm.read()
+        return await send_recv(comm, op="identity")
     finally:
         comm.abort()
 
