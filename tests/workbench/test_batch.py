@@ -11,7 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graders import counterfactual as cf
 from tests.workbench.batch_runs import play_short, tree
 from tests.workbench.conftest import Private
 from workbench.cli import main
@@ -32,6 +33,8 @@ from workbench.play.session import PlayerSession
 from workbench.runs.commands import MAX_MAGNITUDE
 
 AGENTS = ("ada", "bob", "ada", "cyd")
+WIDE = Context(prec=200, Emax=MAX_EMAX, Emin=MIN_EMIN)
+"""A decimal context that rounds no score."""
 
 
 @pytest.fixture(scope="module")
@@ -539,3 +542,16 @@ def test_bootstrap_interval_of_any_score_a_report_holds(scores: list[Decimal]) -
     low, high = (Decimal(v) for v in interval)
     slack = Decimal("0.000001") + max(abs(s) for s in scores) * Decimal("1e-12")
     assert min(scores) - slack <= low <= high <= max(scores) + slack
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.decimals(min_value=-LARGEST_SCORE, max_value=0, places=6, allow_nan=False),
+    st.integers(1, 12),
+)
+def test_equal_scores_have_their_mean_as_the_interval(score: Decimal, copies: int) -> None:
+    """One score, or the same score again and again: the interval is the mean shown beside
+    it, digit for digit (in floating point a score of 1e11 to six places lost its last
+    digits, and the interval lay beside the mean)."""
+    mean = str(cf.mean([score] * copies).quantize(Decimal("0.000001"), context=WIDE))
+    assert bootstrap_interval([score] * copies, "agent") == (mean, mean)
