@@ -314,6 +314,9 @@ def test_links_to_one_run_count_it_once(runs_dir: Path, tmp_path: Path) -> None:
     (linked / "latest").symlink_to("run-1")
     (linked / "a-first").symlink_to(linked / "run-1")
     (linked / "zz-x").symlink_to(outside)
+    (tmp_path / "notes").mkdir()
+    (linked / "notes-1").symlink_to(tmp_path / "notes")
+    (linked / "notes-2").symlink_to(tmp_path / "notes")
     reference, out = tmp_path / "reference", tmp_path / "out"
     expected = validate_runs(plain, reference).exit_code
     assert validate_runs(linked, out).exit_code == expected
@@ -322,6 +325,7 @@ def test_links_to_one_run_count_it_once(runs_dir: Path, tmp_path: Path) -> None:
     for alias, original in (("latest", "run-1"), ("a-first", "run-1"), ("zz-x", "run-x")):
         assert rows[alias]["status"] == "excluded", rows[alias]
         assert rows[alias]["reason"] == f"the same directory as '{original}': a run counts once"
+    assert "notes-1" not in rows and "notes-2" not in rows
     assert sorted((out / "reports").iterdir()) == [
         out / "reports" / name for name in ("run-0", "run-1", "run-2", "run-3", "run-x")
     ]

@@ -99,8 +99,8 @@ def _entries(runs_dir: Path) -> list[Path]:
 
 
 def _originals(entries: list[Path]) -> dict[Path, str]:
-    """For each entry that is another name of a directory listed before it (a symbolic link
-    to a run beside it, or two links to one run), the name it repeats.
+    """For each entry that names the same directory as another (a symbolic link to a run
+    beside it, or two links to one run), the name that directory counts under.
 
     A run counts once, under its own name when RUNS_DIR holds it, else its first link's:
     counted under every name it pooled one run's questions two or more times."""
@@ -119,6 +119,14 @@ def _originals(entries: list[Path]) -> dict[Path, str]:
             if original != entry.name:
                 repeats[entry] = original
     return repeats
+
+
+def _holds_a_run(paths: RunPaths) -> bool:
+    """True when the directory holds a run (its run.json, readable or not, or its files)."""
+    try:
+        return paths.exists() or _lost_registration(paths) is not None
+    except OSError:  # a directory this process may not look into: its original says so
+        return True
 
 
 def _lost_registration(paths: RunPaths) -> str | None:
@@ -149,9 +157,10 @@ def _discover(
     for run_dir in entries:
         paths = RunPaths(run_dir)
         name = run_dir.name
-        if run_dir in repeats:
-            why = f"the same directory as {clip(repeats[run_dir])}: a run counts once"
-            rows.append(RunRow(name, "", "excluded", reason=why))
+        if run_dir in repeats:  # named only when it is a run: other folders pass silently
+            if _holds_a_run(paths):
+                why = f"the same directory as {clip(repeats[run_dir])}: a run counts once"
+                rows.append(RunRow(name, "", "excluded", reason=why))
             continue
         try:
             if not paths.exists():
