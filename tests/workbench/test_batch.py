@@ -11,15 +11,17 @@ import shutil
 import signal
 import subprocess
 import sys
-from decimal import Decimal
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from fractions import Fraction
 from pathlib import Path
 
+import orjson
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from graders import counterfactual as cf
 from tests.workbench.batch_runs import play_short, tree
 from tests.workbench.conftest import Private
 from workbench.cli import main
@@ -28,8 +30,11 @@ from workbench.evaluation.evaluator import run_evaluation
 from workbench.evaluation.executors import ExecutorSpec
 from workbench.evaluation.leaderboard import bootstrap_interval, rank_key
 from workbench.play.session import PlayerSession
+from workbench.runs.commands import MAX_MAGNITUDE
 
 AGENTS = ("ada", "bob", "ada", "cyd")
+WIDE = Context(prec=200, Emax=MAX_EMAX, Emin=MIN_EMIN)
+"""A decimal context that rounds no score."""
 
 
 @pytest.fixture(scope="module")
@@ -171,6 +176,48 @@ def test_a_larger_share_scored_always_ranks_higher(agents: list[tuple[int, int, 
             assert better[3] >= worse[3]
 
 
+def _score_everything(session: PlayerSession, value: str) -> None:
+    """Submit `value` for every question of `session`'s campaign, then finish and seal."""
+    for question in session.bundle.questions.values():
+        assessment: dict[str, object] = {
+            "kind": "counterfactual",
+            "question": question.id,
+            "value": value,
+        }
+        if question.intervention.participant_selected:
+            assessment["choice"] = sorted(question.intervention.select_from)[0]
+        assert session.submit(assessment).accepted
+    session.finish()
+    session.seal()
+
+
+@pytest.mark.parametrize("value", [str(MAX_MAGNITUDE), str(-MAX_MAGNITUDE)])
+def test_the_largest_accepted_submission_still_makes_a_leaderboard(
+    runs_dir: Path, tmp_path: Path, value: str
+) -> None:
+    """A submission at the accepted limit scores about -4e24: the leaderboard and runs.csv
+    print it to six places (it was an InvalidOperation traceback, and nobody's leaderboard)."""
+    runs = tmp_path / "runs"
+    shutil.copytree(runs_dir / "run-0", runs / "run-0")
+    _score_everything(PlayerSession.create(runs / "huge", agent_id="huge", autoseal=False), value)
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(str(runs), "--all-agents", "--out", str(out))
+    assert code in (0, 1) and "Traceback" not in stdout + stderr, stdout + stderr
+    scores = [
+        Decimal(q["score"])
+        for q in orjson.loads((out / "reports" / "huge" / "report.json").read_bytes())["questions"]
+        if q["score"] is not None
+    ]
+    assert scores and min(scores) < Decimal("-1e22")
+    board = {row["agent"]: row for row in _csv(out / "leaderboard.csv")}
+    mean = sum(scores, Decimal(0)) / len(scores)
+    assert abs(Decimal(board["huge"]["mean_score"]) - mean) <= abs(mean) * Decimal("1e-27")
+    assert re.fullmatch(r"-\d{20,}\.\d{6}", board["huge"]["mean_score"])
+    assert re.fullmatch(r"-\d{20,}\.\d{6}", board["huge"]["ci95_low"])
+    runs_rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert runs_rows["huge"]["mean_score"].endswith(board["huge"]["mean_score"][-7:])
+
+
 def test_unfinished_and_tampered_runs_fail_alone(runs_dir: Path, tmp_path: Path) -> None:
     """An unfinished run is skipped (exit 1); a tampered one fails integrity (exit 3)."""
     mixed = tmp_path / "runs"
@@ -226,6 +273,62 @@ def test_a_run_json_that_cannot_be_read_fails_its_run_alone(
     assert rows["run-2"]["status"] == status and str(registration) in rows["run-2"]["reason"]
     assert [rows[f"run-{i}"]["status"] for i in (0, 1, 3)] == ["evaluated"] * 3
     assert (out / "leaderboard.csv").exists()
+
+
+def test_a_run_that_lost_its_run_json_is_named_not_dropped(runs_dir: Path, tmp_path: Path) -> None:
+    """A run directory whose run.json is gone (or a link to nothing) still holds the run's
+    files: it is named and skipped, exit 1 (it vanished from the batch without a word, and
+    the exit code could be 0). A directory of anything else stays out, silently."""
+    mixed = tmp_path / "runs"
+    shutil.copytree(runs_dir, mixed)
+    (mixed / "run-1" / "run.json").unlink()
+    (mixed / "run-2" / "run.json").unlink()
+    (mixed / "run-2" / "run.json").symlink_to(tmp_path / "nowhere")
+    (mixed / "notes").mkdir()
+    (mixed / "notes" / "todo.txt").write_text("not a run\n")
+    out = tmp_path / "out"
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(out))
+    assert code == 1, stdout + stderr
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert rows["run-1"]["status"] == rows["run-2"]["status"] == "refused"
+    assert rows["run-1"]["reason"] == (
+        f"{mixed / 'run-1' / 'run.json'} is missing, though its journal.jsonl is there"
+    )
+    assert rows["run-2"]["reason"] == f"{mixed / 'run-2' / 'run.json'} is a link to nothing"
+    assert "run-1: skipped: " in stderr and "run-2: skipped: " in stderr
+    assert "notes" not in rows and "notes" not in stdout + stderr
+    assert [rows[f"run-{i}"]["status"] for i in (0, 3)] == ["evaluated"] * 2
+
+
+def test_links_to_one_run_count_it_once(runs_dir: Path, tmp_path: Path) -> None:
+    """Symbolic links beside a run (`latest -> run-1`) or two links to one run elsewhere:
+    the run counts once, under its own name when RUNS_DIR holds it (the links pooled its
+    questions twice and more): the leaderboard is the one without the links."""
+    plain = tmp_path / "plain"
+    shutil.copytree(runs_dir, plain)
+    outside = tmp_path / "elsewhere" / "run-x"
+    play_short(outside, "ext", seed=9)
+    (plain / "run-x").symlink_to(outside)
+    linked = tmp_path / "linked"
+    shutil.copytree(plain, linked, symlinks=True)
+    (linked / "latest").symlink_to("run-1")
+    (linked / "a-first").symlink_to(linked / "run-1")
+    (linked / "zz-x").symlink_to(outside)
+    (tmp_path / "notes").mkdir()
+    (linked / "notes-1").symlink_to(tmp_path / "notes")
+    (linked / "notes-2").symlink_to(tmp_path / "notes")
+    reference, out = tmp_path / "reference", tmp_path / "out"
+    expected = validate_runs(plain, reference).exit_code
+    assert validate_runs(linked, out).exit_code == expected
+    assert (out / "leaderboard.csv").read_bytes() == (reference / "leaderboard.csv").read_bytes()
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    for alias, original in (("latest", "run-1"), ("a-first", "run-1"), ("zz-x", "run-x")):
+        assert rows[alias]["status"] == "excluded", rows[alias]
+        assert rows[alias]["reason"] == f"the same directory as '{original}': a run counts once"
+    assert "notes-1" not in rows and "notes-2" not in rows
+    assert sorted((out / "reports").iterdir()) == [
+        out / "reports" / name for name in ("run-0", "run-1", "run-2", "run-3", "run-x")
+    ]
 
 
 def _as_a_user(*args: str) -> subprocess.CompletedProcess[str]:
@@ -331,6 +434,30 @@ def test_private_batch_names_missing_agents_and_leaves_out_others(
     assert board["agent-8"]["runs"] == "0" and board["agent-8"]["rank"] == ""
 
 
+def test_a_private_run_among_development_runs_is_left_out(
+    private: Private, runs_dir: Path, tmp_path: Path
+) -> None:
+    """Without --control a batch takes the development runs: a private run beside them is
+    excluded and named, as a development run is in a private batch; it was `refused`, so
+    its agent joined the development leaderboard and the batch exited 1 whatever it
+    scored."""
+    plain, mixed = tmp_path / "plain", tmp_path / "mixed"
+    shutil.copytree(runs_dir, plain)
+    shutil.copytree(runs_dir, mixed)
+    play_short(mixed / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    reference = validate_runs(plain, tmp_path / "reference")
+    code, stdout, stderr = _validate(str(mixed), "--all-agents", "--out", str(tmp_path / "out"))
+    assert code == reference.exit_code, stdout + stderr
+    assert "p7: not in this batch: a private campaign run: validate it with its control file" in (
+        stderr
+    )
+    assert (tmp_path / "out" / "leaderboard.csv").read_bytes() == (
+        reference.leaderboard_path.read_bytes()
+    )
+    rows = {row["run"]: row for row in _csv(tmp_path / "out" / "runs.csv")}
+    assert rows["p7"]["status"] == "excluded" and rows["p7"]["agent"] == "agent-7"
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -394,3 +521,41 @@ def test_bootstrap_interval_is_seeded_and_bounded(scores: list[Decimal], agent: 
     if len(set(scores)) == 1:
         assert low == high
     assert bootstrap_interval([], agent) is None
+
+
+LARGEST_SCORE = ((2 * MAX_MAGNITUDE) / Decimal("0.000001")) ** 2
+"""About the largest |score| a report holds: the largest accepted prediction minus an
+effect as large, over the smallest scale a campaign may set (0.000001), squared."""
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.decimals(min_value=-LARGEST_SCORE, max_value=0, places=6, allow_nan=False),
+        min_size=1,
+        max_size=20,
+    )
+)
+def test_bootstrap_interval_of_any_score_a_report_holds(scores: list[Decimal]) -> None:
+    """Any finite score prints at six places, in order, near the scores (relative to their
+    size: the resampling is in floating point)."""
+    interval = bootstrap_interval(scores, "agent")
+    assert interval is not None
+    for text in interval:
+        assert re.fullmatch(r"-?\d+\.\d{6}", text), text
+    low, high = (Decimal(v) for v in interval)
+    slack = Decimal("0.000001") + max(abs(s) for s in scores) * Decimal("1e-12")
+    assert min(scores) - slack <= low <= high <= max(scores) + slack
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.decimals(min_value=-LARGEST_SCORE, max_value=0, places=6, allow_nan=False),
+    st.integers(1, 12),
+)
+def test_equal_scores_have_their_mean_as_the_interval(score: Decimal, copies: int) -> None:
+    """One score, or the same score again and again: the interval is the mean shown beside
+    it, digit for digit (in floating point a score of 1e11 to six places lost its last
+    digits, and the interval lay beside the mean)."""
+    mean = str(cf.mean([score] * copies).quantize(Decimal("0.000001"), context=WIDE))
+    assert bootstrap_interval([score] * copies, "agent") == (mean, mean)

@@ -17,11 +17,13 @@ import json
 import os
 import re
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,6 +34,9 @@ from click.testing import CliRunner
 from graders.blas import VARIABLE, kernels
 from tests.workbench.batch_runs import play_short, tree
 from workbench.cli import main
+from workbench.evaluation import executors
+from workbench.evaluation.batch import BatchOutcome, validate_runs
+from workbench.evaluation.executors import ExecutorSpec
 
 DASK = str(Path(sys.executable).with_name("dask"))
 START_SECONDS = 90.0
@@ -190,7 +195,9 @@ def runs_and_reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, 
     return runs, tree(out)
 
 
-def _validate_on(cluster: Cluster, runs: Path, out: Path) -> subprocess.Popen[bytes]:
+def _validate_on(
+    cluster: Cluster, runs: Path, out: Path, cwd: Path | None = None
+) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [
             sys.executable,
@@ -210,6 +217,8 @@ def _validate_on(cluster: Cluster, runs: Path, out: Path) -> subprocess.Popen[by
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         preexec_fn=_die_with_pytest,
+        cwd=cwd,
+        env=os.environ | {"PYTHONPATH": os.pathsep.join(sys.path)} if cwd else None,
     )
 
 
@@ -233,6 +242,43 @@ def test_a_dask_cluster_writes_the_local_executor_bytes(
     assert tree(out) == reference
     assert f"  run-{len(AGENTS) - 1} (" in output
     assert "Traceback" not in output
+
+
+def test_a_relative_runs_dir_names_the_same_runs_on_the_workers(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    """RUNS_DIR relative to the command's directory, which is not the workers' (a worker's
+    directory is its own): the same output as the local executor's (every run was skipped
+    as "not a run directory", exit 1, a leaderboard of nothing)."""
+    runs, reference = runs_and_reference
+    here = tmp_path / "here"
+    shutil.copytree(runs, here / "runs")
+    assert Path.cwd() != here and not (Path.cwd() / "runs").exists()
+    code, output = _finish(_validate_on(cluster, Path("runs"), Path("out"), cwd=here))
+    assert code in (0, 1), output
+    assert "not a run directory" not in output
+    assert tree(here / "out") == reference
+
+
+def test_a_workers_address_for_the_schedulers_is_named(
+    cluster: Cluster, runs_and_reference: tuple[Path, dict[str, bytes]], tmp_path: Path
+) -> None:
+    """`--scheduler` given a worker's address: one line saying so, exit 2, nothing written
+    (it was distributed's `Worker.identity()` TypeError traceback, exit 1)."""
+    runs, _ = runs_and_reference
+    worker = _live(cluster)[0]
+    out = tmp_path / "out"
+    done = CliRunner().invoke(
+        main,
+        ["validate", "counterfactual", str(runs), "--all-agents", "--out", str(out)]
+        + ["--executor", "dask", "--scheduler", worker],
+    )
+    assert done.exit_code == 2, done.output
+    assert done.stderr == (
+        f"Error: cannot reach a Dask scheduler at '{worker}' (the server there is a Dask "
+        "worker, not its scheduler) (--scheduler)\n"
+    )
+    assert not out.exists()
 
 
 def test_graders_on_the_cluster_match_serial(cluster: Cluster, tmp_path: Path) -> None:
@@ -274,6 +320,79 @@ def test_a_worker_with_other_blas_kernels_is_refused_on_connect(tmp_path: Path) 
         f"/{kernels()}/{sys.platform}: results would not be reproducible; "
         f"start the worker with {VARIABLE}={kernels()}"
     )
+
+
+def _batch_in_a_thread(
+    runs: Path, out: Path, address: str, on_first: Callable[[], None]
+) -> list[BatchOutcome]:
+    """validate_runs on the cluster at `address` in a thread, `on_first` called when the
+    first run is done; its outcome once it ends (within RUN_SECONDS, or an AssertionError:
+    it hung)."""
+    outcome: list[BatchOutcome] = []
+    called: list[bool] = []
+
+    def progress(done: int, total: int) -> None:
+        if not called:
+            called.append(True)
+            on_first()
+
+    def batch() -> None:
+        spec = ExecutorSpec("dask", address)
+        outcome.append(validate_runs(runs, out, executor=spec, progress=progress))
+
+    thread = threading.Thread(target=batch, daemon=True)
+    thread.start()
+    thread.join(RUN_SECONDS)
+    assert not thread.is_alive(), "the batch hung"
+    return outcome
+
+
+def test_a_cluster_that_loses_every_worker_ends_the_batch(
+    runs_and_reference: tuple[Path, dict[str, bytes]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The only worker is killed after the first run: the tasks would wait for a worker
+    forever (the command hung, silent); after the wait, the runs not done are `failed`,
+    the others written, exit 1, and distributed's own log lines stay off stderr."""
+    monkeypatch.setattr(executors, "WORKER_WAIT_SECONDS", 3.0)
+    runs, _ = runs_and_reference
+    out = tmp_path / "out"
+    (tmp_path / "solo").mkdir()
+    with _started(tmp_path / "solo", ("solo",)) as solo:
+        (worker,) = solo.workers.values()
+        (outcome,) = _batch_in_a_thread(runs, out, solo.address, worker.kill)
+    statuses = {row.run: (row.status, row.reason) for row in outcome.rows}
+    failed = [run for run, (status, _) in statuses.items() if status == "failed"]
+    assert failed and len(failed) < len(AGENTS), statuses
+    assert {statuses[run][1] for run in failed} == {"no Dask worker for 3 s"}
+    assert outcome.exit_code == 1 and (out / "leaderboard.csv").exists()
+    assert sorted(p.name for p in (out / "reports").iterdir()) == sorted(
+        run for run, (status, _) in statuses.items() if status == "evaluated"
+    )
+    assert "distributed" not in capfd.readouterr().err
+
+
+def test_a_lost_scheduler_fails_the_rest_in_words_that_do_not_change(
+    runs_and_reference: tuple[Path, dict[str, bytes]],
+    tmp_path: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """The scheduler is killed after the first run: the rest are `failed`, their reason free
+    of the task's random key (runs.csv differed from one such batch to the next), and no
+    distributed traceback on stderr."""
+    runs, _ = runs_and_reference
+    out = tmp_path / "out"
+    (tmp_path / "doomed").mkdir()
+    with _started(tmp_path / "doomed", ("w",)) as doomed:
+        (outcome,) = _batch_in_a_thread(runs, out, doomed.address, doomed.scheduler.kill)
+    reasons = [row.reason for row in outcome.rows if row.status == "failed"]
+    assert reasons and outcome.exit_code == 1
+    assert not any("cfwb-" in reason for reason in reasons), reasons
+    assert (out / "leaderboard.csv").exists()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "distributed.client" not in err, err[-2000:]
 
 
 WATCHER = """

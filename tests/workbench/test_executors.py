@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import os
 import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from workbench.errors import UserError
+from workbench.evaluation import executors
 from workbench.evaluation.executors import (
+    DaskExecutor,
     Done,
     ExecutorError,
     ExecutorSpec,
@@ -122,3 +130,89 @@ def test_chunks_cover_every_item_once(items: int, workers: int) -> None:
 def test_executor_spec_refusals(spec: dict[str, object], message: str) -> None:
     with pytest.raises(UserError, match=message):
         ExecutorSpec(**spec)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def _server(answer: bytes | None) -> Iterator[str]:
+    """A TCP server on loopback that accepts and then sends `answer` (None: an HTTP
+    server, which waits for a request line that Dask never sends)."""
+    if answer is None:
+        web = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+        threading.Thread(target=web.serve_forever, daemon=True).start()
+        try:
+            yield f"tcp://127.0.0.1:{web.server_address[1]}"
+        finally:
+            web.shutdown()
+            web.server_close()
+        return
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                peer, _ = listener.accept()
+                held.append(peer)
+                peer.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        listener.close()
+        for peer in held:
+            peer.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [None, b"", b"\xff" * 64, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"\x01" + b"\x00" * 7],
+    ids=["http-server", "silent", "all-ones", "http-reply", "one-frame"],
+)
+def test_an_address_where_no_scheduler_answers_is_refused_in_time(
+    answer: bytes | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever listens at the address (an HTTP server, a silent service, another protocol's
+    bytes), connecting ends within the deadline in one line naming the address: an HTTP
+    server's port held the command forever, other bytes were a MemoryError traceback."""
+    monkeypatch.setattr(executors, "CONNECT_SECONDS", 1.0)
+    monkeypatch.setattr(executors, "ANSWER_SECONDS", 1.0)
+    with _server(answer) as address:
+        started = time.monotonic()
+        with pytest.raises(UserError) as refused, DaskExecutor(address):
+            pass
+        assert time.monotonic() - started < 8
+    assert refused.value.subject == "scheduler"
+    assert refused.value.message.startswith(f"cannot reach a Dask scheduler at '{address}' (")
+    assert "\n" not in refused.value.message
+
+
+@pytest.mark.parametrize(
+    "address", ["ucx://127.0.0.1:1", "tls://127.0.0.1:1", "inproc://x", "ws://127.0.0.1"]
+)
+def test_addresses_distributed_cannot_use_are_one_line(address: str) -> None:
+    """A scheme without its setup (ucx without ucx-py, tls without certificates) or an
+    address of the wrong form is a UserError, not distributed's TypeError traceback."""
+    with pytest.raises(UserError) as refused, DaskExecutor(address):
+        pass
+    assert refused.value.subject == "scheduler" and "\n" not in refused.value.message
+
+
+@given(st.text(min_size=1, max_size=600))
+def test_a_scheduler_address_is_one_bounded_word(address: str) -> None:
+    """An address with whitespace or control characters, or longer than the limit, is
+    refused before any connection, quoted clipped on one line."""
+    bad = (
+        not address.strip()
+        or len(address) > executors.MAX_ADDRESS_CHARS
+        or not address.isprintable()
+        or any(c.isspace() for c in address)
+    )
+    if not bad:
+        ExecutorSpec("dask", address)
+        return
+    with pytest.raises(UserError) as refused:
+        ExecutorSpec("dask", address)
+    message = refused.value.message
+    assert message.startswith("a scheduler address looks like") and message.isprintable()
+    assert len(message) < 300

@@ -11,15 +11,19 @@ interrupted removes what it wrote (OUT too, if it made it), so OUT can be used a
 
 Which runs count: with `--control`, the runs of the control file's campaign, and every
 agent registered there is expected to have at least one; without it, every development
-run. Runs that do not belong (another campaign) are named and left out. A run that is
+run. Runs that do not belong (another campaign, a private run without `--control`, a
+development run with it) are named and left out. A run that is
 covered but cannot be evaluated (unfinished, its campaign changed, its task lost, its
-run.json unreadable) is skipped with a line naming it and makes the exit code 1, like an
-unscored question; a run that fails integrity (an altered run.json included) gets no
-report and makes it 3, and the others are still written.
+run.json unreadable or gone while its journal, seal or store is there) is skipped with a
+line naming it and makes the exit code 1, like an unscored question; a run reached under
+several names (symbolic links) counts once, the other names excluded; a run that fails
+integrity (an altered run.json included) gets no report and makes it 3, and the others
+are still written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,9 +45,16 @@ from workbench.evaluation.evaluator import (
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
 from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
+from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.bundle import load_bundle
-from workbench.runs.files import RunPaths, read_registration
+from workbench.runs.files import (
+    JOURNAL_FILE,
+    SEAL_FILE,
+    STORE_FILE,
+    RunPaths,
+    read_registration,
+)
 from workbench.runs.registration import ControlFile, Registration
 
 LEADERBOARD: Final = "leaderboard.csv"
@@ -87,6 +98,48 @@ def _entries(runs_dir: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.name)
 
 
+def _originals(entries: list[Path]) -> dict[Path, str]:
+    """For each entry that names the same directory as another (a symbolic link to a run
+    beside it, or two links to one run), the name that directory counts under.
+
+    A run counts once, under its own name when RUNS_DIR holds it, else its first link's:
+    counted under every name it pooled one run's questions two or more times."""
+    first: dict[tuple[int, int], str] = {}
+    for entry in sorted(entries, key=lambda p: (p.is_symlink(), p.name)):
+        try:
+            info = entry.stat()
+        except OSError:  # gone or not ours to look at: its own row says so
+            continue
+        first.setdefault((info.st_dev, info.st_ino), entry.name)
+    repeats = {}
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            info = entry.stat()
+            original = first[(info.st_dev, info.st_ino)]
+            if original != entry.name:
+                repeats[entry] = original
+    return repeats
+
+
+def _holds_a_run(paths: RunPaths) -> bool:
+    """True when the directory holds a run (its run.json, readable or not, or its files)."""
+    try:
+        return paths.exists() or _lost_registration(paths) is not None
+    except OSError:  # a directory this process may not look into: its original says so
+        return True
+
+
+def _lost_registration(paths: RunPaths) -> str | None:
+    """Why a directory without a readable run.json is still a run to name (it holds a run's
+    files, or a run.json link to nothing), or None for a directory of something else."""
+    if os.path.lexists(paths.registration):
+        return f"{paths.registration} is a link to nothing"
+    for name in (JOURNAL_FILE, SEAL_FILE, STORE_FILE):
+        if os.path.lexists(paths.root / name):
+            return f"{paths.registration} is missing, though its {name} is there"
+    return None
+
+
 def _discover(
     runs_dir: Path,
     control: ControlFile | None,
@@ -99,11 +152,21 @@ def _discover(
     jobs: list[tuple[RunJob, str]] = []
     rows: list[RunRow] = []
     seen_agents: set[str] = set()
-    for run_dir in _entries(runs_dir):
+    entries = _entries(runs_dir)
+    repeats = _originals(entries)
+    for run_dir in entries:
         paths = RunPaths(run_dir)
         name = run_dir.name
+        if run_dir in repeats:  # named only when it is a run: other folders pass silently
+            if _holds_a_run(paths):
+                why = f"the same directory as {clip(repeats[run_dir])}: a run counts once"
+                rows.append(RunRow(name, "", "excluded", reason=why))
+            continue
         try:
             if not paths.exists():
+                lost = _lost_registration(paths)
+                if lost is not None:
+                    rows.append(RunRow(name, "", "refused", reason=lost))
                 continue
             registration = read_registration(paths)
         except IntegrityError as exc:
@@ -120,7 +183,7 @@ def _discover(
         if control is None:
             if registration.visibility == "private":
                 why = "a private campaign run: validate it with its control file (--control)"
-                rows.append(RunRow(name, agent, "refused", reason=why))
+                rows.append(RunRow(name, agent, "excluded", reason=why))
                 continue
         elif registration.visibility != "private":
             why = "a development run: validate it without --control"
@@ -193,7 +256,9 @@ def validate_runs(
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
     check_output_dir(out, BATCH_LAYOUT, never_inside=runs)
     moved = load_bundle(campaign) if campaign is not None else None
-    found = _discover(runs, control, tuple(questions) if questions else None, moved)
+    # Tasks may run in processes with another working directory (a Dask worker's own):
+    # a relative RUNS_DIR named nothing there, and every run was "not a run directory".
+    found = _discover(runs.absolute(), control, tuple(questions) if questions else None, moved)
     rows: list[RunRow] = list(found.rows)
     codes: list[int] = []
     for row in found.rows:

@@ -16,13 +16,17 @@ subject (executor, scheduler, workers) the CLI turns into its flag.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import functools
+import logging
 import os
 import platform
 import sys
+import threading
+import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
@@ -35,6 +39,7 @@ from sim.version import ENGINE_VERSION
 from workbench import exit_codes
 from workbench.errors import UserError, WorkbenchError
 from workbench.evaluation.pool import worker_pool
+from workbench.messages import clip
 
 if TYPE_CHECKING:
     from distributed import Client, LocalCluster
@@ -53,8 +58,18 @@ CHUNKS_PER_WORKER: Final = 4
 """Default chunking: about this many chunks per worker, so a slow chunk does not stall."""
 CONNECT_SECONDS: Final = 10.0
 """How long to wait for a Dask scheduler to answer."""
+ANSWER_SECONDS: Final = 5.0
+"""How much longer than CONNECT_SECONDS a server that accepted the connection has to
+answer as a Dask scheduler."""
+MAX_ADDRESS_CHARS: Final = 255
+"""The longest scheduler address (`--scheduler`)."""
 WORKER_WAIT_SECONDS: Final = 30.0
-"""How long to wait for a Dask scheduler to have at least one worker."""
+"""How long to wait for a Dask scheduler to have at least one worker (on connect, and
+while tasks wait: then they are lost)."""
+WORKER_CHECK_SECONDS: Final = 1.0
+"""While no task finishes, how often to ask the scheduler whether it has a worker."""
+POLL_SECONDS: Final = 0.02
+"""How often to look for finished Dask tasks."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +254,109 @@ def environment() -> tuple[str, str, str, str, str]:
     return (ENGINE_VERSION, platform.python_version(), np.__version__, kernels(), sys.platform)
 
 
+async def _identity(address: str) -> object:
+    """What the server at `address` says it is (distributed's `identity` call)."""
+    from distributed.comm import connect
+    from distributed.core import send_recv
+    from distributed.security import Security
+
+    args = Security().get_connection_args("client")
+    comm = await connect(address, timeout=CONNECT_SECONDS, **args)
+    try:
+        return await send_recv(comm, op="identity")
+    finally:
+        comm.abort()
+
+
+def _probe_scheduler(address: str) -> None:
+    """Refuse, within CONNECT_SECONDS + ANSWER_SECONDS, an address where no Dask scheduler
+    answers.
+
+    distributed's client waits for a handshake without a deadline (an HTTP server's port
+    held the command forever) and trusts the peer's frame lengths (another service's
+    bytes were a MemoryError traceback); here every failure is one line, a Dask worker's
+    address is named as such, and the wait ends at the deadline.
+    """
+
+    async def bounded() -> object:
+        return await asyncio.wait_for(_identity(address), CONNECT_SECONDS + ANSWER_SECONDS)
+
+    where = f"cannot reach a Dask scheduler at {clip(address)}"
+    found: list[object] = []
+    failed: list[Exception] = []
+
+    def probe() -> None:
+        try:
+            found.append(asyncio.run(bounded()))
+        except Exception as exc:  # handed to the caller, which words it
+            failed.append(exc)
+
+    # A daemon thread of its own: asyncio.run needs a thread without a running loop, and a
+    # Ctrl+C during the wait must not wait for the probe to give up.
+    thread = threading.Thread(target=probe, name="cfwb-scheduler-probe", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        exc = failed[0]
+        if isinstance(exc, TimeoutError):
+            seconds = CONNECT_SECONDS + ANSWER_SECONDS
+            raise UserError(
+                f"{where} (the server there gave no Dask answer within {seconds:.0f} s: "
+                "is it a Dask scheduler's address?)",
+                subject="scheduler",
+            )
+        if isinstance(exc, MemoryError):  # a frame length read from another protocol's bytes
+            raise UserError(
+                f"{where} (the server there is not a Dask scheduler: its answer is not Dask's)",
+                subject="scheduler",
+            )
+        # refused, unknown scheme, TLS not configured, another protocol's bytes
+        raise UserError(f"{where} ({_reason(exc)})", subject="scheduler")
+    answer = found[0] if found else None
+    kind = answer.get("type") if isinstance(answer, dict) else None
+    if kind == "Scheduler":
+        return
+    what = "a Dask worker, not its scheduler" if kind == "Worker" else "not a Dask scheduler"
+    raise UserError(f"{where} (the server there is {what})", subject="scheduler")
+
+
+class _LogSilence(logging.Filter):
+    """Keeps distributed's own log lines (a lost worker's tasks rescheduled, a lost
+    scheduler's traceback) off standard error while a map runs: what they mean comes back
+    as each task's outcome, and the command's output is one line per problem.
+
+    Installed on the handlers distributed and tornado attach to their loggers (they do
+    not propagate to the root), removed when the executor closes."""
+
+    PREFIXES: Final = ("distributed", "tornado")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._on: list[logging.Handler] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Drop every record."""
+        return False
+
+    def install(self) -> None:
+        """Filter every handler of distributed's and tornado's loggers."""
+        for name in list(logging.root.manager.loggerDict):
+            if name.split(".")[0] in self.PREFIXES:
+                for handler in logging.getLogger(name).handlers:
+                    if self not in handler.filters:
+                        handler.addFilter(self)
+                        self._on.append(handler)
+
+    def remove(self) -> None:
+        """Let those handlers print again."""
+        for handler in self._on:
+            handler.removeFilter(self)
+        self._on.clear()
+
+
+_LOG_SILENCE: Final = _LogSilence()
+
+
 class DaskExecutor:
     """Tasks on a Dask cluster: a new `distributed.LocalCluster`, or a running scheduler.
 
@@ -262,6 +380,7 @@ class DaskExecutor:
         except BaseException:
             self.close()
             raise
+        _LOG_SILENCE.install()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -276,9 +395,9 @@ class DaskExecutor:
             if self._cluster is not None:
                 self._cluster.close()
         self._client = self._cluster = None
+        _LOG_SILENCE.remove()
 
     def _connect(self) -> Client:
-        import logging
 
         from distributed import Client, LocalCluster
 
@@ -297,16 +416,17 @@ class DaskExecutor:
             except (OSError, TimeoutError) as exc:
                 self.close()
                 raise UserError(f"cannot start a local Dask cluster ({_reason(exc)})") from None
+        _probe_scheduler(self._scheduler)
         try:
             return Client(self._scheduler, timeout=CONNECT_SECONDS)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # any refusal by distributed's client is this address's
             raise UserError(
-                f"cannot reach a Dask scheduler at {self._scheduler} ({_reason(exc)})",
+                f"cannot reach a Dask scheduler at {clip(self._scheduler)} ({_reason(exc)})",
                 subject="scheduler",
             ) from None
 
     def _check_workers(self, client: Client) -> None:
-        where = self._scheduler or "the local cluster"
+        where = clip(self._scheduler) if self._scheduler else "the local cluster"
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT_SECONDS)
         except TimeoutError:
@@ -347,7 +467,7 @@ class DaskExecutor:
     @property
     def description(self) -> str:
         """Where the tasks run."""
-        where = self._scheduler or "a local cluster"
+        where = clip(self._scheduler) if self._scheduler else "a local cluster"
         return f"Dask ({where}, {self.workers} worker thread(s))"
 
     def map(
@@ -375,20 +495,91 @@ class DaskExecutor:
             ]
         index = {future.key: i for i, future in enumerate(futures)}
 
+        watch = _Watch(client)
+
         def result_of(i: int) -> list[Outcome[R]]:
             future = futures[i]
-            try:
-                outcomes: list[Outcome[R]] = future.result()
-            except Exception as exc:  # a task that killed too many workers, or a lost client
-                outcomes = [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[i])
-            future.release()
-            return outcomes
+            lost: list[Outcome[R]] = [Lost(f"no Dask worker for {WORKER_WAIT_SECONDS:.0f} s")]
+            while not watch.gave_up:
+                try:
+                    # In slices: a finished task's result dies with its worker, and is then
+                    # computed again only when a worker comes.
+                    outcomes: list[Outcome[R]] = future.result(timeout=WORKER_CHECK_SECONDS)
+                except TimeoutError:
+                    watch.deserted()
+                    continue
+                except Exception as exc:  # a task that killed too many workers, a lost client
+                    # The key is random per map: named in the reason, outputs differed.
+                    reason = _reason(exc).replace(str(future.key), "the task")
+                    outcomes = [Lost(f"worker failed: {reason}")] * len(chunks[i])
+                future.release()
+                return outcomes
+            return lost * len(chunks[i])
 
-        finished = (index[f.key] for f in dask_completed(futures))
+        finished = _finished(dask_completed(futures), index, watch)
         try:
             yield from _in_order(chunks, finished, result_of, progress, len(items))
         finally:
             client.cancel([f for f in futures if not f.done()])
+
+
+class _Watch:
+    """Whether a Dask cluster has gone without any worker for WORKER_WAIT_SECONDS.
+
+    A scheduler that loses every worker keeps its tasks waiting for one, forever (the
+    command hung with no word); past that wait the map gives up: every task not yet
+    returned is lost, and the command ends and says why. A worker that comes back in
+    time resets the wait."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+        self._checked = time.monotonic()
+        self._since: float | None = None
+        self.gave_up = False
+
+    def progressed(self) -> None:
+        """A task finished: the cluster works."""
+        self._checked, self._since = time.monotonic(), None
+
+    def deserted(self) -> bool:
+        """True once the scheduler has said for WORKER_WAIT_SECONDS that it has no worker
+        (asked at most every WORKER_CHECK_SECONDS); then for good."""
+        now = time.monotonic()
+        if self.gave_up or now - self._checked < WORKER_CHECK_SECONDS:
+            return self.gave_up
+        self._checked = now
+        if self._has_workers():
+            self._since = None
+            return False
+        self._since = self._since or now
+        self.gave_up = now - self._since >= WORKER_WAIT_SECONDS
+        return self.gave_up
+
+    def _has_workers(self) -> bool:
+        """True unless the scheduler says it has no worker (a lost scheduler cancels the
+        tasks by itself: their futures then finish)."""
+        try:
+            return bool(self._client.nthreads())
+        except Exception:  # the scheduler did not answer: not a sign of no worker
+            return True
+
+
+def _finished(completed: Any, index: Mapping[Any, int], watch: _Watch) -> Iterator[int]:
+    """Chunk indices as their tasks finish (`completed`: distributed's as_completed);
+    every index not yet given once `watch` gives up (their results are then lost)."""
+    pending = set(index.values())
+    while pending:
+        batch = completed.next_batch(block=False)
+        if batch:
+            watch.progressed()
+            for future in batch:
+                pending.discard(index[future.key])
+                yield index[future.key]
+        elif watch.deserted():
+            yield from sorted(pending)
+            return
+        else:
+            time.sleep(POLL_SECONDS)
 
 
 @dataclass(frozen=True)
@@ -402,7 +593,7 @@ class ExecutorSpec:
     def __post_init__(self) -> None:
         if self.kind not in EXECUTOR_KINDS:
             raise UserError(
-                f"the executor must be local or dask, not {self.kind!r}", subject="executor"
+                f"the executor must be local or dask, not {clip(self.kind)}", subject="executor"
             )
         if self.scheduler is not None and self.kind != "dask":
             raise UserError("a scheduler address needs the dask executor", subject="scheduler")
@@ -414,9 +605,16 @@ class ExecutorSpec:
             )
         if self.workers is not None:
             _check_workers(self.workers)
-        if self.scheduler is not None and not self.scheduler.strip():
+        if self.scheduler is not None and (
+            not self.scheduler.strip()
+            or len(self.scheduler) > MAX_ADDRESS_CHARS
+            or not self.scheduler.isprintable()
+            or any(c.isspace() for c in self.scheduler)
+        ):
             raise UserError(
-                "a scheduler address looks like tcp://127.0.0.1:8786", subject="scheduler"
+                "a scheduler address looks like tcp://127.0.0.1:8786 (one word of at most "
+                f"{MAX_ADDRESS_CHARS} printable characters), not {clip(self.scheduler)}",
+                subject="scheduler",
             )
 
     @property

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 from typing import Final, Literal
 
@@ -38,6 +38,9 @@ BOOTSTRAP_BLOCK: Final = 250
 CONFIDENCE: Final = 0.95
 PLACES: Final = Decimal("0.000001")
 """Scores in the leaderboard are rounded to six decimal places (half to even)."""
+WIDE_DIGITS: Final = 200
+"""Digits of the context leaderboard figures are added and rounded in: more than any score
+holds (a score is at most about 4e42, given to 28 significant digits)."""
 
 RunStatus = Literal["evaluated", "integrity", "refused", "failed", "missing", "excluded"]
 """evaluated (report written) · integrity (failed verification, nothing scored) ·
@@ -73,26 +76,49 @@ class RunRow:
     reason: str = ""
 
 
+def _wide() -> Context:
+    """A decimal context in which no score, sum or difference of scores is rounded."""
+    return Context(prec=WIDE_DIGITS, Emax=MAX_EMAX, Emin=MIN_EMIN)
+
+
 def _places(value: Decimal | float) -> str:
-    return str(Decimal(value).quantize(PLACES, rounding=ROUND_HALF_EVEN))
+    """`value` at six decimal places (half to even), however large: the context keeps every
+    digit (a score of -4e24, from an accepted submission, overflowed the default 28)."""
+    with localcontext(_wide()):
+        return str(Decimal(value).quantize(PLACES, rounding=ROUND_HALF_EVEN))
 
 
 def bootstrap_interval(scores: Sequence[Decimal], agent: str) -> tuple[str, str] | None:
-    """The seeded percentile-bootstrap 95% interval of the mean score (module docstring)."""
+    """The seeded percentile-bootstrap 95% interval of the mean score (module docstring).
+
+    The resampling runs in floating point on each score's difference from the exact mean,
+    which is added back in decimal: scores beyond float's 16 digits (a score of 1e11 to six
+    places) lost their last digits, and equal scores gave an interval beside their mean."""
     if not scores:
         return None
-    values = np.array([float(s) for s in scores], dtype=np.float64)
+    center = cf.mean(scores)
+    if all(score == scores[0] for score in scores):  # every resample's mean is the mean
+        return _places(center), _places(center)
+    with localcontext(_wide()):
+        offsets = np.array([float(s - center) for s in scores], dtype=np.float64)
     seed = int.from_bytes(hashlib.sha256(b"cfwb-bootstrap\0" + agent.encode()).digest()[:8])
     rng = np.random.Generator(np.random.PCG64(seed))
     means = np.concatenate(
         [
-            values[rng.integers(0, len(values), size=(BOOTSTRAP_BLOCK, len(values)))].mean(axis=1)
+            offsets[rng.integers(0, len(offsets), size=(BOOTSTRAP_BLOCK, len(offsets)))].mean(
+                axis=1
+            )
             for _ in range(BOOTSTRAP_RESAMPLES // BOOTSTRAP_BLOCK)
         ]
     )
     tail = (1 - CONFIDENCE) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
-    return _places(float(low)), _places(float(high))
+    # To the mean's own precision (28 significant digits, as `cf.mean`), then six places.
+    means_context = Context(prec=cf.PRECISION, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    with localcontext(_wide()):
+        # repr: the shortest decimal that is this float, not its binary expansion's tail
+        low_mean, high_mean = (center + Decimal(repr(float(q))) for q in (low, high))
+    return _places(means_context.plus(low_mean)), _places(means_context.plus(high_mean))
 
 
 def rank_key(agent: str, questions: int, scored: int, mean: Decimal | None) -> tuple[object, ...]:
