@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from workbench.cli import main
 from workbench.errors import UserError
 from workbench.messages import CLIP, LINE, clip
 from workbench.play.session import PlayerSession
+from workbench.runs.registration import AGENT_ID, AGENT_ID_RULE
 
 
 def _cli(*args: str) -> Result:
@@ -289,3 +293,23 @@ def test_a_run_of_another_campaign_is_named_as_such(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["run", "gelato", "--out", str(run)])
     assert result.exit_code == 2, result.output
     assert "was played on campaign 'harbor-roasters', not 'marina-gelato'" in result.output
+
+
+@given(
+    agent=st.text(max_size=80).filter(
+        lambda a: not AGENT_ID.fullmatch(a) and "\x00" not in a and not a.startswith("-")
+    )
+)
+@settings(max_examples=25, deadline=None)
+def test_an_agent_id_outside_the_rule_is_one_line_for_a_development_run(agent: str) -> None:
+    """`run --agent '=cmd|calc'` without a control file printed pydantic's traceback (exit 1)
+    once the run's registration was built: any id outside the rule is refused first, in one
+    line naming the flag, and no run is made."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "run"
+        result = _cli("run", "--agent", agent, "--out", str(out))
+        assert result.exit_code == 2, result.output
+        assert _refused(result) == [
+            f"Error: agent {clip(agent)}: an agent id is {AGENT_ID_RULE} (--agent)"
+        ]
+        assert not out.exists()

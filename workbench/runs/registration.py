@@ -234,6 +234,10 @@ def resolve_identity(
             )
         seed = bundle.campaign.development_seed
         assert seed is not None
+        if agent_id is not None and not AGENT_ID.fullmatch(agent_id):
+            raise UserError(
+                f"agent {clip(agent_id)}: an agent id is {AGENT_ID_RULE}", subject="agent"
+            )
         return RunIdentity(seed, agent_id or "player", seed_commitment(seed, bundle.digest))
     if control is None:
         raise UserError(
