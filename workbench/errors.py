@@ -39,6 +39,12 @@ class UserError(WorkbenchError):
     exit_code = exit_codes.USAGE
 
 
+class AccessError(UserError):
+    """A file the system refuses to let this process read (permissions, a failing disk):
+    a usage error wherever it is met, never taken for damage to what the file holds (an
+    unreadable journal is no broken chain)."""
+
+
 class StorageError(WorkbenchError):
     """The disk refused a run's write (full, read-only, failing): the command it carried
     was not applied and the files are as they were, or are repaired when the run is next

@@ -15,7 +15,7 @@ from typing import Final
 
 from ledger.bounded_read import read_at_most
 from ledger.file_kinds import kind_of
-from workbench.errors import UserError
+from workbench.errors import AccessError, UserError
 
 KIB: Final = 1024
 MIB: Final = 1024 * KIB
@@ -79,7 +79,7 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     except IsADirectoryError:
         raise UserError(f"{path}: {what} is a directory, not a file") from None
     except OSError as exc:
-        raise UserError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
+        raise AccessError(f"{path}: cannot read {what} ({exc.strerror or exc})") from None
     if len(data) > cap:
         raise _too_large(path, what, cap)
     return data

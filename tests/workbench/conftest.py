@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,3 +70,17 @@ def private(campaign_copy: Path, tmp_path: Path) -> Private:
     control = tmp_path / "private" / "control.json"
     control.parent.mkdir()
     return Private(campaign, control, control_new(campaign, control, "agent-7", "agent-8"))
+
+
+def cli_as_a_user(*args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI with file permissions enforced: as root, without the capabilities to
+    override them (setpriv, util-linux), so the refusal is the kernel's own."""
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
+    prefix = drop if os.geteuid() == 0 else []
+    return subprocess.run(
+        [*prefix, sys.executable, "-m", "workbench", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )

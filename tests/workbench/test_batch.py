@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from graders import counterfactual as cf
 from tests.workbench.batch_runs import play_short, tree
-from tests.workbench.conftest import Private
+from tests.workbench.conftest import Private, cli_as_a_user
 from workbench.cli import main
 from workbench.evaluation.batch import validate_runs
 from workbench.evaluation.evaluator import run_evaluation
@@ -331,20 +331,6 @@ def test_links_to_one_run_count_it_once(runs_dir: Path, tmp_path: Path) -> None:
     ]
 
 
-def _as_a_user(*args: str) -> subprocess.CompletedProcess[str]:
-    """The CLI with file permissions enforced: as root, without the capabilities to
-    override them (setpriv, util-linux), so the refusal is the kernel's own."""
-    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search"]
-    prefix = drop if os.geteuid() == 0 else []
-    return subprocess.run(
-        [*prefix, sys.executable, "-m", "workbench", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=600,
-    )
-
-
 def test_a_run_directory_that_cannot_be_entered_fails_its_run_alone(
     runs_dir: Path, tmp_path: Path
 ) -> None:
@@ -355,7 +341,7 @@ def test_a_run_directory_that_cannot_be_entered_fails_its_run_alone(
     locked = mixed / "run-1"
     locked.chmod(0)  # not even its owner may enter it
     try:
-        done = _as_a_user(
+        done = cli_as_a_user(
             "validate", "counterfactual", str(mixed), "--all-agents", "--out", str(tmp_path / "o")
         )
     finally:

@@ -33,7 +33,7 @@ from graders import counterfactual as cf
 from ledger.bounded_read import read_at_most
 from ledger.canonical import dumps
 from ledger.seal import Seal, SealFormatError
-from workbench.errors import UserError, WorkbenchError
+from workbench.errors import AccessError, UserError, WorkbenchError
 from workbench.evaluation.branches import episode_id
 from workbench.evaluation.evaluator import REPORT_FILE, SEALS_DIR, SUMS_FILE, run_evaluation
 from workbench.evaluation.report import (
@@ -164,6 +164,8 @@ def _read(path: Path, what: str, check: ReportCheck) -> bytes | None:
     """A bounded read whose failure is recorded as a problem."""
     try:
         return read_bounded(path, what)
+    except AccessError:
+        raise
     except WorkbenchError as exc:
         check.problems.append(exc.message)
         return None

@@ -16,7 +16,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
 from sim.version import ENGINE_VERSION
-from workbench.errors import UserError, WorkbenchError
+from workbench.errors import AccessError, UserError, WorkbenchError
 from workbench.inputs import read_bounded
 from workbench.messages import clip
 from workbench.outputs import atomic_write as _atomic_write
@@ -148,6 +148,8 @@ def journal_bytes(paths: RunPaths) -> bytes:
         return b""
     try:
         return read_bounded(paths.journal, "journal")
+    except AccessError:
+        raise
     except WorkbenchError as exc:
         raise JournalError(exc.message) from None
 
@@ -158,6 +160,8 @@ def read_seal(paths: RunPaths) -> Seal | None:
         return None
     try:
         data = read_bounded(paths.seal, "seal")
+    except AccessError:
+        raise
     except WorkbenchError as exc:
         raise SealError(exc.message) from None
     try:
