@@ -59,6 +59,12 @@ class IntegrityError(WorkbenchError):
     exit_code = exit_codes.INTEGRITY
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived (`workbench.cli.run` raises it from the signal): like Ctrl+C's
+    KeyboardInterrupt, not an Exception, so only cleanup code (`except BaseException`,
+    `finally`) meets it on its way out, and what was being written is removed as for Ctrl+C."""
+
+
 def one_line(text: str) -> str:
     """`text` on one line: a multi-line message's lines joined, list markers dropped."""
     parts = [line.strip().removeprefix("- ") for line in text.splitlines() if line.strip()]

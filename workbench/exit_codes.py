@@ -14,3 +14,6 @@ or seal signature, a command after `finish`, an altered run.json."""
 INTERRUPTED = 130
 """Stopped by Ctrl+C (128 + SIGINT, the shell's convention): what a validation was writing
 is removed; a run keeps its last durable state."""
+TERMINATED = 143
+"""Stopped by SIGTERM (128 + 15: `timeout`, a CI runner's cancel, `kill`): cleaned up as for
+Ctrl+C."""

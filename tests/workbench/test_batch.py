@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
 from fractions import Fraction
 from pathlib import Path
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 from graders import counterfactual as cf
 from tests.workbench.batch_runs import play_short, tree
 from tests.workbench.conftest import Private, cli_as_a_user
+from workbench import exit_codes
 from workbench.cli import main
 from workbench.evaluation.batch import validate_runs
 from workbench.evaluation.evaluator import run_evaluation
@@ -545,3 +547,38 @@ def test_equal_scores_have_their_mean_as_the_interval(score: Decimal, copies: in
     digits, and the interval lay beside the mean)."""
     mean = str(cf.mean([score] * copies).quantize(Decimal("0.000001"), context=WIDE))
     assert bootstrap_interval([score] * copies, "agent") == (mean, mean)
+
+
+def test_a_batch_stopped_by_sigterm_removes_its_output_as_ctrl_c_does(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    """`timeout` or a CI runner's cancel sends SIGTERM, which ended the process at once and
+    left a partial OUT; now it is one line, exit 143, and OUT is gone. The batch is frozen
+    (SIGSTOP) once OUT exists, so the signal lands mid-batch whatever this machine's speed."""
+    many = tmp_path / "runs"
+    for i in range(48):
+        shutil.copytree(runs_dir / f"run-{i % 4}", many / f"run-{i:02d}")
+    out = tmp_path / "out"
+    batch = subprocess.Popen(
+        [sys.executable, "-m", "workbench", "validate", "counterfactual", str(many),
+         "--all-agents", "--out", str(out)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )  # fmt: skip
+    try:
+        while not out.exists() and batch.poll() is None:
+            time.sleep(0.005)
+        batch.send_signal(signal.SIGSTOP)
+        assert batch.poll() is None, "the batch ended before it could be stopped mid-way"
+        assert out.exists()
+        batch.send_signal(signal.SIGTERM)
+        batch.send_signal(signal.SIGCONT)
+        _, stderr = batch.communicate(timeout=120)
+    finally:
+        batch.kill()
+        batch.wait(30)
+    assert batch.returncode == exit_codes.TERMINATED, stderr
+    assert stderr.splitlines()[-1] == "Error: terminated"
+    assert "Traceback" not in stderr
+    assert not out.exists()

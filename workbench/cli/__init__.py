@@ -13,7 +13,7 @@ from typing import NamedTuple
 import click
 
 from workbench import __version__, exit_codes
-from workbench.errors import UserError, WorkbenchError
+from workbench.errors import Terminated, UserError, WorkbenchError
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -148,7 +148,8 @@ class LazyGroup(click.Group):
         A file system refusal no command turned into a message of its own (a directory it
         may not enter, a full disk) is one line naming the path, exit 2, never a traceback.
         A closed standard output (`| head`) is left to Python, as before. Ctrl+C is
-        `Error: interrupted`, exit 130 (click's `Aborted!` exited 1, which means unscored).
+        `Error: interrupted`, exit 130 (click's `Aborted!` exited 1, which means unscored);
+        SIGTERM `Error: terminated`, exit 143, after the same cleanup.
         """
         try:
             return super().invoke(ctx)
@@ -158,6 +159,9 @@ class LazyGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Error: interrupted", err=True)
             ctx.exit(exit_codes.INTERRUPTED)
+        except Terminated:
+            click.echo("Error: terminated", err=True)
+            ctx.exit(exit_codes.TERMINATED)
         except BrokenPipeError:
             raise
         except OSError as exc:
@@ -179,11 +183,22 @@ def main() -> None:
 def run() -> None:
     """The `workbench` program: the CLI, and once it has answered, a Ctrl+C no longer counts.
 
-    A Ctrl+C that came after the command's last output, while Python shut down, killed the
-    process by the signal (a shell's 130, "interrupted") though nothing was interrupted;
-    from then on it is ignored, so the exit code is the command's own.
+    SIGTERM raises `Terminated` where the program is, so a validation stopped by `timeout`
+    or a CI runner removes what it was writing, as for Ctrl+C (by default the signal
+    ended the process at once, leaving a partial output directory); a command with its own
+    handling (the host, `serve`) installs its own. A Ctrl+C or SIGTERM that came after the
+    command's last output, while Python shut down, killed the process by the signal
+    (a shell's 130, "interrupted") though nothing was interrupted; from then on both are
+    ignored, so the exit code is the command's own.
     """
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         main()
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    """SIGTERM's handler: stop the command where it is (see `run`)."""
+    raise Terminated
