@@ -32,13 +32,23 @@ LIMITS: Final[dict[str, int]] = {
     "journal": 256 * MIB,
     "report": 64 * MIB,
     "checksums": 16 * MIB,
+    "batch table": 64 * MIB,
     "host record": 64 * KIB,
 }
 """Documented size limit of each kind of input (README, "Input limits")."""
 
 
 WRITTEN_BY_THE_WORKBENCH: Final = frozenset(
-    {"registration", "seal", "seals", "journal", "report", "checksums", "host record"}
+    {
+        "registration",
+        "seal",
+        "seals",
+        "journal",
+        "report",
+        "checksums",
+        "batch table",
+        "host record",
+    }
 )
 """Kinds only the workbench writes, always as regular files: a named pipe or a device in
 their place is refused, never waited on (a planted pipe would hang a batch validation)."""

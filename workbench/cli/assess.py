@@ -228,7 +228,11 @@ def _validate_all(
 
 @click.command("verify-report")
 @click.argument("out", type=DIR)
-@click.option("--results", type=DIR, help="The run the report evaluated: evaluate it again.")
+@click.option(
+    "--results",
+    type=DIR,
+    help="The run the report evaluated (a batch's: RUNS_DIR): evaluate it again.",
+)
 @run_reader_options
 def verify_report(
     out: Path,
@@ -237,15 +241,22 @@ def verify_report(
     agent_id: str | None,
     campaign: Path | None,
 ) -> None:
-    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS)."""
+    """Check OUT's report.json, SHA256SUMS and seals against each other (and RESULTS).
+
+    A batch's OUT: every report, and runs.csv and leaderboard.csv derived from them again.
+    """
+    from workbench.evaluation.batch_check import is_batch_output
+
+    if is_batch_output(out):
+        _verify_batch(out, results, control, agent_id, campaign)
+        return
     from workbench.evaluation.report_check import check_report
 
     result = check_report(
         out, results, control=control_file(control), agent=agent_id, campaign=campaign
     )
     if not result.ok:
-        for problem in result.problems:
-            click.echo(f"Error: {bound_line(problem)}", err=True)
+        _print_problems(result.problems)
         click.echo(
             f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
         )
@@ -260,6 +271,60 @@ def verify_report(
         click.echo(
             f"{out}: a private report; its signatures were not checked: give --control "
             "FILE to authenticate it",
+            err=True,
+        )
+
+
+def _print_problems(problems: list[str]) -> None:
+    for problem in problems:
+        click.echo(f"Error: {bound_line(problem)}", err=True)
+
+
+def _verify_batch(
+    out: Path,
+    runs: Path | None,
+    control: Path | None,
+    agent_id: str | None,
+    campaign: Path | None,
+) -> None:
+    """`verify-report` of a batch's output: exit 3 on any problem, else 2 when a report
+    could not be checked, else 0."""
+    from workbench.evaluation.batch_check import check_batch
+
+    if agent_id is not None:
+        raise UserError(
+            "a batch holds every agent's reports: it takes no agent id", subject="agent"
+        )
+    found = check_batch(out, runs, control=control_file(control), campaign=campaign)
+    _print_problems(found.problems)
+    _print_problems(found.report_problems())
+    for refusal in found.refused:
+        click.echo(f"Error: {bound_line(refusal)}", err=True)
+    failing = sum(not report.ok for _, report in found.reports)
+    signed = sum(report.authenticated for _, report in found.reports)
+    against = f", each matching evaluating its run under {runs} again" if runs else ""
+    tables = {
+        "not compared": "not derived again (not every report could be read)",
+        "match": "match them",
+        "differ": "differ from them",
+    }[found.tables]
+    summary = (
+        f"{out}: {len(found.reports)} report(s) checked, {failing} with problems, "
+        f"{len(found.refused)} not checked; runs.csv and leaderboard.csv {tables}"
+        + (f"; {signed} signed report(s) authenticated" if signed else "")
+        + against
+    )
+    if not found.consistent:
+        click.echo(f"{summary}: the batch is not trustworthy", err=True)
+        sys.exit(exit_codes.INTEGRITY)
+    if found.refused:
+        click.echo(summary, err=True)
+        sys.exit(exit_codes.USAGE)
+    click.echo(f"{summary}: consistent")
+    if any(report.private and not report.authenticated for _, report in found.reports):
+        click.echo(
+            f"{out}: private reports; their signatures were not checked: give --control "
+            "FILE to authenticate them",
             err=True,
         )
 

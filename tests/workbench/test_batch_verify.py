@@ -1,0 +1,135 @@
+"""`verify-report` of a batch's output: every report checked, and runs.csv and
+leaderboard.csv derived from them again (it was refused: "no report.json")."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.workbench.batch_runs import play_short
+from tests.workbench.conftest import Private
+from workbench import exit_codes
+from workbench.cli import main
+from workbench.evaluation.batch import validate_runs
+
+AGENTS = ("ada", "bob", "ada", "cyd")
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Four finished development runs of three agents and their batch's output."""
+    root = tmp_path_factory.mktemp("verify-batch")
+    runs = root / "runs"
+    for i, agent in enumerate(AGENTS):
+        play_short(runs / f"run-{i}", agent, seed=i)
+    validate_runs(runs, root / "out")
+    return runs, root / "out"
+
+
+def _verify(*args: str) -> Result:
+    return CliRunner().invoke(main, ["verify-report", *args])
+
+
+def _copy(batch: tuple[Path, Path], tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(batch[1], out)
+    return out
+
+
+def test_a_batch_as_written_is_consistent_and_matches_its_runs(batch: tuple[Path, Path]) -> None:
+    runs, out = batch
+    result = _verify(str(out))
+    assert result.exit_code == exit_codes.OK, result.output
+    assert result.stdout == (
+        f"{out}: 4 report(s) checked, 0 with problems, 0 not checked; runs.csv and "
+        "leaderboard.csv match them: consistent\n"
+    )
+    again = _verify(str(out), "--results", str(runs))
+    assert again.exit_code == exit_codes.OK, again.output
+    assert f"each matching evaluating its run under {runs} again" in again.stdout
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    table=st.sampled_from(["leaderboard.csv", "runs.csv"]),
+    where=st.floats(0, 1),
+    byte=st.binary(min_size=1, max_size=1),
+)
+def test_any_edit_of_a_table_is_found(
+    batch: tuple[Path, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    table: str,
+    where: float,
+    byte: bytes,
+) -> None:
+    out = _copy(batch, tmp_path_factory.mktemp("edit"))
+    data = bytearray((out / table).read_bytes())
+    at = min(int(where * len(data)), len(data) - 1)
+    if data[at : at + 1] == byte:
+        byte = bytes([(byte[0] + 1) % 256])
+    data[at : at + 1] = byte
+    (out / table).write_bytes(bytes(data))
+    result = _verify(str(out))
+    assert result.exit_code == exit_codes.INTEGRITY, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.splitlines()[-1].endswith("the batch is not trustworthy")
+
+
+def test_an_edited_report_a_missing_one_and_a_stray_one_are_each_named(
+    batch: tuple[Path, Path], tmp_path: Path
+) -> None:
+    out = _copy(batch, tmp_path)
+    report = out / "reports" / "run-1" / "report.json"
+    document = orjson.loads(report.read_bytes())
+    document["summary"]["questions"] += 1
+    report.write_bytes(orjson.dumps(document, option=orjson.OPT_SORT_KEYS) + b"\n")
+    shutil.rmtree(out / "reports" / "run-2")
+    shutil.copytree(out / "reports" / "run-3", out / "reports" / "run-9")
+    result = _verify(str(out))
+    assert result.exit_code == exit_codes.INTEGRITY, result.output
+    lines = result.stderr.splitlines()
+    assert f"Error: {out / 'reports' / 'run-9'}: a report runs.csv does not list" in lines
+    assert (
+        f"Error: {out / 'reports' / 'run-2' / 'report.json'}: missing, but runs.csv lists it"
+        in lines
+    )
+    assert f"Error: {report.parent}: report.json: summary.questions is not 6" in lines
+    assert lines[-1] == (
+        f"{out}: 3 report(s) checked, 1 with problems, 0 not checked; runs.csv and "
+        "leaderboard.csv not derived again (not every report could be read): the batch is "
+        "not trustworthy"
+    )
+
+
+def test_a_batch_takes_no_agent_id(batch: tuple[Path, Path]) -> None:
+    result = _verify(str(batch[1]), "--agent", "ada")
+    assert result.exit_code == exit_codes.USAGE
+    assert result.stderr.strip() == (
+        "Error: a batch holds every agent's reports: it takes no agent id (--agent)"
+    )
+
+
+def test_a_private_batch_is_authenticated_with_its_control_file(
+    private: Private, tmp_path: Path
+) -> None:
+    runs = tmp_path / "runs"
+    for i, agent in enumerate(("agent-7", "agent-8")):
+        play_short(
+            runs / f"p{i}", agent, seed=i, campaign=private.campaign, control=private.control
+        )
+    out = tmp_path / "out"
+    validate_runs(runs, out, control=private.control)
+    unsigned = _verify(str(out))
+    assert unsigned.exit_code == exit_codes.OK, unsigned.output
+    assert "their signatures were not checked" in unsigned.stderr
+    signed = _verify(str(out), "--control", str(private.control_path), "--results", str(runs))
+    assert signed.exit_code == exit_codes.OK, signed.output
+    assert "2 signed report(s) authenticated" in signed.stdout

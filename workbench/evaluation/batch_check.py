@@ -1,0 +1,185 @@
+"""Checking a batch's output as `verify-report` checks one evaluation's.
+
+Every report under `reports/` is checked as a single evaluation's is (and against its run
+under RUNS_DIR when given), then runs.csv and leaderboard.csv are derived again from
+runs.csv's rows and the reports they name, and must be byte for byte the files there: an
+edited score, interval or rank, or a report added, removed or renamed, is a problem. With
+the control file, private reports are authenticated, and so the leaderboard derived from
+them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import TypeAdapter, ValidationError
+
+from workbench.errors import AccessError, UserError, WorkbenchError
+from workbench.evaluation.batch import LEADERBOARD, REPORTS, RUNS_TABLE
+from workbench.evaluation.evaluator import REPORT_FILE
+from workbench.evaluation.leaderboard import RunRow, RunStatus, leaderboard, runs_csv, to_csv
+from workbench.evaluation.report import CounterfactualReport
+from workbench.evaluation.report_check import ReportCheck, check_report
+from workbench.inputs import read_bounded
+from workbench.messages import clip, first_of, problems
+from workbench.runs.registration import ControlFile
+
+STATUS: TypeAdapter[RunStatus] = TypeAdapter(RunStatus)
+"""A runs.csv row's status, read as the batch wrote it."""
+
+
+@dataclass
+class BatchCheck:
+    """What checking a batch's output found: each report's check, each report that could
+    not be checked (a usage error), and the problems of the batch's own tables."""
+
+    out: Path
+    reports: list[tuple[str, ReportCheck]] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    tables: Literal["not compared", "match", "differ"] = "not compared"
+    """runs.csv and leaderboard.csv against the ones derived again (compared only when
+    every report was checked and read whole)."""
+
+    def report_problems(self) -> list[str]:
+        """Every report's problems, each naming its report's folder."""
+        lines = []
+        for name, report in self.reports:
+            folder = str(self.out / REPORTS / name)
+            lines += [p if p.startswith(folder) else f"{folder}: {p}" for p in report.problems]
+        return lines
+
+    @property
+    def consistent(self) -> bool:
+        """True when no report and no table has a problem (refusals aside)."""
+        return not self.problems and all(check.ok for _, check in self.reports)
+
+
+def is_batch_output(out: Path) -> bool:
+    """True for what `validate counterfactual RUNS_DIR --all-agents` wrote: its reports
+    directory and tables, no report of its own."""
+    return (out / REPORTS).is_dir() and not (out / REPORT_FILE).exists()
+
+
+def check_batch(
+    out: Path,
+    runs: Path | None = None,
+    *,
+    control: ControlFile | None = None,
+    campaign: Path | None = None,
+) -> BatchCheck:
+    """Check the batch output `out` (see the module docstring); RUNS_DIR `runs` holds the
+    runs evaluated again, each under the name its report has."""
+    check = BatchCheck(out)
+    rows = _listed_rows(out, check)
+    if rows is None:
+        return check
+    named = {row.run for row in rows if row.status == "evaluated"}
+    folders = _report_folders(out)
+    for stray in sorted(folders - named):  # a folder no row names: added, or renamed
+        check.problems.append(f"{out / REPORTS / stray}: a report {RUNS_TABLE} does not list")
+    derived: list[RunRow] = []
+    reports = []
+    for row in rows:
+        if row.status != "evaluated":
+            derived.append(row)
+            continue
+        report = _checked_report(out, row, runs, control, campaign, check)
+        reports.append(report)
+        derived.append(RunRow(row.run, row.agent, row.status, report, row.reason))
+    if check.refused or any(not c.ok for _, c in check.reports) or None in reports:
+        return check
+    check.tables = "match"
+    for name, data in (
+        (RUNS_TABLE, runs_csv(derived)),
+        (LEADERBOARD, to_csv(leaderboard(derived))),
+    ):
+        if _read(out / name, check) != data:
+            check.tables = "differ"
+            check.problems.append(
+                f"{out / name}: differs from the one its reports give (changed after writing)"
+            )
+    return check
+
+
+def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
+    """runs.csv's rows (their reports not yet read), or None with the problem recorded."""
+    data = _read(out / RUNS_TABLE, check)
+    if data is None:
+        return None
+    rows = []
+    try:
+        reader = csv.DictReader(io.StringIO(data.decode()))
+        for number, line in enumerate(reader, start=2):
+            try:
+                status = STATUS.validate_python(line.get("status"))
+            except ValidationError:
+                status = None
+            if status is None or not line.get("run"):
+                check.problems.append(f"{out / RUNS_TABLE}:{number}: not a row of a batch")
+                return None
+            rows.append(
+                RunRow(line["run"], line.get("agent") or "", status, None, line.get("reason") or "")
+            )
+    except (UnicodeDecodeError, csv.Error) as exc:
+        check.problems.append(f"{out / RUNS_TABLE}: not a batch's table ({clip(str(exc))})")
+        return None
+    return rows
+
+
+def _report_folders(out: Path) -> set[str]:
+    """Names of the entries of `out/reports`."""
+    try:
+        return {entry.name for entry in (out / REPORTS).iterdir()}
+    except OSError as exc:
+        raise AccessError(f"{out / REPORTS}: cannot read ({exc.strerror or exc})") from None
+
+
+def _checked_report(
+    out: Path,
+    row: RunRow,
+    runs: Path | None,
+    control: ControlFile | None,
+    campaign: Path | None,
+    check: BatchCheck,
+) -> CounterfactualReport | None:
+    """Check one run's report as `verify-report` would (it must report the row's agent);
+    the report when it reads whole."""
+    folder = out / REPORTS / row.run
+    if not (folder / REPORT_FILE).is_file():
+        check.problems.append(f"{folder / REPORT_FILE}: missing, but {RUNS_TABLE} lists it")
+        return None
+    results = runs / row.run if runs is not None else None
+    try:
+        single = check_report(folder, results, control=control, agent=row.agent, campaign=campaign)
+    except WorkbenchError as exc:
+        check.refused.append(f"{folder}: {exc.message}")
+        return None
+    check.reports.append((row.run, single))
+    if not single.ok:
+        return None
+    try:
+        return CounterfactualReport.model_validate_json(
+            read_bounded(folder / REPORT_FILE, "report")
+        )
+    except ValidationError as exc:
+        check.problems.append(f"{folder / REPORT_FILE}: {first_of(problems(exc))}")
+        return None
+
+
+def _read(path: Path, check: BatchCheck) -> bytes | None:
+    """A bounded read of one of the batch's tables; a missing one is a problem."""
+    if not path.exists():
+        check.problems.append(f"{path}: missing")
+        return None
+    try:
+        return read_bounded(path, "batch table")
+    except AccessError:
+        raise
+    except UserError as exc:
+        check.problems.append(exc.message)
+        return None
