@@ -82,12 +82,9 @@ def _create_temp(directory: Path, name: str, mode: int) -> tuple[int, Path]:
 def _held(fd: int, temp: Path) -> bool:
     """Lock the new temporary file `fd` (without waiting); True when we hold it and `temp`
     still names it (a file system without locks holds nothing and loses nothing)."""
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
+    locked = _lock(fd)
+    if locked is not True:
+        return locked is None
     try:
         return os.lstat(temp).st_ino == os.fstat(fd).st_ino
     except FileNotFoundError:
@@ -115,15 +112,11 @@ def remove_dead_temporaries(directory: Path, names: Sequence[str]) -> None:
 
 def _remove_if_dead(path: str) -> None:
     """Unlink the regular file `path` if we can lock it (nobody holds it) and it is still the
-    file we locked; OSError when it cannot be opened or locked."""
+    file we locked (not on a file system without locks); OSError when it cannot be opened."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        if not stat.S_ISREG(info.st_mode) or _lock(fd) is not True:
             return
         if os.lstat(path).st_ino == info.st_ino:
             os.unlink(path)
