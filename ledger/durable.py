@@ -9,6 +9,7 @@ back, so a journaled command pays for every call it makes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -63,6 +64,27 @@ def fsync_file(path: Path) -> None:
 def fsync_dir(path: Path) -> None:
     """Make a rename or unlink in the directory `path` durable."""
     _fsync(path, os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY)
+
+
+def make_dirs(path: Path) -> None:
+    """Create the directory `path` and whatever parents it lacks, each durably (its parent
+    fsynced once it holds it), so a directory a command reported written survives a power
+    loss with what it holds. One that appears meanwhile is taken; FileExistsError when
+    `path` or a parent is something other than a directory, OSError otherwise."""
+    missing: list[Path] = []
+    current = Path(path)
+    while not os.path.lexists(current):
+        missing.append(current)
+        current = current.parent
+    for directory in reversed(missing):
+        try:
+            os.mkdir(directory)
+        except FileExistsError:
+            if not directory.is_dir():
+                raise
+        fsync_dir(directory.parent)
+    if not missing and not Path(path).is_dir():
+        raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
 
 
 def _fsync(path: Path, flags: int) -> None:

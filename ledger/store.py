@@ -36,6 +36,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
+from ledger.durable import fsync_dir, fsync_file
 from ledger.file_modes import replacing_mode
 
 SCHEMA = "cfwb.store/2"
@@ -241,22 +242,12 @@ def _fill(db: sqlite3.Connection, book: Book, metrics: Metrics) -> None:
     db.execute("COMMIT")
 
 
-def _fsync_path(path: Path) -> None:
-    flags = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)) if path.is_dir() else os.O_RDONLY
-    try:
-        fd = os.open(path, flags)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricSeries] = ()) -> Path:
-    """Write `book` (and metric series) to a fresh SQLite file, atomically replacing `db_path`."""
+    """Write `book` (and metric series) to a fresh SQLite file, atomically replacing `db_path`.
+
+    Durably or not at all: a disk that refuses the fsync of the file (or of its directory)
+    raises OSError, never leaving a store whose pages may be lost in place of the old one
+    unannounced (the file is put in place only after its fsync succeeded)."""
     target = Path(db_path)
     checked = check_metrics(metrics)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -278,10 +269,10 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricSeries]
             _fill(conn, book, checked)
         finally:
             conn.close()
-        _fsync_path(temp)
+        fsync_file(temp)
         os.replace(temp, target)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    _fsync_path(target.parent)
+    fsync_dir(target.parent)
     return target
