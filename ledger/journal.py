@@ -279,6 +279,6 @@ class Journal:
         if self._path is not None and self._entries:
             fsync_file(self._path)
 
-    def to_bytes(self, start: int = 0) -> bytes:
-        """The journal's exact file content, from entry `start` on (all of it by default)."""
-        return b"".join(dumps(e.record()) + b"\n" for e in self._entries[start:])
+    def to_bytes(self, start: int = 0, stop: int | None = None) -> bytes:
+        """The journal's exact file content, entries `start` to `stop` (all by default)."""
+        return b"".join(dumps(e.record()) + b"\n" for e in self._entries[start:stop])

@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ledger.durable import TornAppend
+from ledger.durable import TornAppend, make_dirs
 from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
@@ -117,18 +117,32 @@ class SubmitResult:
         return not self.errors
 
 
-def _check_signed_seal(paths: RunPaths, journal: Journal, key: bytes) -> None:
-    """Resume a private run only under a seal its key signed over this very journal.
+def _stored_seal(paths: RunPaths) -> Seal | SealError | None:
+    """The run's seal as `read_seal` reads it, or the SealError it raised (for the caller
+    to report in its turn)."""
+    try:
+        return read_seal(paths)
+    except SealError as exc:
+        return exc
+
+
+def _check_signed_seal(
+    paths: RunPaths, journal: Journal, key: bytes, stored: Seal | SealError | None
+) -> None:
+    """Resume a private run only under a seal its key signed over this very journal
+    (`stored`, read before the journal).
 
     The seal may lag the journal by the commands of an interrupted session (they are
     re-sealed now), but an edit of any sealed entry changes every later hash, so the
     sealed head is no longer on the chain: the session refuses to re-seal (launder) it.
+    Only a journal holding its header alone may have no seal: its creation was interrupted
+    before the first seal, which comes before any command (`_create_journal`).
     """
-    try:
-        stored = read_seal(paths)
-    except SealError as exc:
-        raise IntegrityError(str(exc)) from None
+    if isinstance(stored, SealError):
+        raise IntegrityError(str(stored))
     if stored is None:
+        if len(journal) == 1:
+            return
         raise IntegrityError(f"{paths.seal} is missing: a private run is always sealed")
     if not stored.signature_ok(key):
         raise IntegrityError(
@@ -185,6 +199,13 @@ class PlayerSession:
         self._read_only = read_only
         self._command = command
         self._fsync_each = True
+        self._header_seal = (
+            build_seal(bundle, registration, journal, engine.book, engine.day, identity.seal_key)
+            if persisted in (None, 0)
+            else None
+        )
+        """A new run's seal of its header alone (taken before any command), which
+        `_create_journal` writes before the first command is on file."""
         self.repairs = Repairs()
         """What opening the run repaired (a killed writer's leftovers, a torn last line)."""
         self.seal_problem: str | None = None
@@ -286,6 +307,10 @@ class PlayerSession:
             )
             identity = resolve_identity(bundle, control, agent_id or registration.agent_id)
             check_registration(str(paths.root), registration, bundle, identity)
+            # A private run's seal is read before its journal: a reader racing its writer
+            # then meets a seal of the journal it reads or of a prefix of it, never a seal
+            # of entries appended after its read (which would look like an edit).
+            signed = _stored_seal(paths) if identity.seal_key is not None else None
             try:
                 data = journal_bytes(paths)
                 whole = acknowledged_only(paths, data) if read_only else cut_torn_tail(paths, data)
@@ -299,7 +324,7 @@ class PlayerSession:
             elif problem := header_problem(paths, journal, bundle, registration, identity.seal_key):
                 raise IntegrityError(f"{paths.journal}: {problem}; the run cannot be resumed")
             elif identity.seal_key is not None:
-                _check_signed_seal(paths, journal, identity.seal_key)
+                _check_signed_seal(paths, journal, identity.seal_key, signed)
             try:
                 result = replay(bundle, identity.seed, journal.entries)
             except ReplayError as exc:
@@ -326,8 +351,11 @@ class PlayerSession:
                 command=command,
             )
             session.repairs = Repairs(leftovers, cut_tail=whole is not data)
-            if autoseal and not read_only and (persisted == 0 or _seal_lags(paths, journal)):
-                session.seal()
+            if not read_only:
+                if autoseal and persisted == 0:
+                    session.seal()
+                elif persisted > 0 and _seal_lags(paths, journal):
+                    session._reseal()
             return session
         except BaseException:
             if lock is not None:
@@ -347,15 +375,28 @@ class PlayerSession:
         if self._persisted is None:
             self._materialize()
             self._persisted = 0
+        if self._journal.path is None and self._persisted == 0:
+            self._create_journal()
         if self._journal.path is None and self._persisted < len(self._journal):
-            data = self._journal.to_bytes(self._persisted)
-            if self._persisted == 0:
-                atomic_write(self.paths.journal, data)
-            else:
-                append_journal(self.paths.journal, data)
+            append_journal(self.paths.journal, self._journal.to_bytes(self._persisted))
             self._persisted = len(self._journal)
         if self._write_ahead and self._journal.path is None:
             self._journal = self._file_journal()
+
+    def _create_journal(self) -> None:
+        """Write the journal file with its header alone and, when commands follow, seal
+        that header before any of them is appended.
+
+        So no command is ever on file before a seal: a run without one holds its header
+        alone (a creation interrupted before its first seal, which the next writer seals),
+        and a private run's commands are always under a seal its key signed (an unsealed
+        journal with commands would be resealed, laundered, if it were taken).
+        """
+        atomic_write(self.paths.journal, self._journal.to_bytes(0, 1))
+        if len(self._journal) > 1:
+            assert self._header_seal is not None  # built for every run not yet on file
+            write_seal(self.paths, self._header_seal)
+        self._persisted = 1
 
     def _file_journal(self) -> Journal:
         """The journal's entries, appended to the run's journal file from now on."""
@@ -369,7 +410,7 @@ class PlayerSession:
         """Create the run directory, lock it and write run.json (a new run's first write)."""
         root = self.paths.root
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            make_dirs(root)
         except FileExistsError:
             raise UserError(f"{root} exists and is not a directory") from None
         except OSError as exc:
@@ -562,6 +603,15 @@ class PlayerSession:
         """Check a submission exactly as `submit` would, changing nothing."""
         return parse_assessment(self.bundle, assessment)
 
+    def _reseal(self) -> None:
+        """Seal the journal a killed or refused writer left ahead of its seal (every writer
+        opening the run does, whether or not it seals each command): a seal the disk
+        refuses again is `seal_problem`, not a refusal to open the run."""
+        try:
+            self.seal()
+        except StorageError as exc:
+            self.seal_problem = exc.message
+
     def _after_command(self) -> None:
         """Seal after a command (autoseal); a seal that cannot be written is `seal_problem`,
         not the command's failure: the command is journaled and applied already."""
@@ -647,8 +697,9 @@ class PlayerSession:
         try:
             write_store(store, self._engine.book, series)
         except (StoreError, sqlite3.Error, OSError) as exc:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StorageError(
-                f"{store}: {one_line(str(exc))}; the run itself is as written (the store is a "
+                f"{store}: {one_line(why)}; the run itself is as written (the store is a "
                 "cache derived from it, written again by the next run or finish)"
             ) from None
 
@@ -773,13 +824,17 @@ def _require_writable_outputs(paths: RunPaths) -> None:
 
 def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
     """True when seal.json seals an earlier entry of this very journal (a writer was killed
-    between a command and its seal): a resuming writer seals it again. A seal that is
-    missing, damaged or off the chain is left for verification to name."""
+    between a command and its seal), or is missing beside a journal holding its header
+    alone (a creation interrupted before its first seal): a resuming writer seals it. A
+    seal that is missing beside commands, damaged or off the chain is left for
+    verification to name."""
     try:
         stored = read_seal(paths)
     except SealError:
         return False
-    if stored is None or stored.journal_head == journal.head:
+    if stored is None:
+        return len(journal) == 1
+    if stored.journal_head == journal.head:
         return False
     return stored.journal_head in {entry.hash for entry in journal.entries}
 
@@ -808,8 +863,9 @@ def _require_empty(root: Path) -> None:
 def _unfinished_creation(paths: RunPaths, read_only: bool) -> None:
     """Accept a run whose creation stopped before its journal header, or explain why not.
 
-    run.json is written first, so an interrupted creation leaves no journal and no seal;
-    a writer finishes creating it. A seal without a journal means the journal was lost.
+    run.json is written first, so an interrupted creation leaves no journal and no seal
+    (or its header alone, without a seal: see `_seal_lags`); a writer finishes creating
+    it. A seal without a journal means the journal was lost.
     """
     if os.path.lexists(paths.seal):
         raise IntegrityError(

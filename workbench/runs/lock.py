@@ -91,6 +91,33 @@ def held_by(root: Path) -> str | None:
         os.close(fd)
 
 
+def named_holder(root: Path) -> str | None:
+    """Who `root`'s lock file names as its holder, when that process is alive: a hint for a
+    reader's message, taking no lock (a reader never makes a writer's lock fail). A holder
+    killed outright leaves its name behind, but its process is gone."""
+    try:
+        fd = os.open(root / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        holder = Holder.from_bytes(os.pread(fd, _HOLDER_LIMIT, 0))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if holder is None or holder.pid <= 0 or holder.pid == os.getpid():
+        return None
+    try:
+        os.kill(holder.pid, 0)
+    except PermissionError:
+        pass
+    except (OSError, OverflowError):
+        return None
+    return holder.describe()
+
+
 class RunLock:
     """A held writer lock on one run directory; release it (or let the process end)."""
 

@@ -26,6 +26,7 @@ from workbench.runs.files import (
     read_registration,
     read_seal,
 )
+from workbench.runs.lock import named_holder
 from workbench.runs.registration import (
     ControlFile,
     Registration,
@@ -101,6 +102,13 @@ def verify_loaded(
         )
         return result
     check_registration(str(paths.root), registration, bundle, identity)
+    # The seal is read before the journal: a verification racing the run's writer then
+    # meets a seal of the journal it reads or of a prefix of it (an interruption, named
+    # so), never a seal of entries appended after its read, which would look like an edit.
+    try:
+        sealed: Seal | SealError | None = read_seal(paths)
+    except SealError as exc:
+        sealed = exc
     try:
         journal = read_journal(paths)
     except JournalError as exc:
@@ -127,13 +135,17 @@ def verify_loaded(
     result.tasks = [
         evaluate_task(engine.book, bundle.metrics, t, bundle.horizon) for t in bundle.tasks
     ]
-    try:
-        stored = read_seal(paths)
-    except SealError as exc:
-        result.divergence = str(exc)
+    if isinstance(sealed, SealError):
+        result.divergence = str(sealed)
         return result
+    stored = sealed
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
+        if len(journal) == 1:
+            result.divergence += (
+                f": the run's creation was interrupted before its first seal; run into "
+                f"{paths.root} again to finish creating it"
+            )
         return result
     if identity.seal_key is not None and not stored.signature_ok(identity.seal_key):
         state = "is unsigned" if stored.signature is None else "has a wrong signature"
@@ -144,6 +156,14 @@ def verify_loaded(
         return result
     differing = stored.differences(rebuilt)
     if differing and _sealed_prefix(stored, rebuilt, journal):
+        writer = named_holder(paths.root)
+        if writer is not None:
+            result.divergence = (
+                f"it is being written by {writer}: its journal has {len(journal)} entries "
+                f"(day {engine.day}) and seal.json follows it, covering the first "
+                f"{stored.journal_entries} so far; verify it once that writer is done"
+            )
+            return result
         result.divergence = (
             f"the run was interrupted: its journal has {len(journal)} entries (day "
             f"{engine.day}) but seal.json covers only the first {stored.journal_entries} "

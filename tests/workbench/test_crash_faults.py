@@ -1,0 +1,271 @@
+"""Deterministic fault injection on real processes: a workbench command killed, or refused
+by the disk, at each of its file system calls in turn (strace's syscall tampering).
+
+The standard: every acknowledged command survives; the next writer repairs what a
+killed or refused one left, and readers never take a damaged run for intact. strace
+also records the order of the calls, which no kill can show: a rename is durable only
+once its directory is fsynced (a power loss can forget it otherwise).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.workbench.conftest import Private
+from workbench.play.session import PlayerSession
+
+STRACE = shutil.which("strace")
+pytestmark = pytest.mark.skipif(STRACE is None, reason="needs strace")
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "campaigns" / "default" / "demo.jsonl"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def workbench(
+    cwd: Path, *args: str | Path, strace: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """Run `workbench ARGS` in `cwd`, under `strace STRACE` when given."""
+    command = [sys.executable, "-m", "workbench", *map(str, args)]
+    if strace:
+        assert STRACE is not None
+        command = [STRACE, "-f", "-qq", *strace, *command]
+    return subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
+
+
+def injected(call: str, action: str, when: int) -> tuple[str, ...]:
+    """strace options: the `when`th call of `call` gets `action` (signal=KILL, error=EIO)."""
+    return ("-o", os.devnull, "-e", f"trace={call}", "-e", f"inject={call}:{action}:when={when}")
+
+
+def calls(cwd: Path, call: str, *args: str | Path) -> int:
+    """How many `call`s `workbench ARGS` makes when nothing is injected (it succeeds)."""
+    log = cwd / f".{call}.log"
+    result = workbench(cwd, *args, strace=("-o", str(log), "-e", f"trace={call}"))
+    assert result.returncode == 0, result.stderr
+    count = sum(1 for line in log.read_text().splitlines() if f"{call}(" in line)
+    log.unlink()
+    return count
+
+
+def one_line_failure(result: subprocess.CompletedProcess[str], codes: set[int]) -> str:
+    """The message of a command that failed as documented: one line, an expected code."""
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode in codes, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def unfinished_run(root: Path) -> Path:
+    """A development run played a few days in and closed (not finished)."""
+    session = PlayerSession.create(root)
+    session.advance(3)
+    session.schedule("bank_loan")
+    session.advance(2)
+    session.close()
+    return root
+
+
+@pytest.mark.parametrize("call", ["rename", "fsync", "write"])
+def test_finish_killed_at_any_call_is_completed_by_the_next_writer(
+    tmp_path: Path, call: str
+) -> None:
+    """Killed between its journaled finish and its seal, `finish` left the run
+    'interrupted', and the next `finish` refused it as finished without sealing it: no
+    command could ever repair it. Every writer opening a run now seals what it finds
+    journaled beyond its seal."""
+    base = unfinished_run(tmp_path / "base")
+    shutil.copytree(base, tmp_path / "counted")
+    total = calls(tmp_path, call, "finish", tmp_path / "counted")
+    assert total >= 2
+    for when in range(1, total + 1):
+        run = tmp_path / f"run-{when}"
+        shutil.copytree(base, run)
+        killed = workbench(tmp_path, "finish", run, strace=injected(call, "signal=KILL", when))
+        reader = workbench(tmp_path, "verify", run)
+        if reader.returncode:
+            one_line_failure(reader, {3})
+        again = workbench(tmp_path, "finish", run)
+        assert "Traceback" not in again.stderr
+        verified = workbench(tmp_path, "verify", run)
+        assert verified.returncode == 0, (call, when, killed.returncode, verified.stderr)
+        assert "day 180" in verified.stdout
+
+
+def test_finish_whose_seal_the_disk_refuses_is_sealed_by_the_next_writer(tmp_path: Path) -> None:
+    """The disk refuses the seal after the finish is journaled: one line says the run is
+    interrupted until it is opened again, and opening it (the next `finish`) seals it."""
+    run = unfinished_run(tmp_path / "run")
+    refused = workbench(tmp_path, "finish", run, strace=injected("rename", "error=EIO", 1))
+    message = one_line_failure(refused, {2})
+    assert "seal.json" in message and "opened again, which seals it" in message
+    assert workbench(tmp_path, "verify", run).returncode == 3
+    workbench(tmp_path, "finish", run)
+    assert workbench(tmp_path, "verify", run).returncode == 0
+
+
+@pytest.mark.parametrize("command", ["run", "finish"])
+def test_no_failed_fsync_is_ever_reported_as_success(tmp_path: Path, command: str) -> None:
+    """Each fsync the command makes fails in turn (EIO): the command must then fail in
+    one line, exit 2. The store's fsyncs were ignored: a store whose pages the disk may
+    have dropped was put in place and the command reported success."""
+
+    def args(run: Path) -> tuple[str | Path, ...]:
+        return ("run", "--script", SCRIPT, "--out", run) if command == "run" else ("finish", run)
+
+    def fresh(name: str) -> Path:
+        return tmp_path / name if command == "run" else unfinished_run(tmp_path / name)
+
+    total = calls(tmp_path, "fsync", *args(fresh("counted")))
+    assert total >= 4
+    for when in range(1, total + 1):
+        run = fresh(f"run-{when}")
+        result = workbench(tmp_path, *args(run), strace=injected("fsync", "error=EIO", when))
+        message = one_line_failure(result, {2})
+        assert "Input/output error" in message, message
+        again = workbench(tmp_path, "run", "--out", run)
+        assert again.returncode == 0, again.stderr
+        assert workbench(tmp_path, "verify", run).returncode == 0
+
+
+def test_a_private_run_killed_before_its_first_seal_is_finished_by_the_next_writer(
+    private: Private, tmp_path: Path
+) -> None:
+    """A headless private run wrote its whole journal, then its seal: killed between the
+    two renames, it held every command unsealed, and was refused for ever ('a private
+    run is always sealed'). The header is now sealed before any command is on file, so a
+    run without a seal holds its header alone, and the next writer finishes creating it."""
+    control = ("--control", private.control_path, "--agent", "agent-7")
+    play = ("run", private.campaign, "--script", SCRIPT)
+    total = calls(tmp_path, "rename", *play, "--out", tmp_path / "counted", *control)
+    for when in range(1, total + 1):
+        run = tmp_path / f"run-{when}"
+        workbench(
+            tmp_path, *play, "--out", run, *control, strace=injected("rename", "signal=KILL", when)
+        )
+        journal = run / "journal.jsonl"
+        if journal.exists() and not (run / "seal.json").exists():
+            assert journal.read_bytes().count(b"\n") == 1, "a command on file before a seal"
+            reader = workbench(tmp_path, "verify", run, *control)
+            assert "creation was interrupted" in one_line_failure(reader, {3})
+        again = workbench(tmp_path, *play, "--out", run, *control)
+        assert again.returncode == 0, (when, again.stderr)
+        assert workbench(tmp_path, "verify", run, *control).returncode == 0
+
+
+def test_a_development_run_whose_first_seal_failed_is_sealed_by_opening_it(
+    tmp_path: Path,
+) -> None:
+    """The message promised 'opened again, which seals it', but opening it did not: with
+    no seal at all the run was named damaged ('seal.json is missing') for ever."""
+    run = tmp_path / "run"
+    created = subprocess.run(
+        [
+            STRACE or "strace",
+            "-f",
+            "-qq",
+            *injected("rename", "error=EIO", 3),
+            sys.executable,
+            "-c",
+            "import sys; from workbench.play.session import PlayerSession as S;"
+            "S.create(sys.argv[1])",
+            str(run),
+        ],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "seal.json" in created.stderr and not (run / "seal.json").exists()
+    PlayerSession.resume(run).close()
+    assert workbench(tmp_path, "verify", run).returncode == 0
+
+
+_RENAME = re.compile(r'^\d+\s+rename\("[^"]*", "(?P<target>[^"]+)"\) = 0', re.M)
+_MKDIR = re.compile(r'^\d+\s+mkdir\("(?P<target>[^"]+)", \d+\) = 0', re.M)
+_FSYNC_DIR = re.compile(r"^\d+\s+fsync\(\d+<(?P<path>[^>]+)>\) = 0", re.M)
+
+
+@pytest.mark.parametrize("command", ["run", "finish"])
+def test_every_name_a_command_creates_is_made_durable_before_it_returns(
+    tmp_path: Path, command: str
+) -> None:
+    """A rename (or mkdir) is only durable once its directory is fsynced: without that,
+    a power loss after `played to day 180` could forget run.json or journal.jsonl (and
+    every command in it). Each one a command makes in the run must be followed by an
+    fsync of the directory holding it."""
+    run = tmp_path / "run"
+    if command == "finish":
+        unfinished_run(run)
+        args: tuple[str | Path, ...] = ("finish", run)
+    else:
+        args = ("run", "--script", SCRIPT, "--out", run)
+    log = tmp_path / "trace.log"
+    options = ("-y", "-o", str(log), "-e", "trace=rename,renameat,renameat2,mkdir,fsync")
+    assert workbench(tmp_path, *args, strace=options).returncode == 0
+    text = log.read_text()
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        made = _RENAME.match(line) or _MKDIR.match(line)
+        if made is None:
+            continue
+        target = (tmp_path / made["target"]).resolve()
+        if target != run and run not in target.parents:
+            continue
+        directory = str(target.parent)
+        later = [m["path"] for m in map(_FSYNC_DIR.match, lines[index + 1 :]) if m]
+        assert directory in later, f"{line}: {directory} never fsynced after it"
+
+
+_OPEN = re.compile(r'^\d+\s+openat\(AT_FDCWD[^,]*, "(?P<path>[^"]+)", [^)]*\) = \d+', re.M)
+
+
+def opened(cwd: Path, *args: str | Path) -> list[str]:
+    """The names of the files `workbench ARGS` opens, in order (it must succeed)."""
+    log = cwd / "open.log"
+    result = workbench(cwd, *args, strace=("-o", str(log), "-e", "trace=openat"))
+    assert result.returncode == 0, result.stderr
+    names = [Path(m["path"]).name for m in map(_OPEN.match, log.read_text().splitlines()) if m]
+    log.unlink()
+    return names
+
+
+def test_readers_read_the_seal_before_the_journal(private: Private, tmp_path: Path) -> None:
+    """A reader racing the run's writer read the journal, then the seal: when the writer
+    appended and sealed in between, the seal covered entries the reader had not read, and
+    verify said 'seal differs from re-execution' (an edit) of an honest run, and `show` of
+    a private run 'does not seal this journal'. Read seal first, the journal can only have
+    grown since: at worst the seal lags it, which is named as such."""
+    control = ("--control", private.control_path, "--agent", "agent-7")
+    run = tmp_path / "run"
+    created = workbench(tmp_path, "run", private.campaign, "--out", run, *control)
+    assert created.returncode == 0, created.stderr
+    for reader in ("verify", "show"):
+        names = opened(tmp_path, reader, run, *control)
+        assert names.index("seal.json") < names.index("journal.jsonl"), (reader, names)
+
+
+def test_verify_names_a_live_writer_instead_of_an_interruption(tmp_path: Path) -> None:
+    """A run whose seal lags its journal while its writer is at work is not interrupted:
+    verify names the writer (from the lock file, taking no lock) and says to wait."""
+    run = tmp_path / "run"
+    session = PlayerSession.create(run, autoseal=False, write_ahead=True)
+    session.seal()
+    session.advance(2)
+    try:
+        result = workbench(tmp_path, "verify", run)
+        message = one_line_failure(result, {3})
+        assert f"being written by pid {os.getpid()}" in message, message
+        assert "once that writer is done" in message
+    finally:
+        session.close()
+    after = one_line_failure(workbench(tmp_path, "verify", run), {3})
+    assert "interrupted" in after and "being written" not in after
