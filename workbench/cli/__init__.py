@@ -97,7 +97,9 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.sim", "actions", "The action catalog of a campaign, with every term."
     ),
     "schema": CommandEntry(
-        "workbench.cli.sim", "schema", "Print a JSON Schema (campaign, submission)."
+        "workbench.cli.sim",
+        "schema",
+        "A JSON Schema: campaign files, script command, submission.",
     ),
     "snapshot": CommandEntry(
         "workbench.cli.assess", "snapshot", "The player's public view of a run, as JSON."
@@ -123,7 +125,9 @@ _COMMANDS: dict[str, CommandEntry] = {
     ),
     "vc": CommandEntry("workbench.cli.vc", "vc", "VC deal math: generate items and grade answers."),
     "causal": CommandEntry(
-        "workbench.cli.causal", "causal", "causal-gym: generate, score and audit tasks."
+        "workbench.cli.causal",
+        "causal",
+        "causal-gym tasks: generate, score, audit; schema, manifest.",
     ),
 }
 """Every subcommand: the one table of names, modules and help text."""
