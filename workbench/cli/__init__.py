@@ -13,7 +13,7 @@ from typing import NamedTuple
 import click
 
 from workbench import __version__, exit_codes
-from workbench.errors import Terminated, UserError, WorkbenchError
+from workbench.errors import Terminated, UserError, WorkbenchError, not_interrupted
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -156,7 +156,11 @@ class LazyGroup(click.Group):
         SIGTERM `Error: terminated`, exit 143, after the same cleanup.
         """
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except Exception as exc:  # a Ctrl+C a library wrapped is still a Ctrl+C
+                not_interrupted(exc)
+                raise
         except WorkbenchError as exc:
             click.echo(f"Error: {cli_message(exc)}", err=True)
             ctx.exit(exc.exit_code)
