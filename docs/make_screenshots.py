@@ -14,7 +14,6 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from campaigns import DEFAULT_CAMPAIGN
 from workbench.play.session import PlayerSession
 from workbench.tui.app import AuthorApp, PlayerApp
 
@@ -44,11 +43,18 @@ async def player(run_dir: Path) -> list[Path]:
         questions.form.value.value = "-1300"  # type: ignore[attr-defined]
         questions.form.conclusion.value = "-300.005"  # type: ignore[attr-defined]
         saved.append(await save(pilot, "questions.svg"))
+        # The typed answer is only for the picture: left in the form, the advances below
+        # would stop to ask before losing it (and the summary would show day 12).
+        questions.form.value.value = ""  # type: ignore[attr-defined]
+        questions.form.conclusion.value = ""  # type: ignore[attr-defined]
+        await pilot.pause()
+        assert not app.unsent, app.unsent
         await pilot.press("ctrl+o", "1")
         app.schedule("hire_sales_rep")
         app.advance(20)
         app.schedule("spring_campaign")
         app.advance(12)
+        assert app.session.day == 32, app.session.day
         saved.append(await save(pilot, "dashboard.svg"))
         await pilot.press("ctrl+o", "2")
         app.screen.catalog.move_cursor(row=5)  # type: ignore[attr-defined]
@@ -56,6 +62,7 @@ async def player(run_dir: Path) -> list[Path]:
         app.submit({"question": "q_pick_a_lever", "value": "2500", "choice": "raise_price"})
         await pilot.press("ctrl+o", "1")
         app.advance(app.session.horizon - app.session.day, confirmed=True)
+        assert app.session.finished, app.session.day
         saved.append(await save(pilot, "summary.svg"))
         await pilot.press("escape", "ctrl+o", "7")
         await pilot.click("#vc-generate")
@@ -78,7 +85,7 @@ async def player(run_dir: Path) -> list[Path]:
 
 async def author(runs: Path) -> list[Path]:
     """Author mode: the campaign's check findings."""
-    app = AuthorApp(DEFAULT_CAMPAIGN, runs)
+    app = AuthorApp(Path("default"), runs)  # by name: the picture shows no checkout's path
     async with app.run_test(size=SIZE) as pilot:
         while app.screen.ok is None:  # type: ignore[attr-defined]
             await pilot.pause(0.05)

@@ -65,6 +65,32 @@ class Terminated(BaseException):
     `finally`) meets it on its way out, and what was being written is removed as for Ctrl+C."""
 
 
+def interruption(exc: BaseException) -> BaseException | None:
+    """The Ctrl+C (KeyboardInterrupt) or SIGTERM (`Terminated`) behind `exc`, if any.
+
+    A signal raises where Python happens to be, and a library that calls back into Python
+    may wrap what its callback raised into an ordinary exception (pydantic turns a
+    KeyboardInterrupt in a serializer into a PydanticSerializationError, "caused by" it). An
+    `except Exception` that keeps going (a failed question, a lost task) would then swallow
+    the user's Ctrl+C; every such handler asks this first and re-raises what it returns.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, KeyboardInterrupt | Terminated):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def not_interrupted(exc: BaseException) -> None:
+    """Re-raise the Ctrl+C or SIGTERM behind `exc` (see `interruption`); else return."""
+    stop = interruption(exc)
+    if stop is not None:
+        raise stop
+
+
 def one_line(text: str) -> str:
     """`text` on one line: a multi-line message's lines joined, list markers dropped."""
     parts = [line.strip().removeprefix("- ") for line in text.splitlines() if line.strip()]

@@ -793,4 +793,6 @@ def test_the_finish_advice_for_an_unfinished_private_run_names_its_control_file(
     result = cli("validate", "counterfactual", run.parent, *control, "--out", tmp_path / "v")
     assert result.exit_code == 2
     assert f"`workbench finish {run}`, giving its control file," in result.output, result.output
+    # One sentence: it read "…, giving its control file, (the remaining days …) and validate".
+    assert "file, and validate again (the remaining days" in result.output, result.output
     assert cli("finish", run, "--control", private.control_path).exit_code == 0

@@ -190,7 +190,10 @@ def test_a_control_file_of_another_world_or_a_development_report_is_a_usage_erro
     other = tmp_path / "other.json"
     control_new(private.campaign, other, AGENT, pinned=False)
     result = _cli("verify-report", str(out), "--control", str(other))
-    assert result.exit_code == 2 and "with its seed commitment" in result.stderr
+    assert result.exit_code == 2 and "another seed commitment" in result.stderr
+    # The same id and digest on both sides of a "not" read as no difference at all.
+    assert "is for another world of campaign" in result.stderr, result.stderr
+    assert "not the report's" not in result.stderr, result.stderr
     dev = tmp_path / "dev"
     assert (
         _cli("validate", "counterfactual", "--results", str(demo_run), "--out", str(dev)).exit_code

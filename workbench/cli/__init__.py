@@ -13,7 +13,7 @@ from typing import NamedTuple
 import click
 
 from workbench import __version__, exit_codes
-from workbench.errors import Terminated, UserError, WorkbenchError
+from workbench.errors import Terminated, UserError, WorkbenchError, not_interrupted
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -97,7 +97,9 @@ _COMMANDS: dict[str, CommandEntry] = {
         "workbench.cli.sim", "actions", "The action catalog of a campaign, with every term."
     ),
     "schema": CommandEntry(
-        "workbench.cli.sim", "schema", "Print a JSON Schema (campaign, submission)."
+        "workbench.cli.sim",
+        "schema",
+        "A JSON Schema: campaign files, script command, submission.",
     ),
     "snapshot": CommandEntry(
         "workbench.cli.assess", "snapshot", "The player's public view of a run, as JSON."
@@ -123,7 +125,9 @@ _COMMANDS: dict[str, CommandEntry] = {
     ),
     "vc": CommandEntry("workbench.cli.vc", "vc", "VC deal math: generate items and grade answers."),
     "causal": CommandEntry(
-        "workbench.cli.causal", "causal", "causal-gym: generate, score and audit tasks."
+        "workbench.cli.causal",
+        "causal",
+        "causal-gym tasks: generate, score, audit; schema, manifest.",
     ),
 }
 """Every subcommand: the one table of names, modules and help text."""
@@ -152,7 +156,11 @@ class LazyGroup(click.Group):
         SIGTERM `Error: terminated`, exit 143, after the same cleanup.
         """
         try:
-            return super().invoke(ctx)
+            try:
+                return super().invoke(ctx)
+            except Exception as exc:  # a Ctrl+C a library wrapped is still a Ctrl+C
+                not_interrupted(exc)
+                raise
         except WorkbenchError as exc:
             click.echo(f"Error: {cli_message(exc)}", err=True)
             ctx.exit(exc.exit_code)

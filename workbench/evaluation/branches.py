@@ -23,6 +23,7 @@ from sim.effects import gauge_of
 from sim.engine import Engine, Snapshot
 from sim.metrics import metric_value, to_display
 from sim.version import ENGINE_VERSION
+from workbench.errors import not_interrupted
 from workbench.evaluation.report import BranchRecord, BranchStatus, ScheduleStep
 
 
@@ -172,6 +173,7 @@ def run_branch(
         )
         run.status = "rejected" if run.reason is not None else "ok"
     except Exception as exc:  # an infrastructure failure is recorded, never raised
+        not_interrupted(exc)  # a Ctrl+C a library wrapped is no branch failure
         run.status = "failed"
         run.reason = f"{type(exc).__name__}: {exc}"
     return run

@@ -42,7 +42,7 @@ from sim.campaign_model import Question
 from sim.engine import Snapshot
 from sim.version import BIT_GENERATOR, ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import IntegrityError, UserError, reraised
+from workbench.errors import IntegrityError, UserError, not_interrupted, reraised
 from workbench.evaluation.branches import (
     BranchRun,
     component_evidence,
@@ -374,6 +374,7 @@ def evaluate_pair(task: PairTask) -> PairResult:
         with collector_paused():
             return _judge(task)
     except Exception as exc:  # one question's failure never loses the others
+        not_interrupted(exc)  # but a Ctrl+C a library wrapped stops them all
         return PairResult(_failed_entry(task, f"evaluation failed: {type(exc).__name__}: {exc}"))
 
 
@@ -489,7 +490,7 @@ def prepare_run(
             "only finished runs are evaluated; finish it with "
             f"`workbench finish {shlex.quote(str(results))}`"
             f"{', giving its control file,' if control is not None else ''} "
-            "(the remaining days run with no decisions) and validate again"
+            "and validate again (the remaining days run with no decisions)"
         )
     by_question: dict[str, list[SubmissionRecord]] = {}
     for record in replayed.submissions:

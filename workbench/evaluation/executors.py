@@ -37,7 +37,7 @@ from graders.blas import VARIABLE as BLAS_VARIABLE
 from graders.blas import kernels
 from sim.version import ENGINE_VERSION
 from workbench import exit_codes
-from workbench.errors import UserError, WorkbenchError
+from workbench.errors import UserError, WorkbenchError, not_interrupted
 from workbench.evaluation.pool import worker_pool
 from workbench.messages import clip
 
@@ -142,6 +142,7 @@ def run_chunk(fn: Callable[[T], R], items: Sequence[T]) -> list[Outcome[R]]:
         try:
             outcomes.append(Done(fn(item)))
         except Exception as exc:  # one item's failure never loses its neighbours
+            not_interrupted(exc)  # a Ctrl+C a library wrapped is no lost item
             outcomes.append(Lost(_reason(exc)))
     return outcomes
 

@@ -139,13 +139,18 @@ def _keys_for(
     if (
         control.campaign_id != registration.campaign_id
         or control.campaign_digest != registration.campaign_digest
-        or control.commitment() != registration.seed_commitment
     ):
         raise UserError(
             f"control file is for campaign {clip(control.campaign_id)} "
             f"({control.campaign_digest[:12]}), not the report's "
-            f"{clip(registration.campaign_id)} ({registration.campaign_digest[:12]}) "
-            "with its seed commitment",
+            f"{clip(registration.campaign_id)} ({registration.campaign_digest[:12]})",
+            subject="control",
+        )
+    if control.commitment() != registration.seed_commitment:
+        raise UserError(
+            f"control file is for another world of campaign {clip(control.campaign_id)} "
+            f"({control.campaign_digest[:12]}): the report's run was played with another "
+            "seed commitment (another round's control file)",
             subject="control",
         )
     if report.signature is None:

@@ -1,0 +1,73 @@
+"""The documentation a new user reads agrees with the program: every option of every command
+is described beside its command, the exit-code table lists every code, and links resolve."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import click
+import pytest
+
+from workbench import exit_codes
+from workbench.cli import _COMMANDS
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+
+
+def _paragraphs() -> list[str]:
+    """Every paragraph (text between blank lines) of the README and docs/*.md."""
+    return [part for doc in DOCS for part in re.split(r"\n\s*\n", doc.read_text())]
+
+
+def _commands(name: str, command: click.Command) -> Iterator[tuple[str, click.Command]]:
+    """`name` and every command under it, by their full names (`causal audit`)."""
+    if isinstance(command, click.Group):
+        context = click.Context(command)
+        for sub in command.list_commands(context):
+            child = command.get_command(context, sub)
+            assert child is not None
+            yield from _commands(f"{name} {sub}", child)
+    else:
+        yield name, command
+
+
+def _options() -> list[tuple[str, str]]:
+    """(full command name, option spelling) for every option of every command but --help."""
+    found = []
+    for name, entry in _COMMANDS.items():
+        top: click.Command = getattr(importlib.import_module(entry.module), entry.attr)
+        for full, command in _commands(name, top):
+            for param in command.params:
+                if isinstance(param, click.Option):
+                    found += [(full, flag) for flag in param.opts if flag not in ("-h", "--help")]
+    return found
+
+
+@pytest.mark.parametrize(("command", "flag"), _options())
+def test_every_option_is_described_beside_its_command(command: str, flag: str) -> None:
+    """Some paragraph names both the command (in full, or its last word in backticks) and the
+    option: `vc generate --num-examples` and `causal score --split` were in `--help` only."""
+    option = re.compile(re.escape(flag) + r"(?![\w-])")
+    names = re.compile(
+        rf"(?<![\w-]){re.escape(command)}(?![\w-])|`{re.escape(command.split()[-1])}`"
+    )
+    assert any(option.search(p) and names.search(p) for p in _paragraphs()), (command, flag)
+
+
+def test_the_exit_code_table_has_a_row_for_every_code() -> None:
+    codes = {v for k, v in vars(exit_codes).items() if k.isupper() and isinstance(v, int)}
+    readme = (ROOT / "README.md").read_text()
+    table = readme.split("### Exit codes", 1)[1].split("\n\n", 2)[1]
+    rows = {int(m) for m in re.findall(r"^\| (\d+) \|", table, re.MULTILINE)}
+    assert rows == codes
+
+
+def test_every_relative_link_resolves() -> None:
+    for doc in DOCS:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text()):
+            if not target.startswith(("http://", "https://")):
+                assert (doc.parent / target).exists(), (doc.name, target)
