@@ -133,3 +133,21 @@ def test_a_private_batch_is_authenticated_with_its_control_file(
     signed = _verify(str(out), "--control", str(private.control_path), "--results", str(runs))
     assert signed.exit_code == exit_codes.OK, signed.output
     assert "2 signed report(s) authenticated" in signed.stdout
+
+
+@pytest.mark.parametrize("agent", ["", "bob"])
+def test_runs_csv_naming_another_agent_for_a_run_is_found(
+    batch: tuple[Path, Path], tmp_path: Path, agent: str
+) -> None:
+    """A row naming another agent than its report's (or none) is the batch's problem, exit
+    3 with or without --results (with --results it was a refusal, exit 2)."""
+    runs, out = batch[0], _copy(batch, tmp_path)
+    table = out / "runs.csv"
+    table.write_text(table.read_text().replace("run-0,ada,", f"run-0,{agent},", 1))
+    for extra in ([], ["--results", str(runs)]):
+        result = _verify(str(out), *extra)
+        assert result.exit_code == exit_codes.INTEGRITY, result.output
+        assert (
+            f"Error: {table}: names agent '{agent}' for 'run-0', but its report is of agent 'ada'"
+            in (result.stderr.splitlines())
+        )

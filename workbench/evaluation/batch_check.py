@@ -25,7 +25,7 @@ from workbench.evaluation.leaderboard import RunRow, RunStatus, leaderboard, run
 from workbench.evaluation.report import CounterfactualReport
 from workbench.evaluation.report_check import ReportCheck, check_report
 from workbench.inputs import read_bounded
-from workbench.messages import clip, first_of, problems
+from workbench.messages import clip
 from workbench.runs.registration import ControlFile
 
 STATUS: TypeAdapter[RunStatus] = TypeAdapter(RunStatus)
@@ -147,27 +147,36 @@ def _checked_report(
     campaign: Path | None,
     check: BatchCheck,
 ) -> CounterfactualReport | None:
-    """Check one run's report as `verify-report` would (it must report the row's agent);
-    the report when it reads whole."""
+    """Check one run's report as `verify-report` would, and that it reports the agent its
+    row names; the report when it reads whole and has no problem."""
     folder = out / REPORTS / row.run
     if not (folder / REPORT_FILE).is_file():
         check.problems.append(f"{folder / REPORT_FILE}: missing, but {RUNS_TABLE} lists it")
         return None
+    report = _parsed(folder / REPORT_FILE)
+    agent = report.registration.agent_id if report is not None else None
     results = runs / row.run if runs is not None else None
     try:
-        single = check_report(folder, results, control=control, agent=row.agent, campaign=campaign)
+        single = check_report(folder, results, control=control, agent=agent, campaign=campaign)
     except WorkbenchError as exc:
         check.refused.append(f"{folder}: {exc.message}")
         return None
     check.reports.append((row.run, single))
-    if not single.ok:
-        return None
-    try:
-        return CounterfactualReport.model_validate_json(
-            read_bounded(folder / REPORT_FILE, "report")
+    if report is not None and agent != row.agent:
+        check.problems.append(
+            f"{out / RUNS_TABLE}: names agent {clip(row.agent)} for {clip(row.run)}, but its "
+            f"report is of agent {clip(agent)}"
         )
-    except ValidationError as exc:
-        check.problems.append(f"{folder / REPORT_FILE}: {first_of(problems(exc))}")
+    return report if single.ok else None
+
+
+def _parsed(path: Path) -> CounterfactualReport | None:
+    """The report at `path` when it reads as one (`check_report` says what is wrong if not)."""
+    try:
+        return CounterfactualReport.model_validate_json(read_bounded(path, "report"))
+    except AccessError:
+        raise
+    except (WorkbenchError, ValidationError):
         return None
 
 
