@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import shlex
 import sqlite3
 import stat
 import uuid
@@ -700,7 +701,8 @@ class PlayerSession:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StorageError(
                 f"{store}: {one_line(why)}; the run itself is as written (the store is a "
-                "cache derived from it, written again by the next run or finish)"
+                "cache derived from it: `workbench run --out "
+                f"{shlex.quote(str(self.paths.root))}` writes it again)"
             ) from None
 
     def run_to_horizon(self) -> None:
