@@ -164,3 +164,12 @@ end of the suite (test_visit_everything: 23 s of a 160 s run on one worker)."""
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the heaviest files first, so the light ones fill in at the end (order is stable)."""
     items.sort(key=lambda item: not item.nodeid.startswith(HEAVY_FIRST))
+
+
+@pytest.fixture
+def a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`play` and `author` in click's runner as if on a terminal (the runner's streams are
+    not one, and the dashboard refuses to start without one)."""
+    from workbench.cli import terminal
+
+    monkeypatch.setattr(terminal, "has_terminal", lambda: True)

@@ -138,7 +138,7 @@ def test_play_connect_options_are_checked(args: list[str], message: str) -> None
     assert result.output == f"Error: {message}\n"
 
 
-def test_play_connect_names_an_unreachable_host(tmp_path: Path) -> None:
+def test_play_connect_names_an_unreachable_host(tmp_path: Path, a_terminal: None) -> None:
     token = tmp_path / "token"
     token.write_text("cfwb-agent-abc")
     result = CliRunner().invoke(

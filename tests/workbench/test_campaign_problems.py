@@ -76,7 +76,11 @@ def _assert_ten_lines(lines: list[str], campaign: Path) -> None:
     ids=lambda c: " ".join(c[:2]),
 )
 def test_every_command_that_loads_a_campaign_names_each_problem_on_its_own_line(
-    campaign_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: list[str]
+    campaign_copy: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: list[str],
+    a_terminal: None,
 ) -> None:
     """Before, the ten problems were joined on one line and cut at 400 characters."""
     monkeypatch.chdir(tmp_path)  # `play` would claim runs/ here

@@ -242,7 +242,7 @@ def test_serve_on_a_busy_port_says_so_in_one_line(tmp_path: Path) -> None:
 
 
 def test_play_settles_the_collector_once_the_run_shows(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, a_terminal: None
 ) -> None:
     """The terminal app (and so `serve`'s) is made with `settle_collector` on."""
     from workbench.tui.app import PlayerApp
@@ -252,3 +252,37 @@ def test_play_settles_the_collector_once_the_run_shows(
     result = CliRunner().invoke(main, ["play", "--run", str(tmp_path / "run")])
     assert result.exit_code == 0, result.output
     assert made == [True]
+
+
+@pytest.mark.parametrize(
+    ("command", "instead"),
+    [
+        (["play", "--run", "{tmp}/run"], "for play without one, `workbench run --script FILE`"),
+        (["author"], "for the campaign's findings without one, `workbench check`"),
+    ],
+)
+@pytest.mark.parametrize("stdin", ["devnull", "pipe"])
+def test_the_dashboard_without_a_terminal_is_one_line_not_a_spinning_app(
+    tmp_path: Path, command: list[str], instead: str, stdin: str
+) -> None:
+    """Started with standard input at end of file the app took a whole core until killed
+    (and wrote its screen into whatever standard output was); now exit 2, nothing made."""
+    import subprocess
+    import sys
+
+    args = [a.format(tmp=tmp_path) for a in command]
+    done = subprocess.run(
+        [sys.executable, "-m", "workbench", *args],
+        stdin=subprocess.DEVNULL if stdin == "devnull" else None,
+        input=None if stdin == "devnull" else b"",
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"Error: workbench {command[0]} is an app for a terminal, and standard input and "
+        f"output are not both one; {instead}\n"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -124,6 +124,8 @@ def _argument(path: Path) -> str:
 def author(campaign: Path | None, control: Path | None, runs_root: Path) -> None:
     """The author's app: CAMPAIGN's check findings, validation of finished runs, reports."""
     from campaigns import DEFAULT_CAMPAIGN
+    from workbench.cli.terminal import require_terminal
     from workbench.tui.app import AuthorApp
 
+    require_terminal("author", "for the campaign's findings without one, `workbench check`")
     AuthorApp(campaign or DEFAULT_CAMPAIGN, runs_root, control_file(control)).run()

@@ -93,6 +93,7 @@ def play(
 
     The app's first screen shows at once; the run opens (or connects) in its worker.
     """
+    from workbench.cli.terminal import require_terminal
     from workbench.errors import UserError
     from workbench.tui.app import PlayerApp
 
@@ -109,6 +110,7 @@ def play(
             raise UserError("--connect needs --agent ID and --token-file FILE")
         opener = partial(_connect, url, agent_id, token_file, run_id)
         opening = f"a hosted run at {url}"
+    require_terminal("play", "for play without one, `workbench run --script FILE`")
     app = PlayerApp(opener=opener, opening=opening, settle_collector=True)
     try:
         app.run()
