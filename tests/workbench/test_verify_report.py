@@ -288,3 +288,22 @@ def test_an_output_in_the_earlier_layout_still_verifies(out: Path) -> None:
     _write_report(out, report)
     result = _cli("verify-report", str(out))
     assert result.exit_code == 0 and "12 seal(s)" in result.output, result.output
+
+
+def test_without_sha256sums_the_one_problem_is_named_and_the_seals_are_still_checked(
+    out: Path,
+) -> None:
+    """A missing SHA256SUMS was one problem per branch on top of the real one ("seal_sha256
+    differs from SHA256SUMS", twelve times) and the seals were not opened at all."""
+    (out / "SHA256SUMS").unlink()
+    result = _cli("verify-report", str(out))
+    assert result.exit_code == 3, result.output
+    problems = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert problems == [f"Error: {out / 'SHA256SUMS'}: missing"]
+    path = out / "seals" / "branches.jsonl.gz"
+    lines = gzip.decompress(path.read_bytes()).splitlines(keepends=True)
+    seal = orjson.loads(lines[0])
+    seal["final_day"] += 1
+    lines[0] = dumps(seal) + b"\n"
+    path.write_bytes(gzip.compress(b"".join(lines), mtime=0))
+    _mismatch(_cli("verify-report", str(out)), "seal_digest differs from seals/branches.jsonl.gz")

@@ -176,15 +176,18 @@ def _read(path: Path, what: str, check: ReportCheck) -> bytes | None:
         return None
 
 
-def _check_sums(out: Path, report: CounterfactualReport, check: ReportCheck) -> dict[str, str]:
-    """SHA256SUMS against report.json and the seal files; returns {file: sha256} listed."""
+def _check_sums(
+    out: Path, report: CounterfactualReport, check: ReportCheck
+) -> dict[str, str] | None:
+    """SHA256SUMS against report.json and the seal files; returns {file: sha256} listed
+    (None when there is no SHA256SUMS to read: that one problem is recorded)."""
     sums_path = out / SUMS_FILE
     if not sums_path.exists():
         check.problems.append(f"{sums_path}: missing")
-        return {}
+        return None
     data = _read(sums_path, "checksums", check)
     if data is None:
-        return {}
+        return None
     if report.artifacts is None or hashlib.sha256(data).hexdigest() != report.artifacts.sha256sums:
         check.problems.append(f"{sums_path}: its SHA-256 differs from the one report.json names")
     listed: dict[str, str] = {}
@@ -269,7 +272,7 @@ def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, Seal] | None:
 def _check_branches(
     out: Path,
     report: CounterfactualReport,
-    listed: dict[str, str],
+    listed: dict[str, str] | None,
     check: ReportCheck,
     seal_key: bytes | None,
 ) -> None:
@@ -277,7 +280,9 @@ def _check_branches(
 
     A record finds its seal in the file it names by branch and episode id; a seal that
     no record names, or a listed file no record names, is a problem. With `seal_key`,
-    every seal a record names must carry the signature that key makes.
+    every seal a record names must carry the signature that key makes. Without a
+    SHA256SUMS to read (`listed` None, already a problem) the seals are still checked,
+    and no record is said to differ from it.
     """
     opened: dict[str, dict[Identity, Seal] | None] = {}
     named: dict[str, set[Identity]] = {}
@@ -295,10 +300,10 @@ def _check_branches(
             if key in named.setdefault(file, set()):
                 check.problems.append(f"{where}: names a seal another record names")
             named[file].add(key)
-            if listed.get(file) != branch.seal_sha256:
+            if listed is not None and listed.get(file) != branch.seal_sha256:
                 check.problems.append(f"{where}: seal_sha256 differs from {SUMS_FILE} for {file}")
             path = out / file
-            if file not in listed or not path.is_file():
+            if (listed is not None and file not in listed) or not path.is_file():
                 continue
             if file not in opened:
                 opened[file] = _open_seals(path, check)
@@ -324,7 +329,7 @@ def _check_branches(
                 f"{out / file}: holds a seal of {clip(branch_name)} {clip(episode)} "
                 "that no branch record names"
             )
-    for name in sorted(set(listed) - set(named)):
+    for name in sorted(set(listed or {}) - set(named)):
         check.problems.append(f"{out / name}: no branch record of report.json names it")
 
 
