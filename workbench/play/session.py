@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import fnmatch
 import os
-import shlex
 import sqlite3
 import stat
 import uuid
@@ -701,8 +700,8 @@ class PlayerSession:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StorageError(
                 f"{store}: {one_line(why)}; the run itself is as written (the store is a "
-                "cache derived from it: `workbench run --out "
-                f"{shlex.quote(str(self.paths.root))}` writes it again)"
+                "cache derived from it, which `workbench run` into this run directory "
+                "writes again)"
             ) from None
 
     def run_to_horizon(self) -> None:
