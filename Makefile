@@ -12,6 +12,7 @@ RUN ?= runs/demo
 OUT ?= $(RUN)-validation
 PORT ?= 8000
 CHROMIUM := /usr/bin/chromium
+STRACE := /usr/bin/strace
 
 help:
 	@echo "make play                      the dashboard on a new run under runs/"
@@ -21,7 +22,7 @@ help:
 	@echo "make validate RUN=dir [OUT=d]  offline evaluation of a finished run"
 	@echo "make check                     author checks of the default campaign"
 	@echo "make snapshot RUN=dir          the player's public view of a run, as JSON"
-	@echo "make test                      lint and the whole test suite (installs chromium)"
+	@echo "make test                      lint and the whole test suite (installs chromium, strace)"
 	@echo "make bench                     every benchmark"
 	@echo "make screenshots               regenerate docs/screenshots/*.svg"
 
@@ -63,6 +64,10 @@ chromium: $(CHROMIUM)
 $(CHROMIUM):
 	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium
 
+# Debian's strace for the crash tests: real processes killed and failed at each system call.
+$(STRACE):
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y strace
+
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -71,7 +76,7 @@ lint: $(TEST_STAMP)
 
 # Bytecode is cached even where PYTHONDONTWRITEBYTECODE is set: the suite starts its own
 # Python processes (hosts, CLI runs, Dask workers), and each compiled the package again.
-test: lint $(CHROMIUM)
+test: lint $(CHROMIUM) $(STRACE)
 	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # 10,000 hypothesis cases against the real CLI; prints cases tried, exit codes, tracebacks.
