@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import orjson
 import pytest
 
 from tests.workbench.conftest import Private
@@ -262,10 +263,41 @@ def test_verify_names_a_live_writer_instead_of_an_interruption(tmp_path: Path) -
     session.advance(2)
     try:
         result = workbench(tmp_path, "verify", run)
-        message = one_line_failure(result, {3})
+        message = one_line_failure(result, {2})
         assert f"being written by pid {os.getpid()}" in message, message
         assert "once that writer is done" in message
     finally:
         session.close()
     after = one_line_failure(workbench(tmp_path, "verify", run), {3})
     assert "interrupted" in after and "being written" not in after
+
+
+def test_a_torn_line_read_while_its_writer_appends_is_the_writer_at_work(tmp_path: Path) -> None:
+    """A reader that caught an append halfway called the run damaged (exit 3, a torn last
+    line) while its writer was alive; with the writer named it is exit 2, wait for it. Once
+    the writer is gone the same bytes are damage again."""
+    run = tmp_path / "run"
+    session = PlayerSession.create(run, autoseal=False, write_ahead=True)
+    session.seal()
+    try:
+        with (run / "journal.jsonl").open("ab") as journal:
+            journal.write(b'{"seq": 1, "day": 0, "kind": "adv')
+        message = one_line_failure(workbench(tmp_path, "verify", run), {2})
+        assert f"being written by pid {os.getpid()}" in message, message
+    finally:
+        session.close()
+    assert "being written" not in one_line_failure(workbench(tmp_path, "verify", run), {3})
+
+
+def test_a_dead_writers_pid_given_to_another_process_names_no_writer(tmp_path: Path) -> None:
+    """The lock file still names a writer killed outright; when its pid now belongs to a
+    process started after the lock was taken, that process is not the writer."""
+    run = tmp_path / "run"
+    session = PlayerSession.create(run, autoseal=False, write_ahead=True)
+    session.seal()
+    session.advance(2)
+    session.close()
+    holder = {"pid": os.getpid(), "command": "workbench play", "since": "2020-01-01T00:00:00+00:00"}
+    (run / "run.lock").write_bytes(orjson.dumps(holder))
+    message = one_line_failure(workbench(tmp_path, "verify", run), {3})
+    assert "interrupted" in message and "being written" not in message

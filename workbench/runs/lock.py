@@ -115,7 +115,26 @@ def named_holder(root: Path) -> str | None:
         pass
     except (OSError, OverflowError):
         return None
+    if _started_after(holder.pid, holder.since):
+        return None
     return holder.describe()
+
+
+def _started_after(pid: int, since: str) -> bool:
+    """True when process `pid` started after `since` (ISO time): not the holder that took
+    the lock then, but a later process given its id after the holder was killed. False
+    when either cannot be told (no /proc, a since that is not a time)."""
+    try:
+        taken = datetime.fromisoformat(since).timestamp()
+        ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
+        booted = next(
+            float(line.split()[1])
+            for line in Path("/proc/stat").read_text().splitlines()
+            if line.startswith("btime ")
+        )
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
+    return booted + ticks / os.sysconf("SC_CLK_TCK") > taken + 1
 
 
 class RunLock:

@@ -15,6 +15,7 @@ from ledger.journal import Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
+from workbench.errors import UserError
 from workbench.messages import clip
 from workbench.runs.bundle import run_campaign
 from workbench.runs.files import (
@@ -112,6 +113,7 @@ def verify_loaded(
     try:
         journal = read_journal(paths)
     except JournalError as exc:
+        _refuse_while_written(paths)
         result.divergence = exc.reason if exc.line is None else f"journal {exc}"
         return result
     result.journal = journal
@@ -156,14 +158,7 @@ def verify_loaded(
         return result
     differing = stored.differences(rebuilt)
     if differing and _sealed_prefix(stored, rebuilt, journal):
-        writer = named_holder(paths.root)
-        if writer is not None:
-            result.divergence = (
-                f"it is being written by {writer}: its journal has {len(journal)} entries "
-                f"(day {engine.day}) and seal.json follows it, covering the first "
-                f"{stored.journal_entries} so far; verify it once that writer is done"
-            )
-            return result
+        _refuse_while_written(paths)
         result.divergence = (
             f"the run was interrupted: its journal has {len(journal)} entries (day "
             f"{engine.day}) but seal.json covers only the first {stored.journal_entries} "
@@ -195,3 +190,14 @@ def _sealed_prefix(stored: Seal, rebuilt: Seal, journal: Journal) -> bool:
     if not 0 < count < len(journal) or stored.journal_head != journal.entries[count - 1].hash:
         return False
     return not set(stored.differences(rebuilt)) - _PROGRESS_FIELDS
+
+
+def _refuse_while_written(paths: RunPaths) -> None:
+    """A UserError (exit 2) when a live writer holds the run: a journal read in the middle
+    of its append (a torn last line) or ahead of its seal is the writer at work, not a
+    damaged or interrupted run, and is verified once the writer is done."""
+    writer = named_holder(paths.root)
+    if writer is not None:
+        raise UserError(
+            f"{paths.root} is being written by {writer}: verify it once that writer is done"
+        )
