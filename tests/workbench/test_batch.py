@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from graders import counterfactual as cf
 from tests.workbench.batch_runs import play_short, tree
-from tests.workbench.conftest import Private, cli_as_a_user
+from tests.workbench.conftest import Private, cli_as_a_user, control_new
 from workbench import exit_codes
 from workbench.cli import main
 from workbench.evaluation.batch import validate_runs
@@ -33,6 +33,7 @@ from workbench.evaluation.executors import ExecutorSpec
 from workbench.evaluation.leaderboard import bootstrap_interval, rank_key
 from workbench.play.session import PlayerSession
 from workbench.runs.commands import MAX_MAGNITUDE
+from workbench.runs.registration import load_control
 
 AGENTS = ("ada", "bob", "ada", "cyd")
 WIDE = Context(prec=200, Emax=MAX_EMAX, Emin=MIN_EMIN)
@@ -582,3 +583,33 @@ def test_a_batch_stopped_by_sigterm_removes_its_output_as_ctrl_c_does(
     assert stderr.splitlines()[-1] == "Error: terminated"
     assert "Traceback" not in stderr
     assert not out.exists()
+
+
+def test_a_control_file_of_another_world_is_refused_whole(private: Private, tmp_path: Path) -> None:
+    """Every run of the campaign was `refused` one by one and the batch exited 1 with a
+    leaderboard of nobody; the control file itself is what is wrong (exit 2, as for one
+    run), and nothing is written. One run of another world among the right ones is still
+    that run's refusal alone."""
+    runs = tmp_path / "runs"
+    play_short(runs / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    other = tmp_path / "other.json"
+    control_new(private.campaign, other, "agent-7", "agent-8", pinned=False)
+    out = tmp_path / "out"
+    code, _, stderr = _validate(
+        str(runs), "--all-agents", "--control", str(other), "--out", str(out)
+    )
+    assert code == 2, stderr
+    assert stderr.strip() == (
+        f"Error: the control file is for another world of campaign "
+        f"'{private.control.campaign_id}': none of its 1 run(s) under {runs.absolute()} was "
+        "played on its seed (the control file of another `control new`?) (--control)"
+    )
+    assert not out.exists()
+    play_short(
+        runs / "p8", "agent-8", seed=2, campaign=private.campaign, control=load_control(other)
+    )
+    code, _, stderr = _validate(
+        str(runs), "--all-agents", "--control", str(other), "--out", str(out)
+    )
+    rows = {row["run"]: row for row in _csv(out / "runs.csv")}
+    assert (rows["p7"]["status"], rows["p8"]["status"]) == ("refused", "evaluated"), stderr

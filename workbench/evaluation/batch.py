@@ -148,10 +148,14 @@ def _discover(
 ) -> _Found:
     """Which runs under RUNS_DIR are evaluated, which are named and left out, who is missing.
 
-    `campaign`, when given, is where the runs that played it (its id and digest) find it."""
+    `campaign`, when given, is where the runs that played it (its id and digest) find it.
+    A control file whose world none of its campaign's runs played is refused whole (a
+    control file of another round): each run was `refused` and the batch exited 1."""
     jobs: list[tuple[RunJob, str]] = []
     rows: list[RunRow] = []
     seen_agents: set[str] = set()
+    worlds: list[bool] = []
+    """Per run of the control file's campaign: whether it played the control file's world."""
     entries = _entries(runs_dir)
     repeats = _originals(entries)
     for run_dir in entries:
@@ -197,9 +201,18 @@ def _discover(
             why = f"agent {agent!r} is not registered in the control file"
             rows.append(RunRow(name, agent, "excluded", reason=why))
             continue
+        if control is not None:
+            worlds.append(registration.seed_commitment == control.commitment())
         seen_agents.add(agent)
         moved = campaign.path if campaign and _played(campaign, registration) else None
         jobs.append((RunJob(run_dir, control, questions, moved), agent))
+    if control is not None and worlds and not any(worlds):
+        raise UserError(
+            f"the control file is for another world of campaign {clip(control.campaign_id)}: "
+            f"none of its {len(worlds)} run(s) under {runs_dir} was played on its seed (the "
+            "control file of another `control new`?)",
+            subject="control",
+        )
     if control is not None:
         for agent in control.agents:
             if agent not in seen_agents:
