@@ -17,6 +17,7 @@ import os
 import shlex
 import stat
 import sys
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from types import TracebackType
 import orjson
 
 from workbench.errors import UserError
+from workbench.inputs import read_bounded
 from workbench.messages import clip
 
 LOCK_FILE = "run.lock"
@@ -120,21 +122,23 @@ def named_holder(root: Path) -> str | None:
     return holder.describe()
 
 
+_PROC_LIMIT = 64 * 1024
+"""Bytes read of a /proc file that holds one line."""
+
+
 def _started_after(pid: int, since: str) -> bool:
     """True when process `pid` started after `since` (ISO time): not the holder that took
     the lock then, but a later process given its id after the holder was killed. False
     when either cannot be told (no /proc, a since that is not a time)."""
     try:
         taken = datetime.fromisoformat(since).timestamp()
-        ticks = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19])
-        booted = next(
-            float(line.split()[1])
-            for line in Path("/proc/stat").read_text().splitlines()
-            if line.startswith("btime ")
-        )
-    except (OSError, ValueError, IndexError, StopIteration):
+        stat_line = read_bounded(f"/proc/{pid}/stat", "process status", limit=_PROC_LIMIT)
+        ticks = int(stat_line.rsplit(b")", 1)[1].split()[19])
+        uptime = float(read_bounded("/proc/uptime", "uptime", limit=_PROC_LIMIT).split()[0])
+    except (UserError, ValueError, IndexError):
         return False
-    return booted + ticks / os.sysconf("SC_CLK_TCK") > taken + 1
+    started = time.time() - uptime + ticks / os.sysconf("SC_CLK_TCK")
+    return started > taken + 1
 
 
 class RunLock:
