@@ -45,6 +45,11 @@ class JournalError(ValueError):
         self.reason = message
 
 
+class TornJournal(JournalError):
+    """A journal whose last line has no newline: an append cut short, or one still being
+    written by a live writer (a reader racing it), never a changed entry."""
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One journal entry, as stored."""
@@ -144,7 +149,7 @@ def read_entries(data: bytes) -> list[Entry]:
     lines = data.split(b"\n")
     torn = lines[-1] != b""
     if torn:
-        raise JournalError("is torn: the last line has no newline (interrupted append)", len(lines))
+        raise TornJournal("is torn: the last line has no newline (interrupted append)", len(lines))
     entries: list[Entry] = []
     prev = GENESIS
     for index, raw in enumerate(lines[:-1]):

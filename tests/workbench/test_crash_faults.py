@@ -301,3 +301,21 @@ def test_a_dead_writers_pid_given_to_another_process_names_no_writer(tmp_path: P
     (run / "run.lock").write_bytes(orjson.dumps(holder))
     message = one_line_failure(workbench(tmp_path, "verify", run), {3})
     assert "interrupted" in message and "being written" not in message
+
+
+def test_a_lock_naming_a_live_process_never_hides_a_changed_journal(tmp_path: Path) -> None:
+    """Only a torn tail or a seal lagging the journal may be a writer at work: a run.lock
+    planted to name a live process (here pid 1, up since boot) leaves a changed entry an
+    integrity failure (exit 3), not a 'being written' refusal."""
+    run = tmp_path / "run"
+    session = PlayerSession.create(run, autoseal=False, write_ahead=True)
+    session.seal()
+    session.advance(2)
+    session.seal()
+    session.close()
+    journal = run / "journal.jsonl"
+    journal.write_bytes(journal.read_bytes().replace(b'"days":2', b'"days":3', 1))
+    holder = {"pid": 1, "command": "workbench play", "since": "2099-01-01T00:00:00+00:00"}
+    (run / "run.lock").write_bytes(orjson.dumps(holder))
+    message = one_line_failure(workbench(tmp_path, "verify", run), {3})
+    assert "being written" not in message and "changed" in message, message

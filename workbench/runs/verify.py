@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ledger.journal import Journal, JournalError
+from ledger.journal import Journal, JournalError, TornJournal
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
 from sim.metrics import TaskResult, evaluate_task
@@ -113,7 +113,8 @@ def verify_loaded(
     try:
         journal = read_journal(paths)
     except JournalError as exc:
-        _refuse_while_written(paths)
+        if isinstance(exc, TornJournal):  # only a torn tail may be a writer at work
+            _refuse_while_written(paths)
         result.divergence = exc.reason if exc.line is None else f"journal {exc}"
         return result
     result.journal = journal
@@ -195,7 +196,9 @@ def _sealed_prefix(stored: Seal, rebuilt: Seal, journal: Journal) -> bool:
 def _refuse_while_written(paths: RunPaths) -> None:
     """A UserError (exit 2) when a live writer holds the run: a journal read in the middle
     of its append (a torn last line) or ahead of its seal is the writer at work, not a
-    damaged or interrupted run, and is verified once the writer is done."""
+    damaged or interrupted run, and is verified once the writer is done. Never asked of
+    any other damage: a lock file naming a live process (a planted one too) must not turn
+    a changed journal into 'busy'."""
     writer = named_holder(paths.root)
     if writer is not None:
         raise UserError(
