@@ -151,3 +151,32 @@ def test_runs_csv_naming_another_agent_for_a_run_is_found(
             f"Error: {table}: names agent '{agent}' for 'run-0', but its report is of agent 'ada'"
             in (result.stderr.splitlines())
         )
+
+
+def test_a_private_batch_with_a_missing_agent_is_consistent(
+    private: Private, tmp_path: Path
+) -> None:
+    """A registered agent without a run has a row with no run name ('missing'): it was
+    taken for a row that is not a batch's, so a whole batch failed its check."""
+    runs = tmp_path / "runs"
+    play_short(runs / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    out = tmp_path / "out"
+    validate_runs(runs, out, control=private.control)
+    assert ",agent-8,missing," in (out / "runs.csv").read_text()
+    result = _verify(str(out), "--control", str(private.control_path))
+    assert result.exit_code == exit_codes.OK, result.output
+
+
+@pytest.mark.parametrize("name", ["..", "../../elsewhere", "reports/run-0", "."])
+def test_a_row_naming_a_path_out_of_the_batch_is_a_problem(
+    batch: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
+    """A row's run is one folder name as a batch writes it: a path would make the check
+    read a report (and with --results, a run) from wherever it points."""
+    runs, out = batch[0], _copy(batch, tmp_path)
+    table = out / "runs.csv"
+    table.write_text(table.read_text().replace("\nrun-0,", f"\n{name},", 1))
+    for extra in ([], ["--results", str(runs)]):
+        result = _verify(str(out), *extra)
+        assert result.exit_code == exit_codes.INTEGRITY, result.output
+        assert f"Error: {table}:2: not a row of a batch" in result.stderr.splitlines()

@@ -119,7 +119,7 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
                 status = STATUS.validate_python(line.get("status"))
             except ValidationError:
                 status = None
-            if status is None or not line.get("run"):
+            if status is None or not _run_name(line.get("run") or "", status):
                 check.problems.append(f"{out / RUNS_TABLE}:{number}: not a row of a batch")
                 return None
             rows.append(
@@ -129,6 +129,14 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
         check.problems.append(f"{out / RUNS_TABLE}: not a batch's table ({clip(str(exc))})")
         return None
     return rows
+
+
+def _run_name(run: str, status: RunStatus) -> bool:
+    """True for a row's run as a batch writes it: one folder name (never a path that
+    leads out of `reports/` or RUNS_DIR), empty only for an agent `missing` its run."""
+    if not run:
+        return status == "missing"
+    return "/" not in run and "\x00" not in run and run not in (".", "..")
 
 
 def _report_folders(out: Path) -> set[str]:
