@@ -18,6 +18,7 @@ import shlex
 import stat
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -71,15 +72,26 @@ def _default_command() -> str:
     return shlex.join([program, *sys.argv[1:]])[:1000]
 
 
-def held_by(root: Path) -> str | None:
-    """Who holds `root`'s lock now (a description), or None when nobody does; takes
-    nothing and writes nothing (the lock is tried and let go at once)."""
+@contextlib.contextmanager
+def _lock_file(root: Path) -> Iterator[int | None]:
+    """`root`'s lock file opened for reading, or None when there is none to read (missing,
+    a link, not a regular file); opening takes no lock and never waits."""
     try:
         fd = os.open(root / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return None
+        yield None
+        return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        yield fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    finally:
+        os.close(fd)
+
+
+def held_by(root: Path) -> str | None:
+    """Who holds `root`'s lock now (a description), or None when nobody does; takes
+    nothing and writes nothing (the lock is tried and let go at once)."""
+    with _lock_file(root) as fd:
+        if fd is None:
             return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,26 +101,19 @@ def held_by(root: Path) -> str | None:
         except OSError:
             return None
         return None
-    finally:
-        os.close(fd)
 
 
 def named_holder(root: Path) -> str | None:
     """Who `root`'s lock file names as its holder, when that process is alive: a hint for a
     reader's message, taking no lock (a reader never makes a writer's lock fail). A holder
     killed outright leaves its name behind, but its process is gone."""
-    try:
-        fd = os.open(root / LOCK_FILE, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    with _lock_file(root) as fd:
+        if fd is None:
             return None
-        holder = Holder.from_bytes(os.pread(fd, _HOLDER_LIMIT, 0))
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+        try:
+            holder = Holder.from_bytes(os.pread(fd, _HOLDER_LIMIT, 0))
+        except OSError:
+            return None
     if holder is None or holder.pid <= 0 or holder.pid == os.getpid():
         return None
     try:
