@@ -190,40 +190,69 @@ def test_a_development_run_whose_first_seal_failed_is_sealed_by_opening_it(
     assert workbench(tmp_path, "verify", run).returncode == 0
 
 
-_RENAME = re.compile(r'^\d+\s+rename\("[^"]*", "(?P<target>[^"]+)"\) = 0', re.M)
-_MKDIR = re.compile(r'^\d+\s+mkdir\("(?P<target>[^"]+)", \d+\) = 0', re.M)
+_MADE = re.compile(
+    r'^\d+\s+(?:rename\("[^"]*", "(?P<renamed>[^"]+)"\)|mkdir\("(?P<made>[^"]+)", \d+\)'
+    r'|link\("[^"]*", "(?P<linked>[^"]+)"\)) = 0',
+    re.M,
+)
 _FSYNC_DIR = re.compile(r"^\d+\s+fsync\(\d+<(?P<path>[^>]+)>\) = 0", re.M)
 
 
-@pytest.mark.parametrize("command", ["run", "finish"])
+def _run_args(tmp_path: Path, command: str) -> tuple[Path, tuple[str | Path, ...]]:
+    """What `command` writes (the folder or file to watch) and its arguments; the runs it
+    reads are made first, untraced."""
+    run = tmp_path / "run"
+    if command == "run":
+        return run, ("run", "--script", SCRIPT, "--out", run)
+    if command == "finish":
+        unfinished_run(run)
+        return run, ("finish", run)
+    finished = workbench(tmp_path, "run", "--script", SCRIPT, "--out", tmp_path / "runs" / "a")
+    assert finished.returncode == 0, finished.stderr
+    out = tmp_path / "new" / "out"
+    if command == "validate":
+        return out, (
+            "validate",
+            "counterfactual",
+            "--results",
+            tmp_path / "runs" / "a",
+            "--out",
+            out,
+        )
+    if command == "batch":
+        return out, ("validate", "counterfactual", tmp_path / "runs", "--all-agents", "--out", out)
+    assert command == "ledger"
+    out.parent.mkdir()
+    return out, ("ledger", tmp_path / "runs" / "a", "--format", "csv", "--out", out)
+
+
+@pytest.mark.parametrize("command", ["run", "finish", "validate", "batch", "ledger"])
 def test_every_name_a_command_creates_is_made_durable_before_it_returns(
     tmp_path: Path, command: str
 ) -> None:
-    """A rename (or mkdir) is only durable once its directory is fsynced: without that,
+    """A rename, link or mkdir is only durable once its directory is fsynced: without that,
     a power loss after `played to day 180` could forget run.json or journal.jsonl (and
-    every command in it). Each one a command makes in the run must be followed by an
-    fsync of the directory holding it."""
-    run = tmp_path / "run"
-    if command == "finish":
-        unfinished_run(run)
-        args: tuple[str | Path, ...] = ("finish", run)
-    else:
-        args = ("run", "--script", SCRIPT, "--out", run)
+    every command in it), and one after `report written` the report. Each one a command
+    makes in what it writes must be followed by an fsync of the directory holding it."""
+    written, args = _run_args(tmp_path, command)
     log = tmp_path / "trace.log"
-    options = ("-y", "-o", str(log), "-e", "trace=rename,renameat,renameat2,mkdir,fsync")
-    assert workbench(tmp_path, *args, strace=options).returncode == 0
-    text = log.read_text()
-    lines = text.splitlines()
+    calls = "trace=rename,renameat,renameat2,mkdir,link,linkat,fsync"
+    result = workbench(tmp_path, *args, strace=("-y", "-o", str(log), "-e", calls))
+    assert result.returncode in (0, 1), result.stderr
+    lines = log.read_text().splitlines()
+    checked = 0
     for index, line in enumerate(lines):
-        made = _RENAME.match(line) or _MKDIR.match(line)
+        made = _MADE.match(line)
         if made is None:
             continue
-        target = (tmp_path / made["target"]).resolve()
-        if target != run and run not in target.parents:
+        target = (tmp_path / (made["renamed"] or made["made"] or made["linked"])).resolve()
+        if target != written and written not in target.parents:
             continue
+        checked += 1
         directory = str(target.parent)
         later = [m["path"] for m in map(_FSYNC_DIR.match, lines[index + 1 :]) if m]
         assert directory in later, f"{line}: {directory} never fsynced after it"
+    assert checked, f"{command} made no name in {written}"
 
 
 _OPEN = re.compile(r'^\d+\s+openat\(AT_FDCWD[^,]*, "(?P<path>[^"]+)", [^)]*\) = \d+', re.M)

@@ -296,7 +296,10 @@ def validate_runs(
             rows.sort(key=lambda r: (r.run, r.agent))
             table = leaderboard(rows)
             runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
-            atomic_write_all([(runs_path, runs_csv(rows)), (board_path, to_csv(table))])
+            atomic_write_all(
+                [(runs_path, runs_csv(rows)), (board_path, to_csv(table))],
+                directories=[out, out.parent],
+            )
         except BaseException:
             claim.discard()
             raise

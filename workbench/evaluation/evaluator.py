@@ -609,8 +609,10 @@ def write_evaluation(
 ) -> EvaluationOutcome:
     """Append each pair's seals as it comes; then SHA256SUMS, then report.json last.
 
-    The seals file, SHA256SUMS and report.json are made durable together before either of
-    the last two is renamed into place: a report that exists names durable files.
+    The seals file, SHA256SUMS and report.json, and the directory entries of the output
+    (its own, its seals directory's and the seals file's), are made durable together
+    before either of the last two is renamed into place: a report that exists names
+    durable files. The renames are made durable before this returns.
     `out/seals` must exist (claimed by the caller). With a control file (a private run)
     every seal and the report are signed with keys derived from it.
     """
@@ -637,6 +639,7 @@ def write_evaluation(
     atomic_write_all(
         [(out / SUMS_FILE, sums_text), (report_path, report.to_bytes())],
         written=[out / SEALS_FILE] if sha256 is not None else [],
+        directories=[out / SEALS_DIR, out, out.parent],
         what="evaluation output",
     )
     code = exit_codes.OK if report.passed else exit_codes.UNSCORED

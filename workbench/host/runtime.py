@@ -387,7 +387,6 @@ class HostRuntime:
             self._require_only_host_files()
             created = expected.model_copy(update={"runs_id": secrets.token_hex(16)})
             atomic_write(path, dumps(created.model_dump(by_alias=True)) + b"\n")
-            fsync_dir(self.runs_dir)
             return
         try:
             found = HostRecord.model_validate(orjson.loads(read_bounded(path, "host record")))
@@ -408,7 +407,6 @@ class HostRuntime:
         if found.runs_id is None:  # a record from before runs had ids: give it one
             upgraded = found.model_copy(update={"runs_id": secrets.token_hex(16)})
             atomic_write(path, dumps(upgraded.model_dump(by_alias=True)) + b"\n")
-            fsync_dir(self.runs_dir)
 
     @property
     def sessions_open(self) -> int:

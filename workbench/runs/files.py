@@ -11,7 +11,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
-from ledger.durable import append_durably, cut_marker, fsync_dir, pending_cut
+from ledger.durable import append_durably, cut_marker, pending_cut
 from ledger.journal import Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
@@ -19,7 +19,7 @@ from sim.version import ENGINE_VERSION
 from workbench.errors import AccessError, UserError, WorkbenchError
 from workbench.inputs import read_bounded
 from workbench.messages import clip
-from workbench.outputs import atomic_write as _atomic_write
+from workbench.outputs import atomic_write
 from workbench.runs.environment import environment_mismatch, environment_payload, how_to_replay
 from workbench.runs.registration import Registration, parse_registration
 
@@ -56,17 +56,6 @@ class RunPaths:
     def exists(self) -> bool:
         """True when this directory holds a registered run."""
         return self.registration.exists()
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a run's file whole or not at all (unique temp file, fsync, rename), durably:
-    the directory is fsynced too, so the rename survives a power loss (a journal or
-    run.json whose name the disk never recorded loses every command it holds)."""
-    _atomic_write(path, data)
-    try:
-        fsync_dir(path.parent)
-    except OSError as exc:
-        raise UserError(f"file {path}: cannot write ({exc.strerror or exc})") from None
 
 
 def append_journal(path: Path, data: bytes) -> None:
