@@ -137,6 +137,31 @@ def test_no_failed_fsync_is_ever_reported_as_success(tmp_path: Path, command: st
         assert workbench(tmp_path, "verify", run).returncode == 0
 
 
+def test_a_validation_whose_fsync_fails_writes_no_report(tmp_path: Path) -> None:
+    """Each fsync `validate` makes (the seals, SHA256SUMS and report, their directories, the
+    renames) fails in turn (EIO): one line, exit 2, and no report.json left behind (a
+    report is never there unless durable); validating into the same directory again works."""
+    run = tmp_path / "run"
+    made = workbench(tmp_path, "run", "--script", SCRIPT, "--out", run)
+    assert made.returncode == 0, made.stderr
+
+    def args(out: Path) -> tuple[str | Path, ...]:
+        return ("validate", "counterfactual", "--results", run, "--out", out)
+
+    total = calls(tmp_path, "fsync", *args(tmp_path / "counted"))
+    assert total >= 7
+    for when in range(1, total + 1):
+        out = tmp_path / f"out-{when}"
+        result = workbench(tmp_path, *args(out), strace=injected("fsync", "error=EIO", when))
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
+        assert len(errors) == 1 and "Input/output error" in errors[0], result.stderr
+        assert not (out / "report.json").exists()
+        again = workbench(tmp_path, *args(out))
+        assert again.returncode in (0, 1), again.stderr
+        assert workbench(tmp_path, "verify-report", out, "--results", run).returncode == 0
+
+
 def test_a_private_run_killed_before_its_first_seal_is_finished_by_the_next_writer(
     private: Private, tmp_path: Path
 ) -> None:
