@@ -613,3 +613,31 @@ def test_a_control_file_of_another_world_is_refused_whole(private: Private, tmp_
     )
     rows = {row["run"]: row for row in _csv(out / "runs.csv")}
     assert (rows["p7"]["status"], rows["p8"]["status"]) == ("refused", "evaluated"), stderr
+
+
+def test_development_runs_of_several_campaigns_are_refused_whole(tmp_path: Path) -> None:
+    """An agent's runs of two campaigns (or of two versions of one) were pooled into one
+    leaderboard row, its mean taken over different questions as if one task: now the
+    batch is refused in one line naming each campaign, exit 2, nothing written."""
+    root = Path(__file__).resolve().parents[2] / "campaigns"
+    edited = tmp_path / "edited"
+    shutil.copytree(root / "default", edited)
+    toml = edited / "campaign.toml"
+    toml.write_text(toml.read_text() + "\n# an edit: another version of the campaign\n")
+    runs = tmp_path / "runs"
+    play_short(runs / "a-default", "ada", seed=1)
+    play_short(runs / "b-gelato", "ada", seed=2, campaign=root / "gelato")
+    play_short(runs / "c-edited", "bob", seed=3, campaign=edited)
+    out = tmp_path / "out"
+    code, _, err = _validate(str(runs), "--all-agents", "--out", str(out))
+    assert code == exit_codes.USAGE, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "development runs of 3 campaigns" in lines[0]
+    assert lines[0].count("harbor-roasters") == 2 and "marina-gelato" in lines[0]
+    assert not out.exists()
+    shutil.rmtree(runs / "b-gelato")
+    shutil.rmtree(runs / "c-edited")
+    code, _, err = _validate(str(runs), "--all-agents", "--out", str(out))
+    assert code in (exit_codes.OK, exit_codes.UNSCORED), err
+    assert (out / "leaderboard.csv").exists()

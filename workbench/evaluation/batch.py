@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,6 +157,8 @@ def _discover(
     seen_agents: set[str] = set()
     worlds: list[bool] = []
     """Per run of the control file's campaign: whether it played the control file's world."""
+    played: Counter[tuple[str, str]] = Counter()
+    """Runs to evaluate per campaign (id, digest) they played."""
     entries = _entries(runs_dir)
     repeats = _originals(entries)
     for run_dir in entries:
@@ -203,6 +206,7 @@ def _discover(
             continue
         if control is not None:
             worlds.append(registration.seed_commitment == control.commitment())
+        played[registration.campaign_id, registration.campaign_digest] += 1
         seen_agents.add(agent)
         moved = campaign.path if campaign and _played(campaign, registration) else None
         jobs.append((RunJob(run_dir, control, questions, moved), agent))
@@ -213,11 +217,29 @@ def _discover(
             "control file of another `control new`?)",
             subject="control",
         )
+    if control is None and len(played) > 1:
+        raise _several_campaigns(runs_dir, played)
     if control is not None:
         for agent in control.agents:
             if agent not in seen_agents:
                 rows.append(RunRow("", agent, "missing", reason=f"no run under {runs_dir}"))
     return _Found(tuple(jobs), tuple(rows))
+
+
+def _several_campaigns(runs_dir: Path, played: Counter[tuple[str, str]]) -> UserError:
+    """The refusal of development runs of several campaigns (or versions of one) in one
+    batch: a leaderboard ranks agents on one set of questions, and an agent's scores on
+    different ones were pooled into one mean as if they were the same task."""
+    shown = ", ".join(
+        f"{clip(campaign)} ({digest[:12]}): {count} run(s)"
+        for (campaign, digest), count in sorted(played.items())[:5]
+    )
+    more = f" and {len(played) - 5} more" if len(played) > 5 else ""
+    return UserError(
+        f"{runs_dir} holds development runs of {len(played)} campaigns (id and digest): "
+        f"{shown}{more}; a leaderboard ranks agents on one campaign, so validate each "
+        "campaign's runs from a folder of their own"
+    )
 
 
 def _played(campaign: CampaignBundle, registration: Registration) -> bool:
