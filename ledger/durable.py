@@ -87,6 +87,19 @@ def make_dirs(path: Path) -> None:
         raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
 
 
+def make_new_dir(path: Path) -> None:
+    """Create the directory `path` (its parent must exist) and fsync the parent, so the new
+    name survives a power loss. FileExistsError when something is there already; OSError
+    otherwise, with no directory left behind."""
+    os.mkdir(path)
+    try:
+        fsync_dir(path.parent)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.rmdir(path)
+        raise
+
+
 def _fsync(path: Path, flags: int) -> None:
     fd = os.open(path, flags)
     try:

@@ -232,6 +232,13 @@ def _run_args(tmp_path: Path, command: str) -> tuple[Path, tuple[str | Path, ...
     if command == "finish":
         unfinished_run(run)
         return run, ("finish", run)
+    new = tmp_path / "new"
+    if command == "demo":
+        return new, ("demo", "--out", new / "demo")
+    if command == "new":
+        return new, ("new", new / "campaign")
+    if command == "causal":
+        return new, ("causal", "generate", "--family", "ate", "--task-id", "7", "--out", new / "t")
     finished = workbench(tmp_path, "run", "--script", SCRIPT, "--out", tmp_path / "runs" / "a")
     assert finished.returncode == 0, finished.stderr
     out = tmp_path / "new" / "out"
@@ -251,7 +258,9 @@ def _run_args(tmp_path: Path, command: str) -> tuple[Path, tuple[str | Path, ...
     return out, ("ledger", tmp_path / "runs" / "a", "--format", "csv", "--out", out)
 
 
-@pytest.mark.parametrize("command", ["run", "finish", "validate", "batch", "ledger"])
+@pytest.mark.parametrize(
+    "command", ["run", "finish", "validate", "batch", "ledger", "demo", "new", "causal"]
+)
 def test_every_name_a_command_creates_is_made_durable_before_it_returns(
     tmp_path: Path, command: str
 ) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns import resolve_campaign
+from ledger.durable import append_durably, fsync_dir, make_dirs
 from ledger.file_modes import new_directory_mode
 from sim.campaign_load import (
     BYTE_ORDER_MARK,
@@ -164,7 +165,8 @@ def _as_development(campaign: str, folder: Path) -> str:
 
 
 def create_campaign(directory: str | Path, source: str | None = None) -> Created:
-    """Write a new campaign folder at `directory` (which must not exist, or be empty)."""
+    """Write a new campaign folder at `directory` (which must not exist, or be empty),
+    durably: its files and name are fsynced before it is reported made."""
     target = Path(directory)
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise UserError(f"{target} exists and is not an empty folder")
@@ -182,7 +184,7 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     files = _encoded(texts, target)
     parent = target.resolve().parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(parent)
     except OSError as exc:
         raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
     try:
@@ -191,10 +193,12 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     try:
         for name, data in files.items():
-            (staging / name).write_bytes(data)
+            append_durably(staging / name, data)
         load_campaign(staging)
         os.chmod(staging, new_directory_mode())  # mkdtemp made it the owner's alone
+        fsync_dir(staging)
         os.replace(staging, target)
+        fsync_dir(parent)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None

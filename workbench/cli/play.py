@@ -23,9 +23,14 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
     """Claim `runs/play-<n>` (n the next free number) by creating it: two players starting
     at once (two `serve` browser sessions) never share a run. Refused, with nothing made,
     when `root` lies in a run directory (the command was started inside one)."""
+    from ledger.durable import make_dirs, make_new_dir
     from workbench.errors import UserError
 
     refuse_runs_in_a_run(root)
+    try:
+        make_dirs(root)
+    except OSError as exc:
+        raise UserError(f"{root}: cannot create the runs folder ({exc.strerror})") from None
 
     taken = (
         {
@@ -42,7 +47,7 @@ def next_run_dir(root: Path = RUNS_DIR) -> Path:
             n += 1
         candidate = root / f"play-{n}"
         try:
-            candidate.mkdir(parents=True)
+            make_new_dir(candidate)
         except FileExistsError:
             taken.add(n)
             continue

@@ -16,6 +16,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from ledger.durable import make_dirs
 from workbench.errors import UserError
 from workbench.messages import single_line
 from workbench.outputs import remove_dead_temporaries, run_directory_holding, write_new_files
@@ -82,7 +83,7 @@ def stage_folder(out: Path, files: dict[str, str], force: bool) -> None:
         raise UserError(f"--out {out}: {run} is a run directory; tasks are never staged there")
     created = not out.exists()
     try:
-        out.mkdir(parents=True, exist_ok=True)
+        make_dirs(out)
     except OSError as exc:
         raise UserError(f"--out {out}: cannot create the folder ({_why(exc)})") from None
     with _locked(out) as locked:

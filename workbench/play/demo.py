@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 from campaigns import DEFAULT_CAMPAIGN
+from ledger.durable import make_dirs, make_new_dir
 from ledger.file_kinds import kind_of
 from workbench.errors import UserError
 from workbench.outputs import run_directory_holding
@@ -63,9 +64,10 @@ def demo_run_dir(out: Path) -> Path:
 
 def claim_free(path: Path) -> Path:
     """Make and return `path`, or the first of `path-2`, `path-3`, … that could be made
-    (nothing was there, not even a dangling link); its parents are made as needed."""
+    (nothing was there, not even a dangling link); its parents are made as needed. Every
+    directory made is made durably (its parent fsynced)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(path.parent)
     except OSError as exc:
         raise UserError(
             f"output directory {path}: cannot make {path.parent} ({exc.strerror or exc})",
@@ -74,7 +76,7 @@ def claim_free(path: Path) -> Path:
     candidate, n = path, 1
     while True:
         try:
-            candidate.mkdir()
+            make_new_dir(candidate)
         except FileExistsError:
             n += 1
             candidate = path.with_name(f"{path.name}-{n}")
