@@ -36,7 +36,7 @@ import orjson
 
 from ledger.book import Book
 from ledger.canonical import dumps
-from ledger.durable import fsync_dir, fsync_file
+from ledger.durable import fsync_dir, fsync_file, make_dirs
 from ledger.file_modes import replacing_mode
 
 SCHEMA = "cfwb.store/2"
@@ -250,7 +250,7 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricSeries]
     unannounced (the file is put in place only after its fsync succeeded)."""
     target = Path(db_path)
     checked = check_metrics(metrics)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(target.parent)
     fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     os.close(fd)
     temp = Path(name)

@@ -289,6 +289,34 @@ def test_every_name_a_command_creates_is_made_durable_before_it_returns(
     assert checked, f"{command} made no name in {written}"
 
 
+def test_a_host_makes_its_new_runs_directory_durably(private: Private, tmp_path: Path) -> None:
+    """The host creates its runs directory (and the staging folder in it) when missing:
+    both names must be fsynced into their parents before any run in them is acknowledged,
+    or a power loss forgets every run at once."""
+    runs = tmp_path / "new" / "runs"
+    log = tmp_path / "trace.log"
+    command = [STRACE or "strace", "-f", "-qq", "-y", "-o", str(log), "-e", "trace=mkdir,fsync"]
+    host = [sys.executable, "-m", "workbench", "host", str(private.campaign)]
+    options = ["--control", str(private.control_path), "--runs", str(runs)]
+    result = subprocess.run(
+        [*command, *host, *options, "--stdio", "--agent", "agent-7"],
+        cwd=tmp_path,
+        env=ENV,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = log.read_text().splitlines()
+    made = [(i, m["made"]) for i, m in enumerate(map(_MADE.match, lines)) if m and m["made"]]
+    names = {str((tmp_path / name).resolve()) for _, name in made}
+    assert {str(runs), str(runs.parent)} <= names, names
+    for index, name in made:
+        directory = str((tmp_path / name).resolve().parent)
+        later = [m["path"] for m in map(_FSYNC_DIR.match, lines[index + 1 :]) if m]
+        assert directory in later, f"{lines[index]}: {directory} never fsynced after it"
+
+
 _OPEN = re.compile(r'^\d+\s+openat\(AT_FDCWD[^,]*, "(?P<path>[^"]+)", [^)]*\) = \d+', re.M)
 
 

@@ -45,7 +45,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.canonical import dumps
-from ledger.durable import fsync_dir, truncate_durably
+from ledger.durable import fsync_dir, make_dirs, truncate_durably
 from ledger.journal import Entry, JournalError, read_entries
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
@@ -292,11 +292,11 @@ class HostRuntime:
             not os.path.lexists(self.runs_dir),
             not os.path.lexists(self.runs_dir / HOST_FILE),
         )
-        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        make_dirs(self.runs_dir)
         self._lock_runs_dir()
         try:
             self._check_host_record()
-            (self.runs_dir / STAGING).mkdir(exist_ok=True)
+            make_dirs(self.runs_dir / STAGING)
             self.recovery = recover(self.runs_dir, self.bundle, self.control)
         except BaseException:
             self.close()
