@@ -66,11 +66,12 @@ def fsync_dir(path: Path) -> None:
     _fsync(path, os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY)
 
 
-def make_dirs(path: Path) -> None:
-    """Create the directory `path` and whatever parents it lacks, each durably (its parent
-    fsynced once it holds it), so a directory a command reported written survives a power
-    loss with what it holds. One that appears meanwhile is taken; FileExistsError when
-    `path` or a parent is something other than a directory, OSError otherwise."""
+def make_dirs(path: Path, mode: int = 0o777) -> None:
+    """Create the directory `path` and whatever parents it lacks (with `mode`, less the
+    umask), each durably (its parent fsynced once it holds it), so a directory a command
+    reported written survives a power loss with what it holds. One that appears meanwhile
+    is taken; FileExistsError when `path` or a parent is something other than a
+    directory, OSError otherwise."""
     missing: list[Path] = []
     current = Path(path)
     while not os.path.lexists(current):
@@ -78,7 +79,7 @@ def make_dirs(path: Path) -> None:
         current = current.parent
     for directory in reversed(missing):
         try:
-            os.mkdir(directory)
+            os.mkdir(directory, mode)
         except FileExistsError:
             if not directory.is_dir():
                 raise

@@ -301,7 +301,7 @@ def test_a_host_makes_its_new_runs_directory_durably(private: Private, tmp_path:
     result = subprocess.run(
         [*command, *host, *options, "--stdio", "--agent", "agent-7"],
         cwd=tmp_path,
-        env=ENV,
+        env={**ENV, **os.environ, "PYTHONPATH": str(ROOT)},  # this test's own state folder
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=120,

@@ -24,7 +24,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.canonical import dumps
-from ledger.durable import fsync_dir, write_all
+from ledger.durable import fsync_dir, make_dirs, write_all
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
 from workbench.messages import clip
@@ -114,7 +114,7 @@ def bind(commitment: str, runs_dir: Path) -> None:
     data = dumps(binding.model_dump(by_alias=True)) + b"\n"
     temp = record.with_name(f".{record.name}.{secrets.token_hex(6)}.tmp")
     try:
-        record.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        make_dirs(record.parent, mode=0o700)
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         try:
             write_all(fd, data)
