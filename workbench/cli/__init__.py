@@ -39,13 +39,24 @@ def os_error_message(exc: OSError) -> str:
 
 
 def cli_message(error: WorkbenchError) -> str:
-    """The error's one line, printable and bounded, with the flag of its subject if it names one.
+    """The error's lines, each on one line, printable and bounded, with the flag of its
+    subject if it names one.
 
-    Bounding is the last guard against echoing a huge or hostile value a message quoted in full.
+    Bounding is the last guard against echoing a huge or hostile value a message quoted in
+    full; each line is kept on one line whatever a value in it holds (a path with a newline
+    or a carriage return in it shows them escaped), so a line is always one problem.
     """
     flag = FLAGS.get(error.subject or "")
-    message = bound_message(error.message)
+    message = bound_message(error.lines)
     return f"{message} ({flag})" if flag else message
+
+
+def echo_error(error: WorkbenchError | str) -> None:
+    """`Error: ...` on standard error: every error line a command prints is printed here,
+    through `cli_message` (a string is one problem's line)."""
+    if isinstance(error, str):
+        error = UserError(error)
+    click.echo(f"Error: {cli_message(error)}", err=True)
 
 
 class CommandEntry(NamedTuple):
@@ -162,18 +173,18 @@ class LazyGroup(click.Group):
                 not_interrupted(exc)
                 raise
         except WorkbenchError as exc:
-            click.echo(f"Error: {cli_message(exc)}", err=True)
+            echo_error(exc)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("Error: interrupted", err=True)
+            echo_error("interrupted")
             ctx.exit(exit_codes.INTERRUPTED)
         except Terminated:
-            click.echo("Error: terminated", err=True)
+            echo_error("terminated")
             ctx.exit(exit_codes.TERMINATED)
         except BrokenPipeError:
             raise
         except OSError as exc:
-            click.echo(f"Error: {cli_message(UserError(os_error_message(exc)))}", err=True)
+            echo_error(os_error_message(exc))
             ctx.exit(exit_codes.USAGE)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

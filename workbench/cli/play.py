@@ -172,7 +172,7 @@ def serve(
     """
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.serving import WorkbenchServer
-    from workbench.errors import UserError
+    from workbench.errors import UserError, framed
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle, run_campaign
@@ -198,7 +198,7 @@ def serve(
     except UserError as exc:
         if exc.subject != "control":
             raise
-        raise UserError(f"{exc.message}; serve plays development campaigns only") from None
+        raise UserError(framed(exc, after="; serve plays development campaigns only")) from None
     if run_dir is None and RUNS_DIR.exists() and not RUNS_DIR.is_dir():
         raise UserError(
             f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"
