@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import importlib
 import signal
+import sys
 from typing import NamedTuple
 
 import click
 
 from workbench import __version__, exit_codes
+from workbench.cli import stdout
+from workbench.cli.stdout import StandardOutputError
 from workbench.errors import Terminated, UserError, WorkbenchError, not_interrupted
 from workbench.messages import bound_message
 
@@ -162,9 +165,11 @@ class LazyGroup(click.Group):
 
         A file system refusal no command turned into a message of its own (a directory it
         may not enter, a full disk) is one line naming the path, exit 2, never a traceback.
-        A closed standard output (`| head`) is left to Python, as before. Ctrl+C is
-        `Error: interrupted`, exit 130 (click's `Aborted!` exited 1, which means unscored);
-        SIGTERM `Error: terminated`, exit 143, after the same cleanup.
+        Standard output closed early (`| head`) ends the command quietly, exit 141; any
+        other failure to write it is `Error: standard output: cannot write (REASON)`, exit 2
+        (`workbench.cli.stdout`). Ctrl+C is `Error: interrupted`, exit 130 (click's
+        `Aborted!` exited 1, which means unscored); SIGTERM `Error: terminated`, exit 143,
+        after the same cleanup.
         """
         try:
             try:
@@ -181,8 +186,8 @@ class LazyGroup(click.Group):
         except Terminated:
             echo_error("terminated")
             ctx.exit(exit_codes.TERMINATED)
-        except BrokenPipeError:
-            raise
+        except StandardOutputError as exc:
+            ctx.exit(stdout.failed(exc))
         except OSError as exc:
             echo_error(os_error_message(exc))
             ctx.exit(exit_codes.USAGE)
@@ -209,10 +214,20 @@ def run() -> None:
     command's last output, while Python shut down, killed the process by the signal
     (a shell's 130, "interrupted") though nothing was interrupted; from then on both are
     ignored, so the exit code is the command's own.
+
+    Standard output is written whole or the command ends by its failure (`stdout`), and
+    what is left in its buffer is written before the exit code is final: a pipe closed
+    or a disk full by then is the command's failure too, not Python's noise at exit.
     """
     signal.signal(signal.SIGTERM, _terminated)
+    stdout.guard()
     try:
-        main()
+        try:
+            main()
+        finally:
+            code = stdout.flushed()
+            if code is not None:
+                sys.exit(code)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
