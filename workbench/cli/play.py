@@ -117,6 +117,8 @@ def play(
     finally:
         app.close_session()
     if app.open_error is not None:
+        if app.open_error_told:  # on the browser's page and in the server's log already
+            sys.exit(app.open_error.exit_code)
         raise app.open_error
     if app.return_code:
         sys.exit(app.return_code)
