@@ -102,3 +102,18 @@ def test_output_read_whole_is_untouched(tmp_path: Path) -> None:
     done = _workbench("vc", "grade", str(_grading_input(tmp_path, 3000)))
     assert done.returncode == 0 and done.stdout.count(b"\n") == 3000
     assert done.stderr.startswith(b"graded 3000 lines")
+
+
+@pytest.mark.parametrize(
+    "args", [["--help"], ["--version"], ["vc", "--help"], ["vc", "generate", "-n", "3"]]
+)
+def test_a_pipe_closed_before_the_first_write_is_141_too(args: list[str]) -> None:
+    """`workbench --help | true`: the reader gone before anything is written; the top
+    level's own output (click's help and version) exited 1 (click's EPIPE handling)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = _workbench(*args, stdout=write)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (exit_codes.OUTPUT_CLOSED, b"")

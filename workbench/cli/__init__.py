@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import signal
 import sys
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import click
 
@@ -159,6 +159,20 @@ class LazyGroup(click.Group):
             return None
         command: click.Command = getattr(importlib.import_module(target.module), target.attr)
         return command
+
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """The top level's options, `--help` and `--version` included: a failure writing
+        their output ends the program as one in a command does (`invoke`)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except StandardOutputError as exc:
+            raise click.exceptions.Exit(stdout.failed(exc)) from None
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code.
