@@ -8,26 +8,34 @@ boundary that calls it, through `reraised`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from workbench import exit_codes
 
 
 class WorkbenchError(Exception):
-    """Base of every error a user can cause or meet: `message` is one clear line.
+    """Base of every error a user can cause or meet: one clear line per problem.
 
-    `subject` names the input at fault in front-end neutral words ("out", "control",
-    "agent", "workers"); the CLI adds its flag, the TUI its field. Core messages never
-    name a CLI flag themselves.
+    `message` is that line, or a list of them (a malformed file: one `FILE: field:
+    problem` line each); `lines` holds them apart, so a line break a value brought into
+    a line (a path holding a newline) is never taken for the start of another: the CLI
+    shows it escaped. `subject` names the input at fault in front-end neutral words
+    ("out", "control", "agent", "workers"); the CLI adds its flag, the TUI its field.
+    Core messages never name a CLI flag themselves.
     """
 
     exit_code: int = exit_codes.USAGE
 
-    def __init__(self, message: str, *, subject: str | None = None) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: str | Sequence[str], *, subject: str | None = None) -> None:
+        self.lines: tuple[str, ...] = (message,) if isinstance(message, str) else tuple(message)
+        super().__init__(self.message)
         self.subject = subject
+
+    @property
+    def message(self) -> str:
+        """The lines, one after another (what the TUI and the host show)."""
+        return "\n".join(self.lines)
 
     def __str__(self) -> str:
         return self.message
@@ -89,6 +97,15 @@ def not_interrupted(exc: BaseException) -> None:
     stop = interruption(exc)
     if stop is not None:
         raise stop
+
+
+def framed(error: WorkbenchError, before: str = "", after: str = "") -> list[str]:
+    """`error`'s lines with `before` put in front of the first and `after` behind the last:
+    a message that adds where or why to another's, its lines kept apart."""
+    lines = list(error.lines) or [""]
+    lines[0] = before + lines[0]
+    lines[-1] += after
+    return lines
 
 
 def one_line(text: str) -> str:

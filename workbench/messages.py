@@ -2,12 +2,14 @@
 
 Every value a user supplies may be huge or hold control characters; messages quote it
 through `clip`. Pydantic errors become one line per problem through `validation_lines`,
-the one formatter every input model's errors pass through.
+the one formatter every input model's errors pass through; an error keeps its lines apart
+(`WorkbenchError.lines`) and the CLI shows each on one line (`bound_message`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from pydantic import ValidationError
@@ -69,9 +71,12 @@ def bound_lines(lines: list[str], what: str = "lines", limit: int = LINES) -> li
     return [*lines[:shown], f"… and {len(lines) - shown:,} more {what}"]
 
 
-def bound_message(message: str, limit: int = LINE) -> str:
-    """At most `LINES` lines of a message, each bounded by `bound_line` (the CLI's last guard)."""
-    return "\n".join(bound_line(line, limit) for line in bound_lines(message.split("\n")))
+def bound_message(lines: Sequence[str], limit: int = LINE) -> str:
+    """At most `LINES` of a message's lines, each on one line whatever it holds (a newline,
+    a carriage return or another control character in it escaped: `single_line`) and
+    bounded by `bound_line`: the CLI's last guard."""
+    shown = bound_lines(list(lines) or [""])
+    return "\n".join(bound_line(single_line(line), limit) for line in shown)
 
 
 def location(loc: tuple[int | str, ...]) -> str:
@@ -125,8 +130,3 @@ def first_problem(exc: ValidationError, where: str) -> str:
 def validation_lines(exc: ValidationError, where: str, root: str = "") -> list[str]:
     """One `where: field: problem` line per pydantic error, never echoing the input."""
     return [f"{where}: {line}" for line in problems(exc, root)]
-
-
-def validation_message(exc: ValidationError, where: str, root: str = "") -> str:
-    """`validation_lines` joined into one message, a line per problem."""
-    return "\n".join(validation_lines(exc, where, root))

@@ -192,3 +192,40 @@ def test_serve_plays_in_a_real_browser(served: str) -> None:
         finally:
             browser.close()
     assert (ARTIFACTS / "serve-journal.png").stat().st_size > 0
+
+
+def test_a_page_refused_its_session_says_why_in_a_real_browser(tmp_path: Path) -> None:
+    """A second page on the one `--run` showed only textual-serve's "Session ended." (its
+    socket refused, 409): it now shows why in its terminal, which stays in view."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium")
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    server, port = serve(tmp_path / "run")
+    url = f"http://127.0.0.1:{port}/"
+    playing, refused = Terminal(), Terminal()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+            )
+            try:
+                first = browser.new_page(viewport={"width": 1280, "height": 800})
+                first.on("websocket", lambda ws: ws.on("framereceived", playing.feed))
+                first.goto(url)
+                wait_text(first, playing, "Objective")
+                second = browser.new_page(viewport={"width": 1280, "height": 800})
+                second.on("websocket", lambda ws: ws.on("framereceived", refused.feed))
+                second.goto(url)
+                wait_text(second, refused, "is open in another page: one writer at a time")
+                second.wait_for_timeout(1_000)
+                shown = second.evaluate("document.body.className")
+                assert "-first-byte" in shown and "-closed" not in shown, shown
+                assert not second.locator(".closed-dialog").is_visible()
+                second.screenshot(path=str(ARTIFACTS / "serve-refused.png"))
+                assert "Objective" in playing.since(0)  # the first page plays on
+            finally:
+                browser.close()
+    finally:
+        stop(server)

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from tests.browser.test_serve import ANSI, serve, stop
 from workbench.cli.serving import MAX_COLUMNS, MAX_ROWS, TITLE, page_message
+from workbench.runs.lock import RunLock
 
 
 class Served:
@@ -66,6 +67,44 @@ async def _status(url: str, headers: dict[str, str]) -> int:
             return exc.status
 
 
+async def _refusal(url: str, headers: dict[str, str]) -> tuple[int, str]:
+    """The status and body of a WebSocket handshake refused over HTTP (what curl sees)."""
+    upgrade = {
+        "Connection": "Upgrade",
+        "Upgrade": "websocket",
+        "Sec-WebSocket-Version": "13",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+    }
+    async with (
+        aiohttp.ClientSession() as client,
+        client.get(url.replace("ws://", "http://"), headers={**upgrade, **headers}) as response,
+    ):
+        return response.status, await response.text()
+
+
+async def _told(url: str, origin: str, seconds: float = 3, until: str = "") -> tuple[str, bool]:
+    """Open a page's socket: what its terminal shows within `seconds` (or once it shows
+    `until`), and whether the socket was still open then (a closed one puts "Session
+    ended." over the terminal)."""
+    seen = ""
+    async with (
+        aiohttp.ClientSession() as client,
+        client.ws_connect(url, headers={"Origin": origin}) as ws,
+    ):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not (until and until in seen):
+            try:
+                frame = await ws.receive(timeout=max(deadline - time.monotonic(), 0.01))
+            except TimeoutError:
+                break
+            if frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                return seen, False
+            if frame.type == aiohttp.WSMsgType.BINARY:
+                seen += ANSI.sub("", frame.data.decode("utf-8", "replace"))
+        await asyncio.sleep(0.5)
+        return seen, not ws.closed
+
+
 async def _screen_after(url: str, origin: str, messages: list[str], key: str, text: str) -> str:
     """Open a session, send `messages`, press `key` once the briefing shows: the screen text
     written after the key, up to `text` (or until the session closes)."""
@@ -100,6 +139,12 @@ def test_a_page_of_another_site_starts_no_session(served: Served) -> None:
     for origin in ("http://evil.example", "null", f"http://evil.example:{served.port}"):
         status = asyncio.run(_status(served.ws_url(), {"Origin": origin}))
         assert status == 403, origin
+    status, body = asyncio.run(_refusal(served.ws_url(), {"Origin": "http://evil.example"}))
+    assert (status, body) == (
+        403,
+        "403 Forbidden: a session may only be started by this dashboard's own page, "
+        f"{served.url}/; this request came from a page of 'http://evil.example'\n",
+    )
     assert not (served.run.parent / "runs").exists() and not served.run.exists()
     assert served.apps() == []
 
@@ -121,6 +166,20 @@ def test_a_request_to_another_host_name_is_refused(served: Served) -> None:
     assert asyncio.run(index(f"evil.example:{served.port}")) == 421
     assert asyncio.run(index(f"localhost:{served.port}")) == 200
     assert not served.run.exists()
+
+    async def body(host: str) -> str:
+        async with (
+            aiohttp.ClientSession() as client,
+            client.get(served.url, headers={"Host": host}) as response,
+        ):
+            assert response.content_type == "text/plain"
+            return await response.text()
+
+    said = asyncio.run(body(f"evil.example:{served.port}"))
+    assert said.startswith(
+        f"421 Misdirected Request: this dashboard answers on this machine only, at {served.url}/"
+    ), said
+    assert said.endswith(f"this request named the host 'evil.example:{served.port}'\n"), said
 
 
 def test_pages_of_this_server_play_and_bad_messages_are_ignored(served: Served) -> None:
@@ -158,22 +217,30 @@ def test_sessions_over_the_cap_are_refused_until_one_ends(tmp_path: Path) -> Non
     served = Served(tmp_path, "--max-sessions", "1", one_run=False)
     origin = {"Origin": served.url}
 
-    async def scenario() -> tuple[int, int]:
+    async def scenario() -> tuple[tuple[str, bool], list[int], str]:
         async with (
             aiohttp.ClientSession() as client,
             client.ws_connect(served.ws_url(), headers=origin) as first,
         ):
             await first.receive(timeout=30)
-            over = await _status(served.ws_url(), origin)
+            apps = served.apps()
+            over = await _told(served.ws_url(), served.url)
+            assert served.apps() == apps  # the refused page started no app
         deadline = time.monotonic() + 20
         while served.apps() and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
-        return over, await _status(served.ws_url(), origin)
+        after, _ = await _told(served.ws_url(), served.url, seconds=60, until="Objective")
+        return over, apps, after
 
     try:
-        over, after = asyncio.run(scenario())
-        assert (over, after) == (503, 101)
-        assert "refused: the server runs 1 of 1 sessions" in served.log.read_text()
+        (told, still_open), apps, after = asyncio.run(scenario())
+        assert len(apps) == 1
+        assert "the server runs 1 of 1 sessions (--max-sessions): end one first" in told, told
+        assert "Reload this page" in told and still_open  # shown, not hidden by "Session ended"
+        assert "Objective" in after  # once the first has gone, a page plays again
+        assert "refused (the page is told): the server runs 1 of 1 sessions" in (
+            served.log.read_text()
+        )
     finally:
         stop(served.server)
 
@@ -267,16 +334,41 @@ def test_the_page_links_to_the_name_the_browser_asked_for(served: Served) -> Non
 
 def test_a_second_page_on_the_one_run_is_refused_by_name(served: Served) -> None:
     """With --run every session plays one run: a second page's app was refused by the
-    run's lock, its reason only in the server's log, the page just 'Session ended'."""
+    run's lock, its reason only in the server's log, the page just 'Session ended'. Then
+    the handshake was refused (409), which a page shows as 'Session ended' too: the page
+    is now told why in its terminal, which stays in view."""
 
-    async def second() -> int:
+    async def second() -> tuple[str, bool]:
         origin = {"Origin": served.url}
         async with (
             aiohttp.ClientSession() as client,
             client.ws_connect(served.ws_url(), headers=origin) as first,
         ):
             await first.receive(timeout=30)
-            return await _status(served.ws_url(), origin)
+            return await _told(served.ws_url(), served.url)
 
-    assert asyncio.run(second()) == 409
+    told, still_open = asyncio.run(second())
+    assert f"Refused: {served.run} is open in another page: one writer at a time" in told
+    assert still_open
     assert f"{served.run} is open in another page" in served.log.read_text()
+
+
+def test_a_run_that_cannot_be_opened_says_why_on_its_page(served: Served) -> None:
+    """The run locked by another writer after the server started: the app could not open
+    it and left, the page showed 'Session ended' and the reason was lost (the server wrote
+    the app's standard error nowhere one would look, once the app had ended)."""
+    served.run.mkdir()
+    with RunLock.acquire(served.run, "workbench run --out RUN"):
+        told, still_open = asyncio.run(
+            _told(served.ws_url("?width=200&height=40"), served.url, 60, "Close this page")
+        )
+    flat = " ".join(told.split())
+    assert f"Cannot open {served.run}: Error: {served.run} is being written by pid" in flat
+    assert still_open
+    log = served.log.read_text()
+    assert "a session's app (pid " in log and f"Error: {served.run} is being written by" in log
+    deadline = time.monotonic() + 20
+    while served.apps() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert served.apps() == []  # the app ended with its page
+    assert served.log.read_text().count("is being written by") == 1  # told once

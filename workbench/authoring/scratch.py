@@ -33,6 +33,6 @@ def renamed(text: str, scratch: Path, name: str, keep_under: bool = False) -> st
 
 def without_scratch(error: _Error, scratch: Path, name: str) -> _Error:
     """`error` with every mention of `scratch` replaced by `name`; same type and exit code."""
-    error.message = renamed(error.message, scratch, name)
+    error.lines = tuple(renamed(line, scratch, name) for line in error.lines)
     error.args = (error.message,)
     return error

@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import importlib
 import signal
-from typing import NamedTuple
+import sys
+from typing import Any, NamedTuple
 
 import click
 
 from workbench import __version__, exit_codes
+from workbench.cli import stdout
+from workbench.cli.stdout import StandardOutputError
 from workbench.errors import Terminated, UserError, WorkbenchError, not_interrupted
 from workbench.messages import bound_message
 
@@ -39,13 +42,24 @@ def os_error_message(exc: OSError) -> str:
 
 
 def cli_message(error: WorkbenchError) -> str:
-    """The error's one line, printable and bounded, with the flag of its subject if it names one.
+    """The error's lines, each on one line, printable and bounded, with the flag of its
+    subject if it names one.
 
-    Bounding is the last guard against echoing a huge or hostile value a message quoted in full.
+    Bounding is the last guard against echoing a huge or hostile value a message quoted in
+    full; each line is kept on one line whatever a value in it holds (a path with a newline
+    or a carriage return in it shows them escaped), so a line is always one problem.
     """
     flag = FLAGS.get(error.subject or "")
-    message = bound_message(error.message)
+    message = bound_message(error.lines)
     return f"{message} ({flag})" if flag else message
+
+
+def echo_error(error: WorkbenchError | str) -> None:
+    """`Error: ...` on standard error: every error line a command prints is printed here,
+    through `cli_message` (a string is one problem's line)."""
+    if isinstance(error, str):
+        error = UserError(error)
+    click.echo(f"Error: {cli_message(error)}", err=True)
 
 
 class CommandEntry(NamedTuple):
@@ -146,14 +160,30 @@ class LazyGroup(click.Group):
         command: click.Command = getattr(importlib.import_module(target.module), target.attr)
         return command
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        """The top level's options, `--help` and `--version` included: a failure writing
+        their output ends the program as one in a command does (`invoke`)."""
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except StandardOutputError as exc:
+            raise click.exceptions.Exit(stdout.failed(exc)) from None
+
     def invoke(self, ctx: click.Context) -> object:
         """Run the subcommand; a WorkbenchError becomes `Error: message` and its exit code.
 
         A file system refusal no command turned into a message of its own (a directory it
         may not enter, a full disk) is one line naming the path, exit 2, never a traceback.
-        A closed standard output (`| head`) is left to Python, as before. Ctrl+C is
-        `Error: interrupted`, exit 130 (click's `Aborted!` exited 1, which means unscored);
-        SIGTERM `Error: terminated`, exit 143, after the same cleanup.
+        Standard output closed early (`| head`) ends the command quietly, exit 141; any
+        other failure to write it is `Error: standard output: cannot write (REASON)`, exit 2
+        (`workbench.cli.stdout`). Ctrl+C is `Error: interrupted`, exit 130 (click's
+        `Aborted!` exited 1, which means unscored); SIGTERM `Error: terminated`, exit 143,
+        after the same cleanup.
         """
         try:
             try:
@@ -162,18 +192,18 @@ class LazyGroup(click.Group):
                 not_interrupted(exc)
                 raise
         except WorkbenchError as exc:
-            click.echo(f"Error: {cli_message(exc)}", err=True)
+            echo_error(exc)
             ctx.exit(exc.exit_code)
         except KeyboardInterrupt:
-            click.echo("Error: interrupted", err=True)
+            echo_error("interrupted")
             ctx.exit(exit_codes.INTERRUPTED)
         except Terminated:
-            click.echo("Error: terminated", err=True)
+            echo_error("terminated")
             ctx.exit(exit_codes.TERMINATED)
-        except BrokenPipeError:
-            raise
+        except StandardOutputError as exc:
+            ctx.exit(stdout.failed(exc))
         except OSError as exc:
-            click.echo(f"Error: {cli_message(UserError(os_error_message(exc)))}", err=True)
+            echo_error(os_error_message(exc))
             ctx.exit(exit_codes.USAGE)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -198,10 +228,20 @@ def run() -> None:
     command's last output, while Python shut down, killed the process by the signal
     (a shell's 130, "interrupted") though nothing was interrupted; from then on both are
     ignored, so the exit code is the command's own.
+
+    Standard output is written whole or the command ends by its failure (`stdout`), and
+    what is left in its buffer is written before the exit code is final: a pipe closed
+    or a disk full by then is the command's failure too, not Python's noise at exit.
     """
     signal.signal(signal.SIGTERM, _terminated)
+    stdout.guard()
     try:
-        main()
+        try:
+            main()
+        finally:
+            code = stdout.flushed()
+            if code is not None:
+                sys.exit(code)
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)

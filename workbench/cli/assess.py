@@ -12,6 +12,7 @@ import click
 from click._termui_impl import ProgressBar
 
 from workbench import exit_codes
+from workbench.cli import echo_error
 from workbench.cli.options import (
     DIR,
     control_file,
@@ -165,7 +166,7 @@ def validate_counterfactual(
     finally:
         bar.close()
     if outcome.exit_code == exit_codes.INTEGRITY:
-        click.echo(f"Error: {outcome.message}; nothing was scored", err=True)
+        echo_error(f"{outcome.message}; nothing was scored")
         sys.exit(outcome.exit_code)
     click.echo(f"report: {outcome.report_path}")
     _print_summary(outcome.report)
@@ -277,7 +278,7 @@ def verify_report(
 
 def _print_problems(problems: list[str]) -> None:
     for problem in problems:
-        click.echo(f"Error: {bound_line(problem)}", err=True)
+        echo_error(problem)
 
 
 def _verify_batch(
@@ -299,7 +300,7 @@ def _verify_batch(
     _print_problems(found.problems)
     _print_problems(found.report_problems())
     for refusal in found.refused:
-        click.echo(f"Error: {bound_line(refusal)}", err=True)
+        echo_error(refusal)
     failing = sum(not report.ok for _, report in found.reports)
     signed = sum(report.authenticated for _, report in found.reports)
     against = f", each matching evaluating its run under {runs} again" if runs else ""

@@ -139,7 +139,7 @@ def score(family: str, split: str, task_id: int, key_option: str | None, submiss
         lines = [
             f"invalid submission {submission}: {e['loc'] or 'body'}: {e['msg']}" for e in exc.errors
         ]
-        raise UserError("\n".join(lines)) from None
+        raise UserError(lines) from None
     task = _task(key_option, split, family, task_id)
     result = score_task(task, parsed)
     header = {"family": family, "split": split, "task_id": task_id}

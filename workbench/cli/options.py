@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from workbench.errors import UserError
+from workbench.errors import UserError, framed
 from workbench.messages import clip
 
 if TYPE_CHECKING:
@@ -194,4 +194,4 @@ def play_session(
     except UserError as exc:
         if exc.subject != "campaign":
             raise
-        raise UserError(f"{exc.message} (the CAMPAIGN argument)") from None
+        raise UserError(framed(exc, after=" (the CAMPAIGN argument)")) from None

@@ -122,6 +122,8 @@ def play(
     finally:
         app.close_session()
     if app.open_error is not None:
+        if app.open_error_told:  # on the browser's page and in the server's log already
+            sys.exit(app.open_error.exit_code)
         raise app.open_error
     if app.return_code:
         sys.exit(app.return_code)
@@ -177,7 +179,7 @@ def serve(
     """
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.serving import WorkbenchServer
-    from workbench.errors import UserError
+    from workbench.errors import UserError, framed
     from workbench.host.listen import bind, listen_refused
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle, run_campaign
@@ -203,7 +205,7 @@ def serve(
     except UserError as exc:
         if exc.subject != "control":
             raise
-        raise UserError(f"{exc.message}; serve plays development campaigns only") from None
+        raise UserError(framed(exc, after="; serve plays development campaigns only")) from None
     if run_dir is None and RUNS_DIR.exists() and not RUNS_DIR.is_dir():
         raise UserError(
             f"{RUNS_DIR} is not a directory: each browser session plays a new run in it"

@@ -11,6 +11,16 @@ ping, focus, blur) is ignored (a bad resize crashed the app with a traceback), t
 terminal size is bounded, and a session's app process ends with its page, by force if
 need be, so it never keeps a run locked. The page names the workbench, not this
 machine's interpreter path, and `/static/` lists nothing.
+
+A refusal says why where its reader sees it. A request refused before a page is served
+(421, and 403 for a socket not opened by this server's page) gets a plain-text body
+naming the address to open. A page of this server refused a session (409, 503) had its
+socket closed, and textual-serve's page then shows only "Session ended."; it is told in
+its terminal instead, which the page shows as long as the socket is open, so the socket
+is held, with no app behind it, until the page goes. An app that cannot open its run
+says why on its page (`PlayerApp.on_session_failed`), and every line an app writes to
+standard error is a line of the server's log (textual-serve printed it, on standard
+output, only once the app had ended).
 """
 
 from __future__ import annotations
@@ -32,6 +42,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
 from workbench.host.mcp_hosts import bracketed, has_port, host_names
+from workbench.messages import bound_line, clip, single_line
 
 TITLE: Final = "Counterfactual Workbench"
 MAX_COLUMNS: Final = 500
@@ -41,6 +52,10 @@ MAX_MESSAGE: Final = 4 * 1024 * 1024
 """Bytes of one page message (a paste into an answer box is the largest a page sends)."""
 STOP_GRACE: Final = 3.0
 """Seconds an app is given to quit after its page has gone before it is killed."""
+MAX_NOTICES: Final = 16
+"""Refused pages held open at once to show why (beyond, a page is refused unanswered)."""
+MAX_LOG_LINE: Final = 64 * 1024
+"""Bytes of one line of an app's standard error read before it is logged as it stands."""
 
 log = logging.getLogger("workbench.serve")
 
@@ -130,11 +145,17 @@ class AppProcess(AppService):
     def __init__(self, argv: list[str], **kwargs: Any) -> None:
         super().__init__(shlex.join(argv), **kwargs)
         self._argv = argv
+        self._errors: asyncio.Future[None] | None = None
+        """The task logging the app's standard error (`_log_errors`)."""
 
     async def _open_app_process(
         self, width: int = 80, height: int = 24
     ) -> asyncio.subprocess.Process:
-        """The app as a child process of its own (no shell between: killing it ends it)."""
+        """The app as a child process of its own (no shell between: killing it ends it).
+
+        Its standard error is read here, each line logged as it comes (`_log_errors`);
+        textual-serve's reader is given an empty one, so nothing is printed twice.
+        """
         self._process = process = await asyncio.create_subprocess_exec(
             *self._argv,
             stdin=asyncio.subprocess.PIPE,
@@ -142,8 +163,12 @@ class AppProcess(AppService):
             stderr=asyncio.subprocess.PIPE,
             env=self._build_environment(width=width, height=height),
         )
-        assert process.stdin is not None
+        assert process.stdin is not None and process.stderr is not None
         self._stdin = process.stdin
+        self._errors = asyncio.ensure_future(_log_errors(process.stderr, process.pid))
+        emptied = asyncio.StreamReader()
+        emptied.feed_eof()
+        process.stderr = emptied
         return process
 
     async def on_data(self, payload: bytes) -> None:
@@ -179,11 +204,34 @@ class AppProcess(AppService):
             log.warning("a session's app (pid %d) outlived SIGKILL", process.pid)
 
     async def _quit(self) -> None:
-        """Send the app its quit; return once its process has ended."""
+        """Send the app its quit; return once its process has ended (and its standard
+        error is logged to its end)."""
         with suppress(Exception):
             await self.stop()
         if self._process is not None:
             await self._process.wait()
+        if self._errors is not None:
+            await asyncio.wait([self._errors], timeout=STOP_GRACE)
+
+
+async def _log_errors(stream: asyncio.StreamReader, pid: int) -> None:
+    """Log each line an app writes to standard error (its `Error: …` when its run cannot be
+    opened, a warning, a crash), one log line each, printable and bounded."""
+    pending = b""
+    with suppress(ConnectionError, asyncio.CancelledError):
+        while chunk := await stream.read(4096):
+            *lines, pending = (pending + chunk).split(b"\n")
+            if len(pending) > MAX_LOG_LINE:
+                lines, pending = [*lines, pending], b""
+            for line in lines:
+                _log_error_line(line, pid)
+    _log_error_line(pending, pid)
+
+
+def _log_error_line(line: bytes, pid: int) -> None:
+    text = line.decode("utf-8", "replace").strip()
+    if text:
+        log.warning("a session's app (pid %d): %s", pid, bound_line(single_line(text)))
 
 
 class WorkbenchServer(Server):
@@ -200,6 +248,8 @@ class WorkbenchServer(Server):
         self.argv = argv
         self.max_sessions = max_sessions
         self.pages: set[web.WebSocketResponse] = set()
+        self.notices: set[web.WebSocketResponse] = set()
+        """Refused pages held open to show why (`_tell_page`)."""
         self.hosts = host_names(host, ())
 
     def initialize_logging(self) -> None:
@@ -243,36 +293,60 @@ class WorkbenchServer(Server):
     async def on_shutdown(self, app: web.Application) -> None:
         """Close every page (Ctrl+C): each session's app is then ended as when its page goes,
         instead of the server waiting for the pages to leave."""
-        for websocket in list(self.pages):
+        for websocket in [*self.pages, *self.notices]:
             with suppress(Exception):
                 await websocket.close(code=WSCloseCode.GOING_AWAY, message=b"server stopped")
 
+    def _page_url(self, request: web.Request) -> str:
+        """Where this server's page is: its listening address, or (listening on every
+        address) the name this request came to."""
+        if self.hosts is None:
+            return f"{request.scheme}://{request.host}/"
+        return f"{self.public_url}/"
+
     @web.middleware
     async def _check_host(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        """421 for a request to a name that is not this server's (DNS rebinding)."""
+        """421 for a request to a name that is not this server's (DNS rebinding), with a
+        body saying where the dashboard is."""
         if not host_accepted(request.host, self.hosts):
-            return web.Response(status=421, text="Invalid Host header\n")
+            return web.Response(
+                status=421,
+                text=(
+                    f"421 Misdirected Request: this dashboard answers on this machine only, "
+                    f"at {self._page_url(request)} (or localhost, [::1], on port "
+                    f"{self.public_url.rpartition(':')[2]}); this request named the host "
+                    f"{clip(request.host)}\n"
+                ),
+            )
         response: web.StreamResponse = await handler(request)
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         """A browser session: refused from another site's page or over the cap; else its
         app runs until the page goes, and is ended then."""
-        if not origin_accepted(request.headers.get("Origin"), request.host, self.hosts):
-            raise web.HTTPForbidden(text="a page of another site may not start a session\n")
+        origin = request.headers.get("Origin")
+        if not origin_accepted(origin, request.host, self.hosts):
+            raise web.HTTPForbidden(
+                text=(
+                    f"403 Forbidden: a session may only be started by this dashboard's own "
+                    f"page, {self._page_url(request)}; this request came from a page of "
+                    f"{clip(origin)}\n"
+                )
+            )
         if self.run is not None and self.pages:
             refusal = (
-                f"{self.run} is open in another page: one writer at a time; close that one first"
+                f"{single_line(self.run)} is open in another page: one writer at a time; "
+                "close that one first"
             )
-            log.warning("a session was refused: %s", refusal)
-            raise web.HTTPConflict(text=refusal + "\n")
+            log.warning("a session was refused (the page is told): %s", refusal)
+            return await self._tell_page(request, refusal, web.HTTPConflict)
         if len(self.pages) >= self.max_sessions:
             refusal = (
                 f"the server runs {len(self.pages)} of {self.max_sessions} sessions "
                 "(--max-sessions): end one first"
             )
-            log.warning("a session was refused: %s", refusal)
-            raise web.HTTPServiceUnavailable(text=refusal + "\n")
+            log.warning("a session was refused (the page is told): %s", refusal)
+            return await self._tell_page(request, refusal, web.HTTPServiceUnavailable)
         size = terminal_size(
             to_int(request.query.get("width", "80"), 80),
             to_int(request.query.get("height", "24"), 24),
@@ -300,6 +374,30 @@ class WorkbenchServer(Server):
                 await websocket.close()
         return websocket
 
+    async def _tell_page(
+        self, request: web.Request, refusal: str, status: type[web.HTTPException]
+    ) -> web.WebSocketResponse:
+        """Refuse a page of this server its session, telling it why: the refusal is written
+        into its terminal, and its socket held open (no app behind it) until the page goes,
+        as a closed socket puts textual-serve's "Session ended." over the terminal. Past
+        `MAX_NOTICES` such pages at once, the handshake is refused with `status` instead."""
+        if len(self.notices) >= MAX_NOTICES:
+            raise status(text=refusal + "\n")
+        websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=MAX_MESSAGE)
+        self.notices.add(websocket)
+        try:
+            await websocket.prepare(request)
+            await websocket.send_bytes(_notice(refusal))
+            async for _ in websocket:  # keys, resizes, pings: nothing is behind this page
+                pass
+        except (ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            self.notices.discard(websocket)
+            with suppress(Exception):
+                await websocket.close()
+        return websocket
+
     async def _page_messages(self, websocket: web.WebSocketResponse, app: AppProcess) -> None:
         """Pass each page message to the app; one that is not a page message is ignored."""
         async for message in websocket:
@@ -318,3 +416,16 @@ class WorkbenchServer(Server):
                 await app.blur()
             else:
                 await app.focus()
+
+
+def _notice(refusal: str) -> bytes:
+    """A refused page's terminal: the screen cleared, why, and what to do (CR LF ends a
+    terminal's line)."""
+    lines = [
+        f"\x1b[2J\x1b[H\x1b[1m{TITLE}: this page has no session\x1b[0m",
+        "",
+        f"Refused: {refusal}.",
+        "",
+        "Reload this page when that is done.",
+    ]
+    return "\r\n".join(lines).encode()

@@ -372,7 +372,12 @@ def build_mcp(
         identity()
         return runtime.contracts
 
-    @mcp.tool(description="Your runs, oldest first.")
+    @mcp.tool(
+        description=(
+            "Your runs, oldest first; one the host cannot serve now is listed with its error "
+            "(code run_damaged or run_busy, and why) instead of its day."
+        )
+    )
     async def list_runs() -> RunList:
         return await call(runtime.runs)
 

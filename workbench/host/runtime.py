@@ -65,6 +65,7 @@ from workbench.host.errors import (
 from workbench.host.recovery import STAGING, Recovery, recover, run_dirs
 from workbench.host.syncer import Syncer
 from workbench.inputs import read_bounded
+from workbench.messages import bound_line, single_line
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
@@ -77,6 +78,7 @@ from workbench.play.wire import (
     Catalog,
     CommandReply,
     Contracts,
+    ErrorDetail,
     FinishRequest,
     JournalPage,
     JournalRequest,
@@ -95,6 +97,7 @@ from workbench.play.wire import (
     StartRequest,
     SubmitReply,
     SubmitRequest,
+    UnavailableRun,
 )
 from workbench.runs.assessment import eligible, late_notes, missing_conclusion
 from workbench.runs.bundle import load_bundle
@@ -122,6 +125,8 @@ HOST_COMMAND: Final = "workbench host"
 """How the host names itself in the locks it holds (a refused writer sees it)."""
 MAX_TOKEN_CHARS: Final = 512
 """A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
+DAMAGE_CHARS: Final = 240
+"""Characters of a damaged run's reason an agent is shown (its first problem, cut)."""
 """Most journal entries one journal read returns."""
 
 T = TypeVar("T")
@@ -423,12 +428,21 @@ class HostRuntime:
 
     # -- runs -----------------------------------------------------------------------
     def runs(self, agent: str) -> RunList:
-        """The agent's runs, oldest first."""
+        """The agent's runs, oldest first; one the host cannot serve now (damaged, being
+        written by another process, its disk refusing a write) is listed with the error
+        its own routes answer, so it never hides the others."""
         with self._index_lock:
             ids = list(self._by_agent.get(agent, ()))
-        return RunList(
-            agent=agent, runs=tuple(self._with_session(agent, i, self._info) for i in ids)
-        )
+        return RunList(agent=agent, runs=tuple(self._listed(agent, i) for i in ids))
+
+    def _listed(self, agent: str, run_id: str) -> RunInfo | UnavailableRun:
+        """One of the agent's runs as the listing shows it."""
+        try:
+            return self._with_session(agent, run_id, self._info)
+        except (Damaged, Busy, StorageFailed) as exc:
+            return UnavailableRun(
+                run_id=run_id, error=ErrorDetail(code=exc.code, message=exc.message)
+            )
 
     def run_info(self, agent: str, run_id: str) -> RunInfo:
         """One of the agent's runs."""
@@ -784,8 +798,16 @@ class HostRuntime:
         if run is None or run.agent != agent:
             raise NotFound(f"no run {run_id} among your runs")
         if run.damaged is not None:
-            raise Damaged(f"{run_id} is damaged ({self._relative(run.damaged)}); ask the operator")
+            raise self._damaged(run)
         return run
+
+    def _damaged(self, run: _Run) -> Damaged:
+        """The error every request to a damaged run gets, its listing entry too: why, short
+        (its first problem on one line, bounded, without the runs directory's own path)."""
+        first, _, rest = (run.damaged or "").partition("\n")
+        more = " (and more)" if rest.strip() else ""
+        why = bound_line(single_line(self._relative(first)), DAMAGE_CHARS) + more
+        return Damaged(f"{run.run_id} is damaged ({why}); ask the operator to inspect it")
 
     def _with_session(
         self,
@@ -846,9 +868,7 @@ class HostRuntime:
                 ) from None
             except (UserError, IntegrityError) as exc:
                 run.damaged = exc.message
-                raise Damaged(
-                    f"{run.run_id} cannot be resumed; ask the operator to inspect it"
-                ) from None
+                raise self._damaged(run) from None
             run.session.defer_fsync()
             self._journal_opened(run)
             run.ids = {e.id: e for e in run.session.journal_entries[1:]}

@@ -46,6 +46,7 @@ from workbench.play.wire import (
     StartRequest,
     SubmitReply,
     SubmitRequest,
+    UnavailableRun,
 )
 from workbench.runs.commands import CounterfactualAssessment
 
@@ -388,16 +389,27 @@ def _parse(model: type[M], data: Any) -> M:
 
 def _choose(runs: RunList, run_id: str | None) -> RunInfo | None:
     """The run to open: the named one, else the latest unfinished one, else the latest one
-    (a finished episode opens to be read), else None (start the episode)."""
+    (a finished episode opens to be read), else None (start the episode). A run the host
+    cannot serve is passed over; named, or the agent's only run, its error is the reply."""
     if run_id is not None:
         for run in runs.runs:
             if run.run_id == run_id:
-                return run
+                return _servable(run)
         raise UserError(f"no run {run_id} among agent {runs.agent}'s runs on this host")
-    unfinished = [run for run in runs.runs if not run.finished]
+    served = [run for run in runs.runs if isinstance(run, RunInfo)]
+    unfinished = [run for run in served if not run.finished]
     if unfinished:
         return unfinished[-1]
-    return runs.runs[-1] if runs.runs else None
+    if served:
+        return served[-1]
+    return _servable(runs.runs[-1]) if runs.runs else None
+
+
+def _servable(run: RunInfo | UnavailableRun) -> RunInfo:
+    """`run`, or the error the host answers for it (as `_error` makes of a 503 reply)."""
+    if isinstance(run, UnavailableRun):
+        raise IntegrityError(run.error.message)
+    return run
 
 
 def _new_id(kind: str) -> str:

@@ -9,9 +9,9 @@ import orjson
 from pydantic import ValidationError
 
 from ledger.json_keys import repeated_key
-from workbench.errors import UserError
+from workbench.errors import UserError, framed
 from workbench.inputs import read_bounded
-from workbench.messages import clip, validation_message
+from workbench.messages import clip, validation_lines
 from workbench.play.session import PlayerSession
 from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
@@ -37,7 +37,7 @@ def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
         except orjson.JSONDecodeError as exc:
             raise UserError(f"{where}: not valid JSON: {exc}") from None
         except ValidationError as exc:
-            raise UserError(validation_message(exc, where, root="kind")) from None
+            raise UserError(validation_lines(exc, where, root="kind")) from None
         if command.id is None:
             digest = hashlib.sha256(raw.strip()).hexdigest()[:16]
             command = command.model_copy(update={"id": f"script-{number}-{digest}"})
@@ -72,5 +72,5 @@ def apply_commands(
                     raise UserError("invalid submission: " + "; ".join(result.errors))
                 notes.extend(f"{script}:{number}: {note}" for note in result.notes)
         except UserError as exc:
-            raise UserError(f"{script}:{number}: {exc.message}") from None
+            raise UserError(framed(exc, f"{script}:{number}: ")) from None
     return notes

@@ -109,6 +109,13 @@ class FinishRequest(WireRequest):
 
 
 # -- replies -------------------------------------------------------------------------------
+class ErrorDetail(WireModel):
+    """One clear message and a stable code."""
+
+    code: str
+    message: str
+
+
 class RunInfo(WireModel):
     """One of the caller's runs."""
 
@@ -121,11 +128,24 @@ class RunInfo(WireModel):
     """Commands journaled so far (the header aside)."""
 
 
+class UnavailableRun(WireModel):
+    """One of the caller's runs the host cannot serve now, listed with the error its own
+    routes answer: `run_damaged` (it failed its check, or its journal could not be made
+    durable: the operator must inspect it), `run_busy` (another process is writing it) or
+    `storage_failed` (the disk refused a write: try again later). `error.message` says why
+    in one short line."""
+
+    run_id: RunId
+    error: ErrorDetail
+
+
 class RunList(WireModel):
-    """The caller's runs, oldest first, and who the caller is."""
+    """The caller's runs, oldest first, and who the caller is. A run the host cannot serve
+    now is an `UnavailableRun` (it has `error` where a run has its day): one damaged run
+    never hides the others."""
 
     agent: str
-    runs: tuple[RunInfo, ...]
+    runs: tuple[RunInfo | UnavailableRun, ...]
 
 
 class StartReply(WireModel):
@@ -256,13 +276,6 @@ class Contracts(WireModel):
     """Every question's public contract."""
 
     questions: tuple[QuestionContract, ...]
-
-
-class ErrorDetail(WireModel):
-    """One clear message and a stable code."""
-
-    code: str
-    message: str
 
 
 class ErrorBody(WireModel):

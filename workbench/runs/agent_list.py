@@ -40,7 +40,7 @@ def parse_agent_list(text: str, source: str) -> tuple[str, ...]:
                 f"{source} line {number}: {clip(agent)} is not an agent id ({AGENT_ID_RULE})"
             )
     if problems:
-        raise UserError("\n".join(bound_lines(problems, "bad lines")))
+        raise UserError(bound_lines(problems, "bad lines"))
     if not agents:
         raise UserError(f"{source}: agent list names no agent")
     return tuple(agents)

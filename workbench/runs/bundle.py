@@ -14,7 +14,7 @@ from workbench.runs.registration import Registration
 def campaign_problems(exc: CampaignError) -> UserError:
     """A campaign's problems as one UserError: a `campaign FOLDER: FILE: field: problem`
     line for each (the first `LINES`, then how many more), as every malformed file gets."""
-    return UserError("\n".join(bound_lines(exc.lines, "problems")))
+    return UserError(bound_lines(exc.lines, "problems"))
 
 
 def load_bundle(campaign: str | Path) -> CampaignBundle:

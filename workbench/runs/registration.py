@@ -27,7 +27,7 @@ from ledger.seal import keyed_commitment, seed_commitment
 from sim.campaign_load import CAMPAIGN_FILE, CampaignBundle
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded, refuse_over_limit
-from workbench.messages import bound_lines, clip, validation_message
+from workbench.messages import bound_lines, clip, validation_lines
 from workbench.outputs import folder_holding, write_new_file
 
 CONTROL_SCHEMA: Final = "cfwb.control/2"
@@ -192,7 +192,7 @@ def load_control(path: str | Path) -> ControlFile:
     try:
         return ControlFile.model_validate(document)
     except ValidationError as exc:
-        raise UserError(validation_message(exc, f"control file {path}")) from None
+        raise UserError(validation_lines(exc, f"control file {path}")) from None
 
 
 def parse_registration(where: str, data: bytes) -> Registration:
@@ -216,7 +216,7 @@ def parse_registration(where: str, data: bytes) -> Registration:
     try:
         registration = Registration.model_validate(document)
     except ValidationError as exc:
-        raise IntegrityError(validation_message(exc, where)) from None
+        raise IntegrityError(validation_lines(exc, where)) from None
     if dumps(document) + b"\n" != data:
         raise IntegrityError(f"{where}: not in canonical encoding (changed file)")
     return registration
@@ -336,7 +336,7 @@ def new_control(
         if not AGENT_ID.fullmatch(agent)
     ]
     if malformed:
-        raise UserError("\n".join(bound_lines(malformed, "agents")), subject="agent")
+        raise UserError(bound_lines(malformed, "agents"), subject="agent")
     tokens = {agent: TOKEN_PREFIX + secrets.token_urlsafe(SECRET_BITS // 8) for agent in agents}
     try:
         control = ControlFile(
@@ -348,7 +348,7 @@ def new_control(
             tokens={agent: token_verifier(token) for agent, token in tokens.items()},
         )
     except ValidationError as exc:
-        raise UserError(validation_message(exc, "control new")) from None
+        raise UserError(validation_lines(exc, "control new")) from None
     return control, tokens
 
 

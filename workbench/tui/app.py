@@ -8,6 +8,7 @@ Textual; every change to a run goes through the session's methods called from he
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -286,6 +287,21 @@ class OpeningScreen(Screen[None]):
         )
         yield LoadingIndicator()
 
+    def failed(self, error: WorkbenchError) -> None:
+        """Say why the run cannot be opened, in place of the busy indicator."""
+        from workbench.messages import bound_message
+
+        self.query_one("#opening", Static).update(
+            styled(
+                "[b]Counterfactual Workbench[/b]\n\nCannot open $what:\n\n[b]Error:[/b] $why"
+                "\n\nClose this page, and open it again once that is put right.",
+                what=self.what,
+                why=bound_message(error.lines),
+            )
+        )
+        for indicator in self.query(LoadingIndicator):
+            indicator.remove()
+
 
 class PlayerApp(WorkbenchShell):
     """Play a run: every screen reads the session; only the session changes the run."""
@@ -322,6 +338,9 @@ class PlayerApp(WorkbenchShell):
         self.briefing_at_start = briefing_at_start
         self.settle_collector = settle_collector
         self.open_error: WorkbenchError | None = None
+        self.open_error_told = False
+        """True when `open_error` was shown on the page and written to standard error
+        already (served in a browser): the command need not print it again."""
         self.unsent: dict[str, str] = {}
         """Answers typed on Questions and not submitted, by question (kept by that screen)."""
 
@@ -386,9 +405,22 @@ class PlayerApp(WorkbenchShell):
         self._start()
 
     def on_session_failed(self, message: SessionFailed) -> None:
-        """The run cannot be opened: leave with the error's exit code (the CLI prints it)."""
+        """The run cannot be opened: leave with the error's exit code (the CLI prints it).
+
+        Served in a browser (`workbench serve`), an app that leaves shows its page only
+        textual-serve's "Session ended.": there the error stays on the page until the page
+        goes, and goes at once to standard error, which the server logs.
+        """
         self.open_error = message.error
-        self.exit(return_code=message.error.exit_code)
+        if not self.is_web:
+            self.exit(return_code=message.error.exit_code)
+            return
+        from workbench.messages import bound_message
+
+        print(f"Error: {bound_message(message.error.lines)}", file=sys.__stderr__, flush=True)
+        self.open_error_told = True
+        if isinstance(self.screen, OpeningScreen):
+            self.screen.failed(message.error)
 
     def _start(self) -> None:
         self.sub_title = self.session.view().campaign.title
