@@ -127,7 +127,6 @@ MAX_TOKEN_CHARS: Final = 512
 """A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
 DAMAGE_CHARS: Final = 240
 """Characters of a damaged run's reason an agent is shown (its first problem, cut)."""
-"""Most journal entries one journal read returns."""
 
 T = TypeVar("T")
 log = logging.getLogger("workbench.host")
