@@ -8,6 +8,7 @@ bytes the app sends to the page's terminal. A screenshot is kept under
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -17,6 +18,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -157,75 +159,75 @@ def wait_text(page, terminal: Terminal, text: str, mark: int = 0, seconds: float
     raise AssertionError(f"{text!r} never reached the terminal; last output: {tail!r}")
 
 
-def test_serve_plays_in_a_real_browser(served: str) -> None:
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
+    """Debian's chromium, headless, driven by Playwright (closed on leaving)."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium")
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    terminal = Terminal()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
+        launched = playwright.chromium.launch(
             executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
         )
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 800})
-            page.on("websocket", lambda ws: ws.on("framereceived", terminal.feed))
-            page.goto(served)
-            wait_text(page, terminal, "Objective")
-            page.locator("#terminal").click()
-            page.keyboard.press("Enter")
-            wait_text(page, terminal, "Day 0")
-            mark = len(terminal.chunks)
-            page.keyboard.press("w")
-            wait_text(page, terminal, "Day 7", mark)
-            mark = len(terminal.chunks)
-            page.keyboard.press("Control+o")
-            wait_text(page, terminal, "Go to", mark)
-            page.keyboard.press("4")
-            wait_text(page, terminal, "advance", mark)
-            wait_text(page, terminal, "header", mark)
-            mark = len(terminal.chunks)
-            page.keyboard.press("v")
-            wait_text(page, terminal, "Chain OK", mark)
-            page.screenshot(path=str(ARTIFACTS / "serve-journal.png"))
+            yield launched
         finally:
-            browser.close()
+            launched.close()
+
+
+def page_of(launched: Any, terminal: Terminal) -> Any:
+    """A new page whose websocket frames `terminal` reads."""
+    page = launched.new_page(viewport={"width": 1280, "height": 800})
+    page.on("websocket", lambda ws: ws.on("framereceived", terminal.feed))
+    return page
+
+
+def test_serve_plays_in_a_real_browser(served: str) -> None:
+    terminal = Terminal()
+    with browser() as launched:
+        page = page_of(launched, terminal)
+        page.goto(served)
+        wait_text(page, terminal, "Objective")
+        page.locator("#terminal").click()
+        page.keyboard.press("Enter")
+        wait_text(page, terminal, "Day 0")
+        mark = len(terminal.chunks)
+        page.keyboard.press("w")
+        wait_text(page, terminal, "Day 7", mark)
+        mark = len(terminal.chunks)
+        page.keyboard.press("Control+o")
+        wait_text(page, terminal, "Go to", mark)
+        page.keyboard.press("4")
+        wait_text(page, terminal, "advance", mark)
+        wait_text(page, terminal, "header", mark)
+        mark = len(terminal.chunks)
+        page.keyboard.press("v")
+        wait_text(page, terminal, "Chain OK", mark)
+        page.screenshot(path=str(ARTIFACTS / "serve-journal.png"))
     assert (ARTIFACTS / "serve-journal.png").stat().st_size > 0
 
 
 def test_a_page_refused_its_session_says_why_in_a_real_browser(tmp_path: Path) -> None:
     """A second page on the one `--run` showed only textual-serve's "Session ended." (its
     socket refused, 409): it now shows why in its terminal, which stays in view."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make chromium` installs Debian's chromium")
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     server, port = serve(tmp_path / "run")
     url = f"http://127.0.0.1:{port}/"
     playing, refused = Terminal(), Terminal()
     try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-            )
-            try:
-                first = browser.new_page(viewport={"width": 1280, "height": 800})
-                first.on("websocket", lambda ws: ws.on("framereceived", playing.feed))
-                first.goto(url)
-                wait_text(first, playing, "Objective")
-                second = browser.new_page(viewport={"width": 1280, "height": 800})
-                second.on("websocket", lambda ws: ws.on("framereceived", refused.feed))
-                second.goto(url)
-                wait_text(second, refused, "is open in another page: one writer at a time")
-                second.wait_for_timeout(1_000)
-                shown = second.evaluate("document.body.className")
-                assert "-first-byte" in shown and "-closed" not in shown, shown
-                assert not second.locator(".closed-dialog").is_visible()
-                second.screenshot(path=str(ARTIFACTS / "serve-refused.png"))
-                assert "Objective" in playing.since(0)  # the first page plays on
-            finally:
-                browser.close()
+        with browser() as launched:
+            first = page_of(launched, playing)
+            first.goto(url)
+            wait_text(first, playing, "Objective")
+            second = page_of(launched, refused)
+            second.goto(url)
+            wait_text(second, refused, "is open in another page: one writer at a time")
+            second.wait_for_timeout(1_000)
+            shown = second.evaluate("document.body.className")
+            assert "-first-byte" in shown and "-closed" not in shown, shown
+            assert not second.locator(".closed-dialog").is_visible()
+            second.screenshot(path=str(ARTIFACTS / "serve-refused.png"))
+            assert "Objective" in playing.since(0)  # the first page plays on
     finally:
         stop(server)

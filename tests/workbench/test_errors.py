@@ -72,11 +72,16 @@ def test_bad_campaign_is_one_line_naming_folder_and_field(campaign_copy: Path) -
     assert result.output.startswith(f"Error: campaign {campaign_copy}: campaign.toml: horizon_days")
 
 
-def test_each_campaign_problem_gets_its_own_line(campaign_copy: Path) -> None:
-    toml = campaign_copy / "campaign.toml"
+def _with_two_problems(campaign: Path) -> Result:
+    """`workbench actions CAMPAIGN` once its campaign.toml has two bad fields."""
+    toml = campaign / "campaign.toml"
     text = toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"')
     toml.write_text(text.replace('visibility = "development"', 'visibility = "secret"'))
-    result = CliRunner().invoke(main, ["actions", str(campaign_copy)])
+    return CliRunner().invoke(main, ["actions", str(campaign)])
+
+
+def test_each_campaign_problem_gets_its_own_line(campaign_copy: Path) -> None:
+    result = _with_two_problems(campaign_copy)
     assert result.exit_code == exit_codes.USAGE
     lines = result.output.removeprefix("Error: ").splitlines()
     assert len(lines) == 2
@@ -172,10 +177,7 @@ def test_each_problem_keeps_its_own_line_when_a_value_holds_a_newline(
     folder name holds a newline are two lines, each naming the folder escaped."""
     folder = campaign_copy.with_name("new\nfolder")
     campaign_copy.rename(folder)
-    toml = folder / "campaign.toml"
-    text = toml.read_text().replace("horizon_days = 180", 'horizon_days = "long"')
-    toml.write_text(text.replace('visibility = "development"', 'visibility = "secret"'))
-    result = CliRunner().invoke(main, ["actions", str(folder)])
+    result = _with_two_problems(folder)
     assert result.exit_code == exit_codes.USAGE
     lines = result.stderr.removeprefix("Error: ").splitlines()
     assert len(lines) == 2, result.stderr
