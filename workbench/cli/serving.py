@@ -390,7 +390,7 @@ class WorkbenchServer(Server):
             await websocket.send_bytes(_notice(refusal))
             async for _ in websocket:  # keys, resizes, pings: nothing is behind this page
                 pass
-        except (ConnectionError, asyncio.CancelledError):
+        except ConnectionError:
             pass
         finally:
             self.notices.discard(websocket)
