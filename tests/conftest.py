@@ -155,8 +155,15 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     return SharedSessionScheduling(config, log)
 
 
-HEAVY_FIRST = ("tests/tui/", "tests/host/", "tests/workbench/test_dask_cluster.py")
-"""Files that take the longest (Textual pilots, live hosts, a real Dask cluster): xdist
+HEAVY_FIRST = (
+    "tests/workbench/test_crash_faults.py",
+    "tests/workbench/test_fsync_failures.py",
+    "tests/tui/",
+    "tests/host/",
+    "tests/workbench/test_dask_cluster.py",
+)
+"""Files that take the longest (processes under strace, Textual pilots, live hosts, a real
+Dask cluster; the strace ones are each a worker's 45 s, so they start first): xdist
 hands out whole files in collection order, so one of them collected last ran alone at the
 end of the suite (test_visit_everything: 23 s of a 160 s run on one worker)."""
 

@@ -20,59 +20,21 @@ import orjson
 import pytest
 
 from tests.workbench.conftest import Private
+from tests.workbench.faults import (
+    ENV,
+    NEEDS_STRACE,
+    ROOT,
+    SCRIPT,
+    STRACE,
+    calls,
+    injected,
+    one_line_failure,
+    unfinished_run,
+    workbench,
+)
 from workbench.play.session import PlayerSession
 
-STRACE = shutil.which("strace")
-pytestmark = pytest.mark.skipif(STRACE is None, reason="needs strace")
-
-ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "campaigns" / "default" / "demo.jsonl"
-ENV = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONDONTWRITEBYTECODE": "1"}
-
-
-def workbench(
-    cwd: Path, *args: str | Path, strace: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    """Run `workbench ARGS` in `cwd`, under `strace STRACE` when given."""
-    command = [sys.executable, "-m", "workbench", *map(str, args)]
-    if strace:
-        assert STRACE is not None
-        command = [STRACE, "-f", "-qq", *strace, *command]
-    return subprocess.run(command, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
-
-
-def injected(call: str, action: str, when: int) -> tuple[str, ...]:
-    """strace options: the `when`th call of `call` gets `action` (signal=KILL, error=EIO)."""
-    return ("-o", os.devnull, "-e", f"trace={call}", "-e", f"inject={call}:{action}:when={when}")
-
-
-def calls(cwd: Path, call: str, *args: str | Path) -> int:
-    """How many `call`s `workbench ARGS` makes when nothing is injected (it succeeds)."""
-    log = cwd / f".{call}.log"
-    result = workbench(cwd, *args, strace=("-o", str(log), "-e", f"trace={call}"))
-    assert result.returncode == 0, result.stderr
-    count = sum(1 for line in log.read_text().splitlines() if f"{call}(" in line)
-    log.unlink()
-    return count
-
-
-def one_line_failure(result: subprocess.CompletedProcess[str], codes: set[int]) -> str:
-    """The message of a command that failed as documented: one line, an expected code."""
-    assert "Traceback" not in result.stderr, result.stderr
-    assert result.returncode in codes, (result.returncode, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    return lines[0]
-
-
-def unfinished_run(root: Path) -> Path:
-    """A development run played a few days in and closed (not finished)."""
-    session = PlayerSession.create(root)
-    session.advance(3)
-    session.schedule("bank_loan")
-    session.advance(2)
-    session.close()
-    return root
+pytestmark = NEEDS_STRACE
 
 
 @pytest.mark.parametrize("call", ["rename", "fsync", "write"])
@@ -111,55 +73,6 @@ def test_finish_whose_seal_the_disk_refuses_is_sealed_by_the_next_writer(tmp_pat
     assert workbench(tmp_path, "verify", run).returncode == 3
     workbench(tmp_path, "finish", run)
     assert workbench(tmp_path, "verify", run).returncode == 0
-
-
-@pytest.mark.parametrize("command", ["run", "finish"])
-def test_no_failed_fsync_is_ever_reported_as_success(tmp_path: Path, command: str) -> None:
-    """Each fsync the command makes fails in turn (EIO): the command must then fail in
-    one line, exit 2. The store's fsyncs were ignored: a store whose pages the disk may
-    have dropped was put in place and the command reported success."""
-
-    def args(run: Path) -> tuple[str | Path, ...]:
-        return ("run", "--script", SCRIPT, "--out", run) if command == "run" else ("finish", run)
-
-    def fresh(name: str) -> Path:
-        return tmp_path / name if command == "run" else unfinished_run(tmp_path / name)
-
-    total = calls(tmp_path, "fsync", *args(fresh("counted")))
-    assert total >= 4
-    for when in range(1, total + 1):
-        run = fresh(f"run-{when}")
-        result = workbench(tmp_path, *args(run), strace=injected("fsync", "error=EIO", when))
-        message = one_line_failure(result, {2})
-        assert "Input/output error" in message, message
-        again = workbench(tmp_path, "run", "--out", run)
-        assert again.returncode == 0, again.stderr
-        assert workbench(tmp_path, "verify", run).returncode == 0
-
-
-def test_a_validation_whose_fsync_fails_writes_no_report(tmp_path: Path) -> None:
-    """Each fsync `validate` makes (the seals, SHA256SUMS and report, their directories, the
-    renames) fails in turn (EIO): one line, exit 2, and no report.json left behind (a
-    report is never there unless durable); validating into the same directory again works."""
-    run = tmp_path / "run"
-    made = workbench(tmp_path, "run", "--script", SCRIPT, "--out", run)
-    assert made.returncode == 0, made.stderr
-
-    def args(out: Path) -> tuple[str | Path, ...]:
-        return ("validate", "counterfactual", "--results", run, "--out", out)
-
-    total = calls(tmp_path, "fsync", *args(tmp_path / "counted"))
-    assert total >= 7
-    for when in range(1, total + 1):
-        out = tmp_path / f"out-{when}"
-        result = workbench(tmp_path, *args(out), strace=injected("fsync", "error=EIO", when))
-        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
-        errors = [line for line in result.stderr.splitlines() if line.startswith("Error: ")]
-        assert len(errors) == 1 and "Input/output error" in errors[0], result.stderr
-        assert not (out / "report.json").exists()
-        again = workbench(tmp_path, *args(out))
-        assert again.returncode in (0, 1), again.stderr
-        assert workbench(tmp_path, "verify-report", out, "--results", run).returncode == 0
 
 
 def test_a_private_run_killed_before_its_first_seal_is_finished_by_the_next_writer(
