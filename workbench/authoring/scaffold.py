@@ -100,8 +100,8 @@ def _starter(campaign_id: str) -> dict[str, str]:
 
 def _read_text(path: Path) -> str:
     """A campaign file's text through the bounded reader (the campaign loader's limit)."""
-    what = "script" if path.name == REFERENCE_SCRIPT else "campaign file"
-    data = read_bounded(path, what, None if what == "script" else MAX_FILE_BYTES)
+    what = "reference script" if path.name == REFERENCE_SCRIPT else "campaign file"
+    data = read_bounded(path, what, None if path.name == REFERENCE_SCRIPT else MAX_FILE_BYTES)
     try:
         return data.removeprefix(BYTE_ORDER_MARK).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -228,7 +228,7 @@ def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:
             text = _with_directive(text, name, target.resolve())
         data = text.encode("utf-8")
         if name == REFERENCE_SCRIPT:
-            refuse_over_limit(target / name, "script", len(data))
+            refuse_over_limit(target / name, "reference script", len(data))
         else:
             refuse_over_limit(target / name, "campaign file", len(data), MAX_FILE_BYTES)
         files[name] = data
