@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Button, Input, Static
 
-from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import CheckFinished, JobFailed, JobProgress
 from workbench.tui.screens.base import AuthorScreen
@@ -98,8 +98,8 @@ class CheckScreen(AuthorScreen):
 
         try:
             report = check_campaign(campaign, self.author.control, progress=progress)
-        except WorkbenchError as exc:
-            self.post_message(JobFailed("check", exc.message))
+        except EXPECTED as exc:
+            self.post_message(JobFailed("check", expected_message(exc)))
             return
         self.post_message(CheckFinished(campaign, report))
 

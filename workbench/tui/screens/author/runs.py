@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import JobFailed, JobProgress, RunsListed, ValidationFinished
 from workbench.tui.screens.base import AuthorScreen
@@ -72,10 +72,15 @@ class RunsScreen(AuthorScreen):
         from workbench.authoring.runs import find_runs, run_status
 
         runs = []
-        for path in find_runs(root):
+        try:
+            found = find_runs(root)
+        except EXPECTED as exc:
+            self.post_message(JobFailed("scan", expected_message(exc)))
+            return
+        for path in found:
             try:
                 runs.append(run_status(path, self.author.control))
-            except WorkbenchError:
+            except EXPECTED:
                 continue
         self.post_message(RunsListed(runs, []))
 
@@ -104,8 +109,8 @@ class RunsScreen(AuthorScreen):
 
         try:
             out, outcome = validate_finished(run, self.author.control, progress)
-        except WorkbenchError as exc:
-            self.post_message(JobFailed("validate", exc.message))
+        except EXPECTED as exc:
+            self.post_message(JobFailed("validate", expected_message(exc)))
             return
         self.post_message(ValidationFinished(out, outcome))
 
@@ -115,7 +120,14 @@ class RunsScreen(AuthorScreen):
         self.summary.update(Content(f"Validating … {message.done}/{message.total} {message.label}"))
 
     def on_job_failed(self, message: JobFailed) -> None:
-        """Say why the run was not validated."""
+        """Say why the runs could not be listed, or the run was not validated."""
+        if message.job == "scan":
+            self.table.show([])
+            self.summary.update(
+                styled("[b]Cannot list the runs:[/b] $message", message=message.message)
+            )
+            self.notify(message.message, severity="error", timeout=8)
+            return
         self.progress.finish()
         self.summary.update(styled("[b]Not validated:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
