@@ -8,6 +8,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import string
 import subprocess
 import sys
@@ -432,3 +433,39 @@ def test_a_new_waits_for_another_in_the_same_folder_and_removes_a_dead_ones_stag
         os.close(fd)
     assert waiting.wait(timeout=120) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == [".mine-abcd1234", "shop"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    spelling=st.sampled_from(
+        ['id = "{}"', "id = '{}'", 'id="{}"', '"id" = "{}"', "'id' = '{}'  # mine", 'id = "{}"#x']
+    ),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    bom=st.booleans(),
+    private=st.booleans(),
+)
+def test_new_copies_a_campaign_however_its_lines_end(
+    spelling: str, ending: str, bom: bool, private: bool
+) -> None:
+    """`new --from` a campaign saved with Windows line endings (`\\r\\n`, which TOML and
+    `check` take) was refused: 'no top-level `id = "..."` line to rename' (the line
+    patterns ended at `$`, before `\\n` only), and so was a private one's visibility
+    line. Every spelling of the id, either line ending, with or without a byte-order
+    mark, private or not: the copy is made, under its own id."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "source"
+        shutil.copytree(resolve_campaign("default"), source)
+        for path in source.glob("*.toml"):
+            text = path.read_text(encoding="utf-8")
+            if path.name == "campaign.toml":
+                text = text.replace('id = "harbor-roasters"', spelling.format("harbor-roasters"))
+                if private:
+                    text = text.replace('visibility = "development"', 'visibility = "private"')
+                    text = re.sub(r"(?m)^development_seed = .*\n", "", text)
+            data = text.replace("\n", ending).encode()
+            path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
+        result = CliRunner().invoke(main, ["new", str(Path(tmp) / "copy"), "--from", str(source)])
+        assert result.exit_code == 0, result.output
+        copied = load_campaign(Path(tmp) / "copy")
+        assert copied.id == "copy"
+        assert copied.campaign.visibility == "development"

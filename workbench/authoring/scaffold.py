@@ -43,10 +43,12 @@ from workbench.runs.bundle import campaign_problems, load_bundle
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _ID_LINE = re.compile(
-    r"""^[ \t]*(?:id|"id"|'id')[ \t]*=[ \t]*(?:"[^"\\\n]*"|'[^'\n]*')[ \t]*(?P<comment>#.*)?$""",
+    r"""^[ \t]*(?:id|"id"|'id')[ \t]*=[ \t]*(?:"[^"\\\r\n]*"|'[^'\r\n]*')[ \t]*"""
+    r"""(?P<comment>#[^\r\n]*)?(?=\r?$)""",
     re.MULTILINE,
 )
-"""A top-level `id = "..."` line, however its key and string are quoted."""
+"""A top-level `id = "..."` line, however its key and string are quoted and its line ends
+(`\n`, or `\r\n` as Windows editors write it: TOML takes both)."""
 _TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 """The first table header: top-level keys (the campaign's id) all come before it."""
 _COPY_HEADER = re.compile(
@@ -145,7 +147,8 @@ def _copy_of(source: str, campaign_id: str) -> tuple[dict[str, str], bool]:
 
 
 _PRIVATE_LINE = re.compile(
-    r"""^[ \t]*visibility[ \t]*=[ \t]*(?:"private"|'private')[ \t]*(?:#.*)?$""", re.MULTILINE
+    r"""^[ \t]*visibility[ \t]*=[ \t]*(?:"private"|'private')[ \t]*(?:#[^\r\n]*)?(?=\r?$)""",
+    re.MULTILINE,
 )
 DEVELOPMENT_SEED = 1
 """The public seed a development copy of a private campaign plays (the starter's)."""
