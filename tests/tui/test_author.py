@@ -15,6 +15,7 @@ from textual.message import Message
 
 from campaigns import CAMPAIGNS_DIR, DEFAULT_CAMPAIGN
 from ledger.canonical import dumps
+from sim.campaign_load import load_campaign
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
 from workbench.authoring.seeds import DEFAULT_SEEDS
@@ -301,3 +302,39 @@ def test_no_author_screen_catches_only_the_workbenchs_own_errors() -> None:
     folder = Path(__file__).resolve().parents[2] / "workbench" / "tui" / "screens" / "author"
     for source in folder.glob("*.py"):
         assert "except WorkbenchError" not in source.read_text(), source.name
+
+
+async def test_a_check_replaced_by_a_newer_one_never_shows_its_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread worker cannot be stopped: a check replaced by a newer one (another campaign
+    typed, enter) ran on, and when it ended last its findings replaced the newer check's,
+    with the field naming the other campaign. Only the last check asked for is shown."""
+    import threading
+
+    import workbench.authoring.check as check_module
+
+    real = check_module.check_campaign
+    release = threading.Event()
+
+    def slow_first(campaign: Path, *args: object, **kwargs: object) -> object:
+        if Path(campaign).name == "gelato":
+            release.wait(60)
+        return real(campaign, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "check_campaign", slow_first)
+    app = AuthorApp(CAMPAIGNS_DIR / "gelato", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        screen.campaign.value = str(DEFAULT_CAMPAIGN)
+        screen.action_check()
+        await wait_for(pilot, lambda: screen.ok is not None, "the newer check")
+        newer = screen.findings
+        release.set()
+        await app.workers.wait_for_complete()
+        for _ in range(5):
+            await pilot.pause()
+        assert screen.findings == newer
+        assert f"Check of {DEFAULT_CAMPAIGN}" in screen_text(screen)
+        assert {f.question for f in newer} <= set(load_campaign(DEFAULT_CAMPAIGN).questions)
