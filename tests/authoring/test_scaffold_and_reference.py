@@ -469,3 +469,18 @@ def test_new_copies_a_campaign_however_its_lines_end(
         copied = load_campaign(Path(tmp) / "copy")
         assert copied.id == "copy"
         assert copied.campaign.visibility == "development"
+
+
+def test_new_into_the_current_folder_says_why_it_cannot(tmp_path: Path) -> None:
+    """`new .` in an empty folder: the campaign is renamed onto the folder, which the
+    kernel refuses for a process's current folder: `.: cannot create the campaign (Device
+    or resource busy)`. The line now says what is in the way and what to do instead."""
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        line = _refused_new(".")
+    finally:
+        os.chdir(here)
+    assert line.startswith("Error: .: cannot create the campaign there: the empty folder is in")
+    assert "name it from the folder above" in line
+    assert list(tmp_path.iterdir()) == []

@@ -9,6 +9,7 @@ folder appears whole or not at all: it is written beside DIR and renamed into pl
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -251,6 +252,12 @@ def _write_staged(target: Path, parent: Path, files: dict[str, bytes]) -> None:
         fsync_dir(parent)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if exc.errno == errno.EBUSY:
+            raise UserError(
+                f"{target}: cannot create the campaign there: the empty folder is in use (the "
+                "current folder of this or another process), so it cannot be replaced by "
+                "the new one; remove it, or name it from the folder above"
+            ) from None
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     except CampaignError as exc:
         shutil.rmtree(staging, ignore_errors=True)
