@@ -5,9 +5,12 @@ Every problem is reported with the file, the field path and what is wrong, all a
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
+import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ledger.bounded_read import read_at_most
 from ledger.canonical import digest
+from ledger.file_kinds import kind_of
 from sim.campaign_checks import cross_check
 from sim.campaign_errors import CampaignError, Problem
 from sim.campaign_messages import problem_lines
@@ -106,19 +110,59 @@ def _read_bytes(folder: Path, name: str, problems: list[Problem], required: bool
         if required:
             problems.append(Problem(name, "", "file is missing"))
         return None
-    if not path.is_file():
-        problems.append(Problem(name, "", "is not a regular file"))
-        return None
     try:
-        with open(path, "rb") as handle:
-            data = read_at_most(handle, MAX_FILE_BYTES)
+        # Never waits: a named pipe put there after a look would block a plain open.
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NONBLOCK)
     except OSError as exc:
-        problems.append(Problem(name, "", f"cannot be read ({exc.strerror or exc})"))
+        problems.append(Problem(name, "", _unopened(path, exc)))
         return None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        problems.append(Problem(name, "", f"is {kind_of(mode)}, not a regular file"))
+        return None
+    with open(fd, "rb") as handle:
+        try:
+            data = read_at_most(handle, MAX_FILE_BYTES)
+        except OSError as exc:
+            problems.append(Problem(name, "", f"cannot be read ({exc.strerror or exc})"))
+            return None
     if len(data) > MAX_FILE_BYTES:
         problems.append(Problem(name, "", "is larger than the limit of 1 MiB"))
         return None
     return data
+
+
+def _unopened(path: Path, exc: OSError) -> str:
+    """Why `path`, which exists (or is a link), could not be opened."""
+    if isinstance(exc, FileNotFoundError):
+        return "is a symbolic link to nothing (a broken link), not a regular file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a regular file"
+    if exc.errno == errno.ENXIO:  # a socket, or a device with no driver behind it
+        try:
+            return f"is {kind_of(os.stat(path).st_mode)}, not a regular file"
+        except OSError:
+            return "is not a regular file"
+    return f"cannot be read ({exc.strerror or exc})"
+
+
+def _reference_problem(folder: Path) -> Problem | None:
+    """What is wrong with the folder's reference script, if it is there but is not a
+    regular file (a named pipe would hang every command that plays it, waiting for a
+    writer; a broken link would silently drop the reference play)."""
+    path = folder / REFERENCE_SCRIPT
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        if path.is_symlink():
+            return Problem(REFERENCE_SCRIPT, "", _unopened(path, FileNotFoundError()))
+        return None
+    except OSError as exc:
+        return Problem(REFERENCE_SCRIPT, "", f"cannot be read ({exc.strerror or exc})")
+    if not stat.S_ISREG(mode):
+        return Problem(REFERENCE_SCRIPT, "", f"is {kind_of(mode)}, not a regular file")
+    return None
 
 
 _TOML_PLACE = re.compile(r" \(at line (\d+), column (\d+)\)$")
@@ -235,6 +279,8 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
     }
     parsed = _parse(tuple(raw.values()))
     problems.extend(parsed.problems)
+    if (reference_problem := _reference_problem(folder)) is not None:
+        problems.append(reference_problem)
     campaign, catalog, metrics, questions = (
         parsed.campaign,
         parsed.catalog,
@@ -260,7 +306,7 @@ def load_campaign(folder: str | Path) -> CampaignBundle:
         questions={q.id: q for q in questions.questions},
         digest=digest(file_digests),
         terms_digests=parsed.terms_digests,
-        reference_script=reference if reference.exists() else None,
+        reference_script=reference if reference.is_file() else None,
         file_digests=file_digests,
     )
 

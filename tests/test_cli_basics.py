@@ -1,5 +1,7 @@
 """The CLI entry point answers --help and --version without loading heavy modules."""
 
+from pathlib import Path
+
 from click.testing import CliRunner
 
 from workbench import __version__
@@ -64,3 +66,58 @@ def test_a_ctrl_c_after_the_command_has_answered_no_longer_counts() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert shown.stdout.strip().splitlines()[-1] == "True"
+
+
+def _path_parameters() -> list[tuple[str, str, object]]:
+    """(command, parameter, parameter object) for every path-typed parameter of the CLI."""
+    import click
+
+    found = []
+
+    def walk(command: click.Command, name: str) -> None:
+        if isinstance(command, click.Group):
+            for sub in command.list_commands(click.Context(command)):
+                child = command.get_command(click.Context(command), sub)
+                assert child is not None
+                walk(child, f"{name} {sub}".strip())
+            return
+        for param in command.params:
+            if isinstance(param.type, click.Path):
+                found.append((name, param.name or "", param))
+
+    walk(main, "")
+    return found
+
+
+def test_an_empty_path_is_refused_by_every_path_parameter() -> None:
+    """`Path("")` is the current folder: `workbench check ""` checked the folder the shell
+    stood in, `new DIR --from ""` made the starter as if --from were absent, and `run
+    --out ""` wrote there. Every path parameter now refuses an empty value."""
+    import click
+    import pytest
+
+    from workbench.cli.options import PathText
+
+    parameters = _path_parameters()
+    assert len(parameters) > 20
+    for command, name, param in parameters:
+        assert isinstance(param, click.Parameter)
+        assert isinstance(param.type, PathText), (command, name)
+        context = click.Context(main)
+        with pytest.raises(click.BadParameter, match="an empty path names nothing"):
+            param.type.convert("", param, context)
+
+
+def test_empty_campaign_and_source_are_refused_on_the_command_line(tmp_path: Path) -> None:
+    for args, words in (
+        (["check", ""], "Invalid value for '[CAMPAIGN]': an empty path names nothing"),
+        (["actions", ""], "Invalid value for '[CAMPAIGN]': an empty path names nothing"),
+        (["check", "--control", ""], "Invalid value for '--control': an empty path names"),
+        (["new", ""], "Invalid value for 'DIRECTORY': an empty path names nothing"),
+        (["new", f"{tmp_path}/x", "--from", ""], "--from is empty: name a campaign folder"),
+    ):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+        assert f"Error: {words}" in result.output, (args, result.output)
+    assert not (tmp_path / "x").exists()

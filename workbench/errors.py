@@ -129,3 +129,11 @@ def reraised(
     except errors as exc:
         text = one_line(str(exc))
         raise kind(f"{where}: {text}" if where else text) from exc
+
+
+def os_error_message(exc: OSError) -> str:
+    """`PATH: cannot access (reason)` for an OSError, naming both paths of a rename: the
+    one line the CLI prints for a refusal by the operating system, and the TUI shows."""
+    reason = exc.strerror or str(exc)
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    return f"{' -> '.join(paths)}: cannot access ({reason})" if paths else reason

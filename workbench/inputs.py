@@ -24,6 +24,7 @@ LIMITS: Final[dict[str, int]] = {
     "control file": 4 * MIB,
     "agent list": 1 * MIB,
     "script": 16 * MIB,
+    "reference script": 16 * MIB,
     "submission": 1 * MIB,
     "grader input": 256 * MIB,
     "registration": 64 * KIB,
@@ -53,6 +54,11 @@ WRITTEN_BY_THE_WORKBENCH: Final = frozenset(
 """Kinds only the workbench writes, always as regular files: a named pipe or a device in
 their place is refused, never waited on (a planted pipe would hang a batch validation)."""
 
+REGULAR_FILES_ONLY: Final = WRITTEN_BY_THE_WORKBENCH | {"campaign file", "reference script"}
+"""Kinds that must be regular files: the workbench's own, and the files of a campaign
+folder (its reference.jsonl is the author's file, never a stream): a pipe or a device
+there is refused at once, never read or waited on."""
+
 
 def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes:
     """The bytes of `path`, a `what` (a key of LIMITS unless `limit` is given), or a UserError.
@@ -60,14 +66,14 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
     Reads at most limit + 1 bytes, so a device such as /dev/zero or a FIFO never exhausts
     memory, and none of a regular file already larger than the limit. A pipe or a device
     is read (a script from process substitution or a named pipe) unless `what` is
-    WRITTEN_BY_THE_WORKBENCH: then it is refused and its open never waits for a writer.
+    REGULAR_FILES_ONLY: then it is refused and its open never waits for a writer.
     A named pipe a user hands in is opened as `cat` opens it, waiting for its writer (a
     pipe opened without waiting reads as empty until a writer comes, and an empty
     script would play a run to its end with no decisions).
     """
     path = Path(path)
     cap = LIMITS[what] if limit is None else limit
-    wait = what not in WRITTEN_BY_THE_WORKBENCH and _is_pipe(path)
+    wait = what not in REGULAR_FILES_ONLY and _is_pipe(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | (0 if wait else os.O_NONBLOCK))
         with open(fd, "rb") as handle:
@@ -76,7 +82,7 @@ def read_bounded(path: str | Path, what: str, limit: int | None = None) -> bytes
             if stat.S_ISDIR(mode):
                 raise UserError(f"{path}: {what} is a directory, not a file")
             if not stat.S_ISREG(mode):
-                if what in WRITTEN_BY_THE_WORKBENCH:
+                if what in REGULAR_FILES_ONLY:
                     raise UserError(f"{path}: {what} is {kind_of(mode)}, not a regular file")
                 os.set_blocking(fd, True)
             elif info.st_size > cap:

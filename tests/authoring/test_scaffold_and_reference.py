@@ -8,7 +8,10 @@ import json
 import os
 import re
 import shlex
+import shutil
 import string
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -330,3 +333,154 @@ def test_new_renames_the_campaign_id_however_it_is_written(
     assert copy_.id == "copy"
     original = load_campaign(campaign_copy)
     assert copy_.campaign.company.roles == original.campaign.company.roles
+
+
+def _refused_new(*args: str | Path) -> str:
+    """The one line of a `new` refused with exit 2 (no traceback)."""
+    result = CliRunner().invoke(main, ["new", *map(str, args)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.output.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), result.output
+    return lines[0]
+
+
+@pytest.mark.parametrize("points_to", ["an empty folder", "nothing"])
+def test_new_refuses_a_symbolic_link_as_its_folder_in_one_line(
+    tmp_path: Path, points_to: str
+) -> None:
+    """`new LINK` (to an empty folder, or dangling) failed with `LINK: cannot create the
+    campaign (Not a directory)`: the folder was staged beside the link's target and
+    renamed onto the link. A new campaign is made at a path of its own, so a link is
+    refused, saying so, and nothing is made on either side of it."""
+    real = tmp_path / "real"
+    if points_to == "an empty folder":
+        real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real)
+    line = _refused_new(link)
+    assert line == (
+        f"Error: {link} is a symbolic link; a new campaign is made at a path of its own "
+        "(name the folder itself, not a link to it)"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["link", *(["real"] if real.exists() else [])]
+    )
+    assert not real.exists() or not any(real.iterdir())
+
+
+def test_a_refused_new_removes_the_parent_folders_it_made(tmp_path: Path) -> None:
+    """`new a/b/NAME` made a/ and a/b/ before it found it could not make NAME (a name too
+    long for the file system, a full disk): a refused command leaves nothing behind."""
+    target = tmp_path / "a" / "b" / ("n" * 300)
+    line = _refused_new(target)
+    assert "File name too long" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_makes_a_campaign_whose_name_is_as_long_as_a_name_can_be(tmp_path: Path) -> None:
+    """Its staging folder, `.NAME-XXXXXXXX` beside it, was longer than the file system takes
+    for a name of 247 bytes or more: `new` refused a name that `mkdir` takes."""
+    target = tmp_path / ("n" * 255)
+    result = CliRunner().invoke(main, ["new", str(target)])
+    assert result.exit_code == 0, result.output
+    assert load_campaign(target).id == "n" * 64
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def test_two_new_into_one_folder_at_once_make_one_campaign(tmp_path: Path) -> None:
+    """Four `new` racing for one folder: one makes it, each other is refused as for any
+    folder with content (before: `cannot create the campaign (Directory not empty)`, its
+    staging folder having been written for nothing), and no staging folder is left."""
+    target = tmp_path / "shop"
+    command = [sys.executable, "-m", "workbench", "new", str(target)]
+    racers = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(4)
+    ]
+    results = [(p.wait(timeout=120), p.stderr.read() if p.stderr else "") for p in racers]
+    assert sorted(code for code, _ in results) == [0, 2, 2, 2], results
+    refusals = {err for code, err in results if code == 2}
+    assert refusals == {f"Error: {target} exists and is not an empty folder\n"}, refusals
+    assert [p.name for p in tmp_path.iterdir()] == ["shop"]
+    assert load_campaign(target).id == "shop"
+
+
+def test_a_new_waits_for_another_in_the_same_folder_and_removes_a_dead_ones_staging(
+    tmp_path: Path,
+) -> None:
+    """A staging folder no live `new` holds (its writer was killed) is removed by the next
+    `new` there; one written while the folder's lock is held is not touched until then."""
+    import fcntl
+
+    dead = tmp_path / ".shop.workbench-new-abcd1234"
+    dead.mkdir()
+    (dead / "campaign.toml").write_text('id = "half"\n')
+    mine = tmp_path / ".mine-abcd1234"  # not a staging folder's name: the user's own
+    mine.mkdir()
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        waiting = subprocess.Popen(
+            [sys.executable, "-m", "workbench", "new", str(tmp_path / "shop")],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        with pytest.raises(subprocess.TimeoutExpired):
+            waiting.wait(timeout=2)
+        assert dead.exists()
+    finally:
+        os.close(fd)
+    assert waiting.wait(timeout=120) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".mine-abcd1234", "shop"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    spelling=st.sampled_from(
+        ['id = "{}"', "id = '{}'", 'id="{}"', '"id" = "{}"', "'id' = '{}'  # mine", 'id = "{}"#x']
+    ),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    bom=st.booleans(),
+    private=st.booleans(),
+)
+def test_new_copies_a_campaign_however_its_lines_end(
+    spelling: str, ending: str, bom: bool, private: bool
+) -> None:
+    """`new --from` a campaign saved with Windows line endings (`\\r\\n`, which TOML and
+    `check` take) was refused: 'no top-level `id = "..."` line to rename' (the line
+    patterns ended at `$`, before `\\n` only), and so was a private one's visibility
+    line. Every spelling of the id, either line ending, with or without a byte-order
+    mark, private or not: the copy is made, under its own id."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "source"
+        shutil.copytree(resolve_campaign("default"), source)
+        for path in source.glob("*.toml"):
+            text = path.read_text(encoding="utf-8")
+            if path.name == "campaign.toml":
+                text = text.replace('id = "harbor-roasters"', spelling.format("harbor-roasters"))
+                if private:
+                    text = text.replace('visibility = "development"', 'visibility = "private"')
+                    text = re.sub(r"(?m)^development_seed = .*\n", "", text)
+            data = text.replace("\n", ending).encode()
+            path.write_bytes((b"\xef\xbb\xbf" if bom else b"") + data)
+        result = CliRunner().invoke(main, ["new", str(Path(tmp) / "copy"), "--from", str(source)])
+        assert result.exit_code == 0, result.output
+        copied = load_campaign(Path(tmp) / "copy")
+        assert copied.id == "copy"
+        assert copied.campaign.visibility == "development"
+
+
+def test_new_into_the_current_folder_says_why_it_cannot(tmp_path: Path) -> None:
+    """`new .` in an empty folder: the campaign is renamed onto the folder, which the
+    kernel refuses for a process's current folder: `.: cannot create the campaign (Device
+    or resource busy)`. The line now says what is in the way and what to do instead."""
+    here = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        line = _refused_new(".")
+    finally:
+        os.chdir(here)
+    assert line.startswith("Error: .: cannot create the campaign there: the empty folder is in")
+    assert "name it from the folder above" in line
+    assert list(tmp_path.iterdir()) == []

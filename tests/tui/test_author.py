@@ -15,6 +15,7 @@ from textual.message import Message
 
 from campaigns import CAMPAIGNS_DIR, DEFAULT_CAMPAIGN
 from ledger.canonical import dumps
+from sim.campaign_load import load_campaign
 from tests.tui.conftest import SIZE, go, wait_for
 from tests.tui.text import screen_text
 from workbench.authoring.seeds import DEFAULT_SEEDS
@@ -251,3 +252,89 @@ def test_a_report_question_reads_as_money_and_short_scores(demo_run: Path, tmp_p
         if entry.score is not None:
             shown = re.search(r"score (\S+)", text)
             assert shown is not None and len(shown.group(1).lstrip("-").replace(".", "")) <= 5
+
+
+TOO_LONG = "n" * 300
+"""A folder name longer than a file system takes (255 bytes): every look at it is refused."""
+
+
+async def test_a_check_of_a_path_the_system_refuses_is_a_message_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """The check screen's worker caught only the workbench's own errors: a campaign path the
+    operating system refuses (a name too long, a folder it may not read) raised an OSError
+    in the worker, and the app ended with a traceback. The CLI says `PATH: cannot access
+    (reason)`; the screen now says the same, bounded, and the app stays."""
+    app = AuthorApp(tmp_path / TOO_LONG, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        await wait_for(pilot, lambda: "Check failed" in screen_text(screen), "the failure")
+        text = screen_text(screen)
+        assert "cannot access (File name too long)" in text
+        assert screen.findings == () and app.is_running
+    assert app.return_code in (None, 0)
+
+
+async def test_runs_and_reports_under_a_path_the_system_refuses_are_a_message(
+    tmp_path: Path,
+) -> None:
+    """The runs and reports screens listed a folder in a worker that caught nothing: a
+    folder the system refuses (here a name too long) ended the app with a traceback."""
+    app = AuthorApp(DEFAULT_CAMPAIGN, tmp_path / TOO_LONG)
+    async with app.run_test(size=SIZE) as pilot:
+        await go(pilot, "2")
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        await wait_for(pilot, lambda: "Cannot list the runs" in screen_text(screen), "runs")
+        assert "cannot access (File name too long)" in screen_text(screen)
+        await go(pilot, "3")
+        reports = app.screen
+        assert isinstance(reports, ReportsScreen)
+        await wait_for(pilot, lambda: "Cannot read the report" in screen_text(reports), "reports")
+        assert "File name too long" in screen_text(reports) and app.is_running
+    assert app.return_code in (None, 0)
+
+
+def test_no_author_screen_catches_only_the_workbenchs_own_errors() -> None:
+    """The rule behind the two tests above: an author screen's worker catches what the CLI
+    turns into one line (`EXPECTED`: a WorkbenchError or an OSError), never less."""
+    folder = Path(__file__).resolve().parents[2] / "workbench" / "tui" / "screens" / "author"
+    for source in folder.glob("*.py"):
+        assert "except WorkbenchError" not in source.read_text(), source.name
+
+
+async def test_a_check_replaced_by_a_newer_one_never_shows_its_findings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread worker cannot be stopped: a check replaced by a newer one (another campaign
+    typed, enter) ran on, and when it ended last its findings replaced the newer check's,
+    with the field naming the other campaign. Only the last check asked for is shown."""
+    import threading
+
+    import workbench.authoring.check as check_module
+
+    real = check_module.check_campaign
+    release = threading.Event()
+
+    def slow_first(campaign: Path, *args: object, **kwargs: object) -> object:
+        if Path(campaign).name == "gelato":
+            release.wait(60)
+        return real(campaign, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(check_module, "check_campaign", slow_first)
+    app = AuthorApp(CAMPAIGNS_DIR / "gelato", tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert isinstance(screen, CheckScreen)
+        screen.campaign.value = str(DEFAULT_CAMPAIGN)
+        screen.action_check()
+        await wait_for(pilot, lambda: screen.ok is not None, "the newer check")
+        newer = screen.findings
+        release.set()
+        await app.workers.wait_for_complete()
+        for _ in range(5):
+            await pilot.pause()
+        assert screen.findings == newer
+        assert f"Check of {DEFAULT_CAMPAIGN}" in screen_text(screen)
+        assert {f.question for f in newer} <= set(load_campaign(DEFAULT_CAMPAIGN).questions)

@@ -234,7 +234,7 @@ def test_copying_a_campaign_reads_its_reference_script_bounded(
     with open(reference, "wb") as handle:
         handle.truncate(17 * 1024 * 1024)  # sparse: as large as a runaway file, instantly
     lines = _refused(_cli("new", str(tmp_path / "mine"), "--from", str(campaign_copy)))
-    assert lines == [f"Error: {reference}: script is larger than its limit of 16 MiB"]
+    assert lines == [f"Error: {reference}: reference script is larger than its limit of 16 MiB"]
     assert not (tmp_path / "mine").exists()
 
 

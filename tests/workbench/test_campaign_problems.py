@@ -4,7 +4,11 @@ every command that loads a campaign, as every other malformed file does; never m
 
 from __future__ import annotations
 
+import os
 import re
+import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +16,7 @@ from click.testing import CliRunner, Result
 
 from sim.campaign_load import CampaignError, load_campaign
 from workbench.cli import main
+from workbench.errors import UserError
 from workbench.messages import LINE, LINES
 
 NEGATIVE = {
@@ -199,3 +204,82 @@ def test_actions_prints_prerequisites_as_words() -> None:
     }
     assert needs["raise_price"] == "not scheduled: lower_price; free cash after ≥ $0.00"
     assert needs["second_roaster_machine"] == "free cash after ≥ $2,000.00"
+
+
+def _planted(folder: Path, name: str, kind: str) -> None:
+    """Put something that is not a regular file at `folder/name`."""
+    path = folder / name
+    path.unlink(missing_ok=True)
+    if kind == "a named pipe":
+        os.mkfifo(path)
+    elif kind == "a device":
+        path.symlink_to("/dev/zero")
+    elif kind == "a directory":
+        path.mkdir()
+    elif kind == "a socket":
+        with socket.socket(socket.AF_UNIX) as server:
+            server.bind(str(path))
+    else:
+        assert kind == "a broken link"
+        path.symlink_to(folder / "nowhere")
+
+
+KINDS = ("a named pipe", "a device", "a directory", "a socket", "a broken link")
+
+
+CASES = [
+    *(
+        ("check", name, kind)
+        for name in ("actions.toml", "questions.toml", "reference.jsonl")
+        for kind in KINDS
+    ),
+    ("new", "reference.jsonl", "a named pipe"),
+    ("new", "actions.toml", "a directory"),
+    ("actions", "reference.jsonl", "a named pipe"),
+]
+
+
+@pytest.mark.parametrize(("command", "name", "kind"), CASES)
+def test_a_campaign_file_that_is_not_a_regular_file_is_named_never_waited_on(
+    campaign_copy: Path, tmp_path: Path, command: str, name: str, kind: str
+) -> None:
+    """A campaign folder holds the author's files. A named pipe as its reference.jsonl hung
+    `check` for ever (read as a script, which waits for a pipe's writer), a broken link
+    there dropped the reference play without a word, and a directory as actions.toml was
+    named `3: cannot access (Is a directory)`. Each is now one line naming the file and
+    what it is, from every command that loads the campaign, and nothing is written."""
+    _planted(campaign_copy, name, kind)
+    args = {
+        "check": ["check", campaign_copy, "--seeds", "0"],
+        "new": ["new", tmp_path / "copy", "--from", campaign_copy],
+        "actions": ["actions", campaign_copy],
+    }[command]
+    result = subprocess.run(
+        [sys.executable, "-m", "workbench", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2, result.stderr
+    expected = (
+        "is a symbolic link to nothing (a broken link)"
+        if kind == "a broken link"
+        else (f"is {kind}")
+    )
+    assert result.stderr == (
+        f"Error: campaign {campaign_copy}: {name}: {expected}, not a regular file\n"
+    )
+    assert not (tmp_path / "copy").exists()
+
+
+def test_a_reference_script_swapped_for_a_pipe_after_the_load_is_refused_not_waited_on(
+    campaign_copy: Path,
+) -> None:
+    """The reference play reads reference.jsonl after the campaign loaded: a pipe put there
+    in between is refused as well (a reference script is never a stream)."""
+    from workbench.inputs import read_bounded
+
+    _planted(campaign_copy, "reference.jsonl", "a named pipe")
+    with pytest.raises(UserError, match="reference script is a named pipe, not a regular file"):
+        read_bounded(campaign_copy / "reference.jsonl", "reference script")

@@ -19,6 +19,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+from sim.campaign_load import load_campaign
 from tests.workbench.conftest import Private
 from tests.workbench.faults import (
     ENV,
@@ -323,3 +324,29 @@ def test_a_lock_naming_a_live_process_never_hides_a_changed_journal(tmp_path: Pa
     (run / "run.lock").write_bytes(orjson.dumps(holder))
     message = one_line_failure(workbench(tmp_path, "verify", run), {3})
     assert "being written" not in message and "changed" in message, message
+
+
+@pytest.mark.parametrize("call", ["write", "fsync", "rename"])
+def test_new_killed_at_any_call_leaves_no_half_made_campaign_after_the_next_new(
+    tmp_path: Path, call: str
+) -> None:
+    """`new` writes the campaign into a hidden folder beside its target and renames it into
+    place: killed before that rename, it left `.NAME-XXXXXXXX` holding a whole campaign
+    (check passed it), and nothing ever removed it. The target is now whole or absent,
+    and the next `new` in that folder removes what a killed one left."""
+    (tmp_path / "counted").mkdir()
+    total = calls(tmp_path, call, "new", tmp_path / "counted" / "c")
+    assert total >= 1
+    for when in range(1, total + 1):
+        parent = tmp_path / f"kill-{when}"
+        parent.mkdir()
+        killed = workbench(
+            tmp_path, "new", parent / "c", strace=injected(call, "signal=KILL", when)
+        )
+        assert killed.returncode != 0, (call, when)
+        if (parent / "c").exists():
+            assert load_campaign(parent / "c").id == "c"
+        again = workbench(tmp_path, "new", parent / "other")
+        assert again.returncode == 0, again.stderr
+        left = sorted(p.name for p in parent.iterdir())
+        assert left in (["other"], ["c", "other"]), (call, when, left)

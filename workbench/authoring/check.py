@@ -170,7 +170,7 @@ def _reference_entries(bundle: CampaignBundle, control: ControlFile | None) -> l
                 agent_id=(control.agents[0] if control else None),
                 autoseal=False,
             )
-            play_script(session, bundle.reference_script)
+            play_script(session, bundle.reference_script, "reference script")
         except WorkbenchError as exc:
             raise without_scratch(exc, Path(tmp), "the reference play") from None
         return list(session.journal_entries)

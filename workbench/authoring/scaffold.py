@@ -8,11 +8,16 @@ folder appears whole or not at all: it is written beside DIR and renamed into pl
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import os
 import re
 import shutil
 import tempfile
+import time
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,10 +44,12 @@ from workbench.runs.bundle import campaign_problems, load_bundle
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 _ID_LINE = re.compile(
-    r"""^[ \t]*(?:id|"id"|'id')[ \t]*=[ \t]*(?:"[^"\\\n]*"|'[^'\n]*')[ \t]*(?P<comment>#.*)?$""",
+    r"""^[ \t]*(?:id|"id"|'id')[ \t]*=[ \t]*(?:"[^"\\\r\n]*"|'[^'\r\n]*')[ \t]*"""
+    r"""(?P<comment>#[^\r\n]*)?(?=\r?$)""",
     re.MULTILINE,
 )
-"""A top-level `id = "..."` line, however its key and string are quoted."""
+"""A top-level `id = "..."` line, however its key and string are quoted and its line ends
+(`\n`, or `\r\n` as Windows editors write it: TOML takes both)."""
 _TABLE_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 """The first table header: top-level keys (the campaign's id) all come before it."""
 _COPY_HEADER = re.compile(
@@ -100,8 +107,8 @@ def _starter(campaign_id: str) -> dict[str, str]:
 
 def _read_text(path: Path) -> str:
     """A campaign file's text through the bounded reader (the campaign loader's limit)."""
-    what = "script" if path.name == REFERENCE_SCRIPT else "campaign file"
-    data = read_bounded(path, what, None if what == "script" else MAX_FILE_BYTES)
+    what = "reference script" if path.name == REFERENCE_SCRIPT else "campaign file"
+    data = read_bounded(path, what, None if path.name == REFERENCE_SCRIPT else MAX_FILE_BYTES)
     try:
         return data.removeprefix(BYTE_ORDER_MARK).decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -141,7 +148,8 @@ def _copy_of(source: str, campaign_id: str) -> tuple[dict[str, str], bool]:
 
 
 _PRIVATE_LINE = re.compile(
-    r"""^[ \t]*visibility[ \t]*=[ \t]*(?:"private"|'private')[ \t]*(?:#.*)?$""", re.MULTILINE
+    r"""^[ \t]*visibility[ \t]*=[ \t]*(?:"private"|'private')[ \t]*(?:#[^\r\n]*)?(?=\r?$)""",
+    re.MULTILINE,
 )
 DEVELOPMENT_SEED = 1
 """The public seed a development copy of a private campaign plays (the starter's)."""
@@ -164,12 +172,35 @@ def _as_development(campaign: str, folder: Path) -> str:
     return f"{campaign[: line.start()]}{development}{campaign[line.end() :]}"
 
 
+STAGING_MARK = ".workbench-new-"
+"""In the name of the hidden folder `new` writes a campaign into beside its target,
+`.NAME.workbench-new-XXXXXXXX`: a killed `new` leaves it, and the next `new` in that
+folder removes it."""
+_STAGING = re.compile(r"\..*" + re.escape(STAGING_MARK) + r"[a-z0-9_]{8}", re.DOTALL)
+STAGING_NAME_CHARS = 100
+"""Characters of the target's name kept in its staging folder's name (a name has at most
+255 bytes, and the staging name adds to it)."""
+LOCK_WAIT_SECONDS = 10.0
+"""How long `new` waits for another `new` creating a campaign in the same folder."""
+
+
 def create_campaign(directory: str | Path, source: str | None = None) -> Created:
     """Write a new campaign folder at `directory` (which must not exist, or be empty),
-    durably: its files and name are fsynced before it is reported made."""
+    durably: its files and name are fsynced before it is reported made.
+
+    It is written into a hidden staging folder beside it and renamed into place, under a
+    lock on the folder that holds it: two `new` into one place at once make one campaign
+    (the other is refused as for any folder with content), and a staging folder a killed
+    `new` left is removed by the next. A refusal leaves nothing: no staging folder, and
+    no parent folder made for it.
+    """
     target = Path(directory)
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise UserError(f"{target} exists and is not an empty folder")
+    if target.is_symlink():
+        raise UserError(
+            f"{target} is a symbolic link; a new campaign is made at a path of its own "
+            "(name the folder itself, not a link to it)"
+        )
+    _refuse_content(target)
     refuse_run_directory(
         target,
         "campaign folder",
@@ -178,17 +209,37 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     campaign_id = campaign_id_for(target)
     texts, from_private = (
         _copy_of(str(resolve_campaign(source)), campaign_id)
-        if source
+        if source is not None
         else (_starter(campaign_id), False)
     )
     files = _encoded(texts, target)
     parent = target.resolve().parent
+    made = _missing_folders(parent)
     try:
-        make_dirs(parent)
-    except OSError as exc:
-        raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
+        try:
+            make_dirs(parent)
+        except OSError as exc:
+            raise UserError(f"{parent}: cannot create the folder ({exc.strerror or exc})") from None
+        with _locked(parent, target):
+            _refuse_content(target)  # another `new` may have made it while this one waited
+            _write_staged(target, parent, files)
+    except BaseException:
+        _remove_made(made)
+        raise
+    return Created(campaign_id, tuple(sorted(texts)), target.resolve().name, from_private)
+
+
+def _refuse_content(target: Path) -> None:
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise UserError(f"{target} exists and is not an empty folder")
+
+
+def _write_staged(target: Path, parent: Path, files: dict[str, bytes]) -> None:
+    """`files` written into a new staging folder in `parent`, checked by the campaign
+    loader, and renamed to `target`; the staging folder is removed if anything fails."""
+    prefix = f".{target.name[:STAGING_NAME_CHARS]}{STAGING_MARK}"
     try:
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=parent))
+        staging = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     except OSError as exc:
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     try:
@@ -201,6 +252,12 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
         fsync_dir(parent)
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
+        if exc.errno == errno.EBUSY:
+            raise UserError(
+                f"{target}: cannot create the campaign there: the empty folder is in use (the "
+                "current folder of this or another process), so it cannot be replaced by "
+                "the new one; remove it, or name it from the folder above"
+            ) from None
         raise UserError(f"{target}: cannot create the campaign ({exc.strerror or exc})") from None
     except CampaignError as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -216,7 +273,83 @@ def create_campaign(directory: str | Path, source: str | None = None) -> Created
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return Created(campaign_id, tuple(sorted(texts)), target.resolve().name, from_private)
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """`folder` and its parents that do not exist yet, innermost first."""
+    missing: list[Path] = []
+    current = folder
+    while not os.path.lexists(current) and current != current.parent:
+        missing.append(current)
+        current = current.parent
+    return missing
+
+
+def _remove_made(made: list[Path]) -> None:
+    """Remove the folders `new` made for a campaign it did not create, innermost first
+    (only while empty: anything another process put there stays)."""
+    for folder in made:
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+        with contextlib.suppress(OSError):
+            fsync_dir(folder.parent)
+
+
+@contextlib.contextmanager
+def _locked(parent: Path, target: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the folder `parent` while a campaign is made in it, and
+    remove the staging folders of killed `new` commands found there (a live one holds
+    this lock, so none found under it is being written). A folder that cannot be opened or
+    locked (no read permission, a file system without locks) is used unlocked, unswept."""
+    try:
+        fd = os.open(parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        yield
+        return
+    try:
+        locked = _lock(fd, parent, target)
+        if locked:
+            _remove_dead_staging(parent)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _lock(fd: int, parent: Path, target: Path) -> bool:
+    """Take the lock on `fd`, waiting up to LOCK_WAIT_SECONDS for another holder; True
+    when taken, False when the file system has no locks."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise UserError(
+                    f"{target}: another command has been creating a campaign in {parent} "
+                    f"for {LOCK_WAIT_SECONDS:.0f} s; try again when it has finished"
+                ) from None
+            time.sleep(0.05)
+        except OSError:
+            return False
+
+
+def _remove_dead_staging(parent: Path) -> None:
+    """Remove the staging folders (`.NAME.workbench-new-XXXXXXXX`, real folders, not
+    links) a killed `new` left in `parent`; the caller holds `parent`'s lock."""
+    with contextlib.suppress(OSError), os.scandir(parent) as entries:
+        dead = [
+            e.path
+            for e in entries
+            if _STAGING.fullmatch(e.name) and e.is_dir(follow_symlinks=False)
+        ]
+    for path in dead:
+        shutil.rmtree(path, ignore_errors=True)
+    if dead:
+        with contextlib.suppress(OSError):
+            fsync_dir(parent)
 
 
 def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:
@@ -228,7 +361,7 @@ def _encoded(texts: dict[str, str], target: Path) -> dict[str, bytes]:
             text = _with_directive(text, name, target.resolve())
         data = text.encode("utf-8")
         if name == REFERENCE_SCRIPT:
-            refuse_over_limit(target / name, "script", len(data))
+            refuse_over_limit(target / name, "reference script", len(data))
         else:
             refuse_over_limit(target / name, "campaign file", len(data), MAX_FILE_BYTES)
         files[name] = data

@@ -16,7 +16,13 @@ import click
 from workbench import __version__, exit_codes
 from workbench.cli import stdout
 from workbench.cli.stdout import StandardOutputError
-from workbench.errors import Terminated, UserError, WorkbenchError, not_interrupted
+from workbench.errors import (
+    Terminated,
+    UserError,
+    WorkbenchError,
+    not_interrupted,
+    os_error_message,
+)
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -32,13 +38,6 @@ FLAGS: dict[str, str] = {
     "campaign": "--campaign",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
-
-
-def os_error_message(exc: OSError) -> str:
-    """`PATH: cannot access (reason)` for an OSError, naming both paths of a rename."""
-    reason = exc.strerror or str(exc)
-    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
-    return f"{' -> '.join(paths)}: cannot access ({reason})" if paths else reason
 
 
 def cli_message(error: WorkbenchError) -> str:

@@ -17,6 +17,7 @@ from workbench import exit_codes
 from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS
 from workbench.cli.assess import _StderrBar
 from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
+from workbench.errors import UserError
 from workbench.messages import single_line
 
 
@@ -82,6 +83,10 @@ def new(directory: Path, source: str | None) -> None:
     """Create a campaign folder in DIRECTORY that passes `check --strict` as created."""
     from workbench.authoring.scaffold import create_campaign
 
+    if source == "":
+        raise UserError(
+            "--from is empty: name a campaign folder or a bundled campaign (default, gelato)"
+        )
     created = create_campaign(directory, source)
     click.echo(f"created campaign {created.campaign_id} in {single_line(str(directory))}")
     if created.id_note is not None:

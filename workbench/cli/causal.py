@@ -20,7 +20,7 @@ from graders.causal_gym.staging import DATA_FILE, README_FILE
 from graders.causal_gym.submission import InvalidSubmission, clip, parse_submission, schema
 from graders.causal_gym.tasks import CausalGenerationError, HostTask, materialise
 from graders.causal_gym.version import GENERATOR_VERSION, RETIRED_SPLITS
-from workbench.cli.options import Whole, executor_options, executor_spec
+from workbench.cli.options import ANY_PATH, DIR, FILE, Whole, executor_options, executor_spec
 from workbench.cli.task_folder import stage_folder
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
@@ -105,7 +105,7 @@ def causal() -> None:
 @with_task_options
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=DIR,
     required=True,
     help="Folder to stage data.csv and README.md into (new, or holding only those two).",
 )
@@ -124,7 +124,7 @@ def generate(
 
 @causal.command()
 @with_task_options
-@click.argument("submission", type=click.Path(path_type=Path))
+@click.argument("submission", type=ANY_PATH)
 def score(family: str, split: str, task_id: int, key_option: str | None, submission: Path) -> None:
     """Re-derive the task from the key and print the reward and its breakdown as JSON.
 
@@ -211,7 +211,7 @@ def _table(report: AuditReport) -> str:
 @click.option(
     "--json",
     "json_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     default=None,
     help="Also write the full report (aggregates and every task) as JSON to a new file "
     "(never inside a run directory).",
@@ -257,7 +257,7 @@ def audit(
 @causal.command()
 @click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     required=True,
     help=f"Where to write the regenerated manifest (committed as {MANIFEST_FILE}); "
     "a new file unless --force.",

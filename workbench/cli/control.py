@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from workbench.cli.options import DIR, FILE
+
 
 @click.group()
 def control() -> None:
@@ -13,7 +15,7 @@ def control() -> None:
 
 
 @control.command("new")
-@click.argument("campaign", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("campaign", type=DIR)
 @click.option(
     "--agent",
     "agents",
@@ -22,13 +24,13 @@ def control() -> None:
 )
 @click.option(
     "--agents-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     help="File of agent ids, one per line (blank lines and # comments skipped; 1 MiB).",
 )
 @click.option(
     "--out",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     help="New control file (written 0600; never overwritten).",
 )
 def control_new(

@@ -24,10 +24,25 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., object])
 
-DIR = click.Path(file_okay=False, path_type=Path)
+
+class PathText(click.Path):
+    """A path argument or option that is refused when empty: `Path("")` is the current
+    folder, so `workbench check "$DIR"` with DIR unset would have checked (and `new --from`
+    copied, `run --out` written) whatever folder the shell stood in."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """Refuse an empty value; otherwise click's own checks."""
+        if value in ("", b""):
+            self.fail("an empty path names nothing", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+DIR = PathText(file_okay=False, path_type=Path)
 """A directory argument (it need not exist yet)."""
-FILE = click.Path(dir_okay=False, path_type=Path)
+FILE = PathText(dir_okay=False, path_type=Path)
 """A file argument (it need not exist yet)."""
+ANY_PATH = PathText(path_type=Path)
+"""A file or directory argument (it need not exist yet)."""
 
 WHOLE_TEXT = re.compile(r"[+-]?[0-9]+")
 """A whole number as typed on a command line: ASCII digits only, as the host, scripts and

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from workbench.cli.options import ANY_PATH, FILE
+
 if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
 
@@ -71,18 +73,18 @@ def refuse_runs_in_a_run(root: Path) -> None:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(path_type=Path))
+@click.argument("campaign", required=False, type=ANY_PATH)
 @click.option(
     "--run",
     "run_dir",
-    type=click.Path(path_type=Path),
+    type=ANY_PATH,
     help="Run directory: created when missing, resumed when it holds a run.",
 )
 @click.option("--connect", "url", help="Play a run on a `workbench host` at this URL.")
 @click.option("--agent", "agent_id", help="With --connect: your registered agent id.")
 @click.option(
     "--token-file",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     help="With --connect: file holding your bearer token.",
 )
 @click.option("--run-id", help="With --connect: the hosted run (default: the agent's own).")
@@ -149,11 +151,11 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 
 
 @click.command()
-@click.argument("campaign", required=False, type=click.Path(path_type=Path))
+@click.argument("campaign", required=False, type=ANY_PATH)
 @click.option(
     "--run",
     "run_dir",
-    type=click.Path(path_type=Path),
+    type=ANY_PATH,
     help="Run directory each browser session plays.",
 )
 @click.option("--host", default="127.0.0.1", show_default=True)

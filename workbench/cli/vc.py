@@ -69,7 +69,7 @@ def vc() -> None:
 )
 @click.option(
     "--templates",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=FILE,
     help="A TOML template file to use instead of the bundled one.",
 )
 def generate(

@@ -16,14 +16,16 @@ from workbench.play.session import PlayerSession
 from workbench.runs.commands import COMMAND_ADAPTER, Advance, Finish, PlayerCommand, Schedule
 
 
-def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
+def script_commands(script: Path, what: str = "script") -> list[tuple[int, PlayerCommand]]:
     """(line number, command) for every line, all parsed before any is applied.
 
     A bad line raises a UserError naming it (one line per problem), so a malformed script
     changes nothing. A command without an id gets one derived from its line number and
     content, so re-running a script into the same run resumes it without duplicates.
+    `what` is the kind of input it is read as (a campaign's "reference script" must be a
+    regular file).
     """
-    data = read_bounded(script, "script")
+    data = read_bounded(script, what)
     commands = []
     for number, raw in enumerate(data.splitlines(), start=1):
         if not raw.strip() or raw.lstrip().startswith(b"#"):
@@ -45,10 +47,10 @@ def script_commands(script: Path) -> list[tuple[int, PlayerCommand]]:
     return commands
 
 
-def play_script(session: PlayerSession, script: Path) -> list[str]:
-    """Parse a script whole, then apply its commands; return notes (rejected actions,
-    missing conclusions)."""
-    return apply_commands(session, script, script_commands(script))
+def play_script(session: PlayerSession, script: Path, what: str = "script") -> list[str]:
+    """Parse a script (a `what`, as `script_commands` reads it) whole, then apply its
+    commands; return notes (rejected actions, missing conclusions)."""
+    return apply_commands(session, script, script_commands(script, what))
 
 
 def apply_commands(

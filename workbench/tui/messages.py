@@ -40,23 +40,28 @@ class SessionChanged(Message):
 
 
 class JobProgress(Message):
-    """A worker's progress: `done` of `total` steps, the last one named `label`."""
+    """A worker's progress: `done` of `total` steps, the last one named `label`; `token`
+    tells which of a screen's jobs it is (a thread worker superseded by a newer one runs
+    on to its end, so its messages still come: the screen drops a stale token's)."""
 
-    def __init__(self, job: str, done: int, total: int, label: str = "") -> None:
+    def __init__(self, job: str, done: int, total: int, label: str = "", token: int = 0) -> None:
         super().__init__()
         self.job = job
         self.done = done
         self.total = total
         self.label = label
+        self.token = token
 
 
 class JobFailed(Message):
-    """A worker stopped on an expected error; `message` is its one line."""
+    """A worker stopped on an expected error; `message` is its one line (`token`: as
+    JobProgress's)."""
 
-    def __init__(self, job: str, message: str) -> None:
+    def __init__(self, job: str, message: str, token: int = 0) -> None:
         super().__init__()
         self.job = job
         self.message = message
+        self.token = token
 
 
 class JournalVerified(Message):
@@ -73,10 +78,11 @@ class JournalVerified(Message):
 class CheckFinished(Message):
     """The author checks of a campaign finished."""
 
-    def __init__(self, campaign: Path, report: CheckReport) -> None:
+    def __init__(self, campaign: Path, report: CheckReport, token: int = 0) -> None:
         super().__init__()
         self.campaign = campaign
         self.report = report
+        self.token = token
 
 
 class ValidationFinished(Message):
@@ -91,10 +97,11 @@ class ValidationFinished(Message):
 class RunsListed(Message):
     """The author's run directories were read (status of each)."""
 
-    def __init__(self, runs: list[RunStatus], reports: list[ReportEntry]) -> None:
+    def __init__(self, runs: list[RunStatus], reports: list[ReportEntry], token: int = 0) -> None:
         super().__init__()
         self.runs = runs
         self.reports = reports
+        self.token = token
 
 
 class TaskLoaded(Message):

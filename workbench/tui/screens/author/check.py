@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Button, Input, Static
 
-from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import CheckFinished, JobFailed, JobProgress
 from workbench.tui.screens.base import AuthorScreen
@@ -47,6 +47,8 @@ class CheckScreen(AuthorScreen):
         super().__init__()
         self.findings: tuple[Finding, ...] = ()
         self.ok: bool | None = None
+        self.latest = 0
+        """The token of the last check asked for: an earlier one's messages are dropped."""
 
     def compose_body(self) -> ComposeResult:
         """Campaign field, progress, verdict, findings table and the highlighted finding."""
@@ -86,37 +88,45 @@ class CheckScreen(AuthorScreen):
         self.summary.update(Content(f"Checking {text} …"))
         self._show_findings(())
         self.progress.start()
-        self.check(Path(text))
+        self.latest += 1
+        self.check(Path(text), self.latest)
 
     @work(thread=True, exclusive=True, group="check")
-    def check(self, campaign: Path) -> None:
-        """Run the author checks off the UI thread; report with messages."""
+    def check(self, campaign: Path, token: int) -> None:
+        """Run the author checks off the UI thread; report with messages carrying `token`."""
         from workbench.authoring.check import check_campaign
 
         def progress(done: int, total: int, label: str) -> None:
-            self.post_message(JobProgress("check", done, total, label))
+            self.post_message(JobProgress("check", done, total, label, token))
 
         try:
             report = check_campaign(campaign, self.author.control, progress=progress)
-        except WorkbenchError as exc:
-            self.post_message(JobFailed("check", exc.message))
+        except EXPECTED as exc:
+            self.post_message(JobFailed("check", expected_message(exc), token))
             return
-        self.post_message(CheckFinished(campaign, report))
+        self.post_message(CheckFinished(campaign, report, token))
 
     def on_job_progress(self, message: JobProgress) -> None:
         """Move the bar and name the question being checked."""
+        if message.token != self.latest:
+            return
         self.progress.step(message.done, message.total)
         self.summary.update(Content(f"Checking … {message.done}/{message.total} {message.label}"))
 
     def on_job_failed(self, message: JobFailed) -> None:
         """Say why the check could not run."""
+        if message.token != self.latest:
+            return
         self.progress.finish()
         self._show_findings(())
         self.summary.update(styled("[b]Check failed:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
 
     def on_check_finished(self, message: CheckFinished) -> None:
-        """Show the verdict (the admission gate's, `check --strict`) and the findings."""
+        """Show the verdict (the admission gate's, `check --strict`) and the findings
+        (of the last check asked for: one it replaced may finish after it)."""
+        if message.token != self.latest:
+            return
         self.progress.finish()
         report = message.report
         self.findings, self.ok = report.findings, report.ok

@@ -12,7 +12,7 @@ from textual.content import Content
 from textual.widgets import Static
 
 from workbench.display import score_counts
-from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import JobFailed, RunsListed
 from workbench.tui.screens.base import AuthorScreen
@@ -62,7 +62,12 @@ class ReportsScreen(AuthorScreen):
         """List the reports off the UI thread."""
         from workbench.authoring.runs import find_reports
 
-        self.post_message(RunsListed([], find_reports(root)))
+        try:
+            reports = find_reports(root)
+        except EXPECTED as exc:
+            self.post_message(JobFailed("report", expected_message(exc)))
+            return
+        self.post_message(RunsListed([], reports))
 
     def on_runs_listed(self, message: RunsListed) -> None:
         """Fill the reports table; open the newest validation, or the first report."""
@@ -95,8 +100,8 @@ class ReportsScreen(AuthorScreen):
 
         try:
             report = read_report(path)
-        except WorkbenchError as exc:
-            self.post_message(JobFailed("report", exc.message))
+        except EXPECTED as exc:
+            self.post_message(JobFailed("report", expected_message(exc)))
             return
         self.report = report
         summary = report.summary

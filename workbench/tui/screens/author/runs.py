@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.widgets import Input, Static
 
-from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import JobFailed, JobProgress, RunsListed, ValidationFinished
 from workbench.tui.screens.base import AuthorScreen
@@ -62,25 +62,36 @@ class RunsScreen(AuthorScreen):
         self.action_rescan()
         self.table.focus()
 
+    latest = 0
+    """The token of the last listing asked for: an earlier one's result is dropped."""
+
     def action_rescan(self) -> None:
         """Read every run's state in a worker (each journal is replayed)."""
-        self.scan(Path(self.root.value.strip() or "."))
+        self.latest += 1
+        self.scan(Path(self.root.value.strip() or "."), self.latest)
 
     @work(thread=True, exclusive=True, group="scan")
-    def scan(self, root: Path) -> None:
-        """List runs and their state off the UI thread."""
+    def scan(self, root: Path, token: int) -> None:
+        """List runs and their state off the UI thread (messages carry `token`)."""
         from workbench.authoring.runs import find_runs, run_status
 
         runs = []
-        for path in find_runs(root):
+        try:
+            found = find_runs(root)
+        except EXPECTED as exc:
+            self.post_message(JobFailed("scan", expected_message(exc), token))
+            return
+        for path in found:
             try:
                 runs.append(run_status(path, self.author.control))
-            except WorkbenchError:
+            except EXPECTED:
                 continue
-        self.post_message(RunsListed(runs, []))
+        self.post_message(RunsListed(runs, [], token))
 
     def on_runs_listed(self, message: RunsListed) -> None:
-        """Fill the table."""
+        """Fill the table (from the last listing asked for: one it replaced may end later)."""
+        if message.token != self.latest:
+            return
         self.table.show(message.runs)
         if not message.runs:
             self.summary.update(Content(f"No run directories under {self.root.value}."))
@@ -104,8 +115,8 @@ class RunsScreen(AuthorScreen):
 
         try:
             out, outcome = validate_finished(run, self.author.control, progress)
-        except WorkbenchError as exc:
-            self.post_message(JobFailed("validate", exc.message))
+        except EXPECTED as exc:
+            self.post_message(JobFailed("validate", expected_message(exc)))
             return
         self.post_message(ValidationFinished(out, outcome))
 
@@ -115,7 +126,16 @@ class RunsScreen(AuthorScreen):
         self.summary.update(Content(f"Validating … {message.done}/{message.total} {message.label}"))
 
     def on_job_failed(self, message: JobFailed) -> None:
-        """Say why the run was not validated."""
+        """Say why the runs could not be listed, or the run was not validated."""
+        if message.job == "scan":
+            if message.token != self.latest:
+                return
+            self.table.show([])
+            self.summary.update(
+                styled("[b]Cannot list the runs:[/b] $message", message=message.message)
+            )
+            self.notify(message.message, severity="error", timeout=8)
+            return
         self.progress.finish()
         self.summary.update(styled("[b]Not validated:[/b] $message", message=message.message))
         self.notify(message.message, severity="error", timeout=8)
