@@ -127,3 +127,41 @@ async def test_a_settled_app_hides_what_is_alive_once_the_run_shows(tmp_path: Pa
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: gc.get_threshold()[2] == FULL_COLLECTION_EVERY, "settled")
         assert gc.get_freeze_count() > frozen + len(app.screen.query("*"))
+
+
+async def test_a_run_the_system_refuses_to_open_exits_with_the_clis_line(tmp_path: Path) -> None:
+    """An OSError opening the run (a path the system refuses) escaped the opening worker
+    and ended the app with a traceback: it is the CLI's one line, exit 2, as a UserError."""
+    refused = tmp_path / "run"
+
+    def opener() -> PlayerSession:
+        raise PermissionError(13, "Permission denied", str(refused))
+
+    app = PlayerApp(opener=opener, opening=str(refused))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.open_error is not None, "open error")
+    assert app.return_code == UserError.exit_code
+    assert app.open_error is not None
+    assert app.open_error.message == f"{refused}: cannot access (Permission denied)"
+
+
+async def test_a_screen_the_system_refuses_to_repaint_says_so_and_plays_on(
+    app: PlayerApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An OSError while a player screen repaints (its run's files refused by the system)
+    ended the app with a traceback; it is a notice, and the screen paints again later."""
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), "dashboard")
+        screen = app.screen
+        assert isinstance(screen, DashboardScreen)
+
+        def refused() -> None:
+            raise OSError(5, "Input/output error", "journal.jsonl")
+
+        monkeypatch.setattr(screen, "refresh_view", refused)
+        screen.repaint()
+        await notified(pilot, "journal.jsonl: cannot access (Input/output error)")
+        assert screen.painted_from is None
+        monkeypatch.undo()
+        screen.repaint()
+        assert screen.painted_from is not None

@@ -389,13 +389,16 @@ class PlayerApp(WorkbenchShell):
     @work(thread=True, exclusive=True, group="open")
     def _open(self) -> None:
         """Open the session off the UI thread (importing and replaying takes a while)."""
-        from workbench.errors import WorkbenchError
+        from workbench.errors import UserError, WorkbenchError, os_error_message
 
         assert self._opener is not None
         try:
             session = self._opener()
         except WorkbenchError as exc:
             self.post_message(SessionFailed(exc))
+            return
+        except OSError as exc:  # a path the system refuses: the CLI's one line, exit 2
+            self.post_message(SessionFailed(UserError(os_error_message(exc))))
             return
         self.post_message(SessionOpened(session))
 

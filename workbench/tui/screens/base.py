@@ -11,6 +11,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable
 
 from workbench.errors import WorkbenchError
+from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.messages import SessionChanged
 from workbench.tui.widgets.bar import ScreenBar
 from workbench.tui.widgets.keybar import KeyBar
@@ -140,7 +141,7 @@ class WorkbenchScreen(Screen[None]):
             return
         try:
             source = self.paint_source()
-        except WorkbenchError as exc:
+        except EXPECTED as exc:
             self._unpainted(exc)
             return
         if source is None or source != self.painted_from:
@@ -155,13 +156,13 @@ class WorkbenchScreen(Screen[None]):
         try:
             self.refresh_view()
             self.painted_from = self.paint_source() if source is None else source
-        except WorkbenchError as exc:
+        except EXPECTED as exc:
             self._unpainted(exc)
 
-    def _unpainted(self, error: WorkbenchError) -> None:
+    def _unpainted(self, error: WorkbenchError | OSError) -> None:
         """Say why the screen could not be repainted; paint it again next time."""
         self.painted_from = None
-        self.app.notify(error.message, severity="error", timeout=8)
+        self.app.notify(expected_message(error), severity="error", timeout=8)
 
     def refresh_view(self) -> None:
         """Repaint from the model (screens that show changing state override this)."""
