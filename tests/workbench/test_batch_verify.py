@@ -141,16 +141,27 @@ def test_runs_csv_naming_another_agent_for_a_run_is_found(
 ) -> None:
     """A row naming another agent than its report's (or none) is the batch's problem, exit
     3 with or without --results (with --results it was a refusal, exit 2)."""
-    runs, out = batch[0], _copy(batch, tmp_path)
-    table = out / "runs.csv"
-    table.write_text(table.read_text().replace("run-0,ada,", f"run-0,{agent},", 1))
+    table = _edited_runs_table(batch, tmp_path, "run-0,ada,", f"run-0,{agent},")
+    _an_integrity_failure_both_ways(
+        batch[0],
+        table.parent,
+        f"Error: {table}: names agent '{agent}' for 'run-0', but its report is of agent 'ada'",
+    )
+
+
+def _edited_runs_table(batch: tuple[Path, Path], tmp_path: Path, old: str, new: str) -> Path:
+    """A copy of the batch's output whose runs.csv has its first `old` replaced by `new`."""
+    table = _copy(batch, tmp_path) / "runs.csv"
+    table.write_text(table.read_text().replace(old, new, 1))
+    return table
+
+
+def _an_integrity_failure_both_ways(runs: Path, out: Path, line: str) -> None:
+    """`verify-report OUT` exits 3 naming `line`, with and without --results."""
     for extra in ([], ["--results", str(runs)]):
         result = _verify(str(out), *extra)
         assert result.exit_code == exit_codes.INTEGRITY, result.output
-        assert (
-            f"Error: {table}: names agent '{agent}' for 'run-0', but its report is of agent 'ada'"
-            in (result.stderr.splitlines())
-        )
+        assert line in result.stderr.splitlines()
 
 
 def test_a_private_batch_with_a_missing_agent_is_consistent(
@@ -173,10 +184,7 @@ def test_a_row_naming_a_path_out_of_the_batch_is_a_problem(
 ) -> None:
     """A row's run is one folder name as a batch writes it: a path would make the check
     read a report (and with --results, a run) from wherever it points."""
-    runs, out = batch[0], _copy(batch, tmp_path)
-    table = out / "runs.csv"
-    table.write_text(table.read_text().replace("\nrun-0,", f"\n{name},", 1))
-    for extra in ([], ["--results", str(runs)]):
-        result = _verify(str(out), *extra)
-        assert result.exit_code == exit_codes.INTEGRITY, result.output
-        assert f"Error: {table}:2: not a row of a batch" in result.stderr.splitlines()
+    table = _edited_runs_table(batch, tmp_path, "\nrun-0,", f"\n{name},")
+    _an_integrity_failure_both_ways(
+        batch[0], table.parent, f"Error: {table}:2: not a row of a batch"
+    )
