@@ -245,3 +245,37 @@ def test_an_evaluation_in_this_process_leaves_the_collector_as_it_found_it(
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_an_edited_campaign_gets_its_own_contracts_in_the_same_process(
+    campaign_copy: Path, tmp_path: Path
+) -> None:
+    """Contracts are reused per campaign content: after evaluating a run of one version, a
+    run of an edited version (same question id, new title and scale) reports the new terms,
+    and the first version's run still reports its own."""
+    from workbench.evaluation.evaluator import run_evaluation
+    from workbench.evaluation.report import contract_digest
+
+    def evaluate(campaign: Path, name: str) -> dict[str, object]:
+        session = PlayerSession.create(tmp_path / f"run-{name}", campaign)
+        session.submit({"question": "q_bank_loan", "value": "-500", "conclusion": "-300.00"})
+        session.finish()
+        outcome = run_evaluation(tmp_path / f"run-{name}", tmp_path / f"out-{name}")
+        entry = next(q for q in outcome.report.questions if q.id == "q_bank_loan")
+        assert entry.contract_digest == contract_digest(entry.contract)
+        return {"title": entry.contract.title, "scale": entry.contract.scale}
+
+    original = evaluate(campaign_copy, "a")
+    edited = tmp_path / "edited"
+    shutil.copytree(campaign_copy, edited)
+    questions = edited / "questions.toml"
+    text = questions.read_text()
+    questions.write_text(
+        text.replace(
+            'title = "How does a $25,000 bank loan', 'title = "Edited: a $25,000 loan', 1
+        ).replace('scale = "500"', 'scale = "750"', 1)
+    )
+    changed = evaluate(edited, "b")
+    assert str(changed["title"]).startswith("Edited: a $25,000 loan")
+    assert changed["scale"] == "750" and original["scale"] == "500"
+    assert evaluate(campaign_copy, "c") == original

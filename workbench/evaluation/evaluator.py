@@ -78,6 +78,7 @@ from workbench.evaluation.report import (
 from workbench.evaluation.seal_stream import SealStream
 from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
+from workbench.play.models import QuestionContract
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
     SubmissionRecord,
@@ -280,11 +281,34 @@ def _measured(branch: BranchRun) -> bool:
     return branch.status == "ok" or (branch.status == "rejected" and branch.outcome is not None)
 
 
+_CONTRACTS: dict[tuple[str, str], tuple[QuestionContract, str]] = {}
+CONTRACTS_KEPT = 4096
+"""How many question contracts a process keeps (`_contract_of`): a batch of any number of
+runs of a few campaigns builds each once."""
+
+
+def _contract_of(bundle: CampaignBundle, question: Question) -> tuple[QuestionContract, str]:
+    """A question's public contract and its digest, built once per campaign content.
+
+    Both are a pure function of the campaign's files, which its digest covers, so a batch
+    of runs of one campaign (or a benchmark's repeated evaluations) reuses them; the
+    contract is a frozen model, safe to share between reports.
+    """
+    key = (bundle.digest, question.id)
+    found = _CONTRACTS.get(key)
+    if found is None:
+        contract = question_contract(bundle, question)
+        found = _CONTRACTS[key] = (contract, contract_digest(contract))
+        if len(_CONTRACTS) > CONTRACTS_KEPT:
+            del _CONTRACTS[next(iter(_CONTRACTS))]
+    return found
+
+
 def _judge(task: PairTask) -> PairResult:
     """Run both branches of one question and judge its submission."""
     q = task.question
     bundle = task.bundle
-    contract = question_contract(bundle, q)
+    contract, digest = _contract_of(bundle, q)
     sub = task.submission
     reason: str | None = None
     base = inter = None
@@ -320,7 +344,7 @@ def _judge(task: PairTask) -> PairResult:
     entry = QuestionEntry(
         id=q.id,
         contract=contract,
-        contract_digest=contract_digest(contract),
+        contract_digest=digest,
         submission=_submission_used(sub),
         branches=Branches(
             baseline=None if base is None else base.record(),
@@ -339,12 +363,12 @@ def _judge(task: PairTask) -> PairResult:
 
 def _failed_entry(task: PairTask, reason: str) -> QuestionEntry:
     """A question whose evaluation failed: its reason, no score, nothing invented."""
-    contract = question_contract(task.bundle, task.question)
+    contract, digest = _contract_of(task.bundle, task.question)
     required = task.question.conclusion
     return QuestionEntry(
         id=task.question.id,
         contract=contract,
-        contract_digest=contract_digest(contract),
+        contract_digest=digest,
         submission=_submission_used(task.submission),
         branches=Branches(),
         effect=None,
