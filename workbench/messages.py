@@ -38,6 +38,13 @@ def single_line(text: str) -> str:
     )
 
 
+def printed(name: object) -> str:
+    """A path or another name a user chose, as an informational line shows it (`wrote OUT`):
+    `single_line`, so a newline or a terminal escape in it neither splits nor drives the
+    line (`Error:` lines get the same through `bound_message`)."""
+    return single_line(str(name))
+
+
 def clip(value: object, limit: int = CLIP) -> str:
     """A user value as a quoted, printable string of at most about `limit` characters.
 

@@ -26,7 +26,7 @@ from workbench.cli.options import (
 )
 from workbench.display import score_counts, short_number, signed_amount
 from workbench.errors import UserError
-from workbench.messages import bound_line, single_line
+from workbench.messages import bound_line, printed, single_line
 
 if TYPE_CHECKING:
     from workbench.evaluation.executors import ExecutorSpec
@@ -168,7 +168,7 @@ def validate_counterfactual(
     if outcome.exit_code == exit_codes.INTEGRITY:
         echo_error(f"{outcome.message}; nothing was scored")
         sys.exit(outcome.exit_code)
-    click.echo(f"report: {outcome.report_path}")
+    click.echo(f"report: {printed(outcome.report_path)}")
     _print_summary(outcome.report)
     if not outcome.report.questions:
         click.echo("no counterfactual question to evaluate", err=True)
@@ -219,7 +219,9 @@ def _validate_all(
         )
     finally:
         bar.close()
-    click.echo(f"leaderboard: {outcome.leaderboard_path} (runs: {outcome.runs_path})")
+    click.echo(
+        f"leaderboard: {printed(outcome.leaderboard_path)} (runs: {printed(outcome.runs_path)})"
+    )
     if outcome.table.empty:
         click.echo("no run to validate", err=True)
     else:
@@ -259,18 +261,19 @@ def verify_report(
     if not result.ok:
         _print_problems(result.problems)
         click.echo(
-            f"{out}: {len(result.problems)} problem(s); the report is not trustworthy", err=True
+            f"{printed(out)}: {len(result.problems)} problem(s); the report is not trustworthy",
+            err=True,
         )
         sys.exit(exit_codes.INTEGRITY)
-    against = f", and matches evaluating {results} again" if results is not None else ""
+    against = f", and matches evaluating {printed(results)} again" if results is not None else ""
     signed = ", signatures checked" if result.authenticated else ""
     click.echo(
-        f"{out}: consistent ({result.questions} question(s), {result.seals} seal(s)"
+        f"{printed(out)}: consistent ({result.questions} question(s), {result.seals} seal(s)"
         f"{signed}{against})"
     )
     if result.private and not result.authenticated:
         click.echo(
-            f"{out}: a private report; its signatures were not checked: give --control "
+            f"{printed(out)}: a private report; its signatures were not checked: give --control "
             "FILE to authenticate it",
             err=True,
         )
@@ -303,14 +306,14 @@ def _verify_batch(
         echo_error(refusal)
     failing = sum(not report.ok for _, report in found.reports)
     signed = sum(report.authenticated for _, report in found.reports)
-    against = f", each matching evaluating its run under {runs} again" if runs else ""
+    against = f", each matching evaluating its run under {printed(runs)} again" if runs else ""
     tables = {
         "not compared": "not derived again (not every report could be read)",
         "match": "match them",
         "differ": "differ from them",
     }[found.tables]
     summary = (
-        f"{out}: {len(found.reports)} report(s) checked, {failing} with problems, "
+        f"{printed(out)}: {len(found.reports)} report(s) checked, {failing} with problems, "
         f"{len(found.refused)} not checked; runs.csv and leaderboard.csv {tables}"
         + (f"; {signed} signed report(s) authenticated" if signed else "")
         + against
@@ -324,7 +327,7 @@ def _verify_batch(
     click.echo(f"{summary}: consistent")
     if any(report.private and not report.authenticated for _, report in found.reports):
         click.echo(
-            f"{out}: private reports; their signatures were not checked: give --control "
+            f"{printed(out)}: private reports; their signatures were not checked: give --control "
             "FILE to authenticate them",
             err=True,
         )
@@ -351,13 +354,13 @@ def demo(out: Path) -> None:
         with contextlib.suppress(OSError):
             claimed.rmdir()  # only while still empty: the play wrote nothing
         raise
-    click.echo(f"played the default campaign into {run_dir}")
+    click.echo(f"played the default campaign into {printed(run_dir)}")
     checks = next_free(run_dir.with_name(run_dir.name + "-validation"))
     bar = _StderrBar("validating")
     try:
         outcome = run_evaluation(run_dir, checks, progress=bar)
     finally:
         bar.close()
-    click.echo(f"validated into {checks} (report: {outcome.report_path})")
+    click.echo(f"validated into {printed(checks)} (report: {printed(outcome.report_path)})")
     _print_summary(outcome.report)
     sys.exit(outcome.exit_code)

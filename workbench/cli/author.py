@@ -18,7 +18,7 @@ from workbench.authoring.seeds import DEFAULT_SEEDS, MAX_SEEDS, STRICT_SEEDS
 from workbench.cli.assess import _StderrBar
 from workbench.cli.options import DIR, campaign_arg, control_file, control_opt, json_opt
 from workbench.errors import UserError
-from workbench.messages import single_line
+from workbench.messages import printed, single_line
 
 
 @click.command()
@@ -59,7 +59,7 @@ def check(
         click.echo(json.dumps(document, indent=2))
     else:
         for f in report.findings:
-            click.echo(f"{f.severity:7} {f.kind:10} {f.where} [{f.branch}]: {f.message}")
+            click.echo(printed(f"{f.severity:7} {f.kind:10} {f.where} [{f.branch}]: {f.message}"))
     errors, warnings = report.count("error"), report.count("warning")
     gate = " (strict)" if strict else ""
     verdict = "passes" if passed else "fails"

@@ -24,6 +24,7 @@ from workbench.cli.options import ANY_PATH, DIR, FILE, Whole, executor_options, 
 from workbench.cli.task_folder import stage_folder
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
+from workbench.messages import printed
 from workbench.outputs import check_new_file, write_new_file
 
 KEY_HELP = (
@@ -251,7 +252,7 @@ def audit(
     click.echo(_table(report))
     if json_path is not None:
         write_new_file(json_path, render_report(report).encode(), force=force, what="audit report")
-        click.echo(f"report written to {json_path}")
+        click.echo(f"report written to {printed(json_path)}")
 
 
 @causal.command()
@@ -272,4 +273,4 @@ def manifest(out: Path, force: bool) -> None:
     ) as bar:
         text = build_manifest_text(tick=lambda: bar.update(1))
     write_new_file(out, text.encode(), force=force, what="manifest")
-    click.echo(f"{EVAL_NAMESPACE} manifest ({total} tasks) written to {out}")
+    click.echo(f"{EVAL_NAMESPACE} manifest ({total} tasks) written to {printed(out)}")

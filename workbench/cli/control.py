@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from workbench.cli.options import DIR, FILE
+from workbench.messages import printed
 
 
 @click.group()
@@ -56,7 +57,7 @@ def control_new(
     document, tokens = new_control(bundle, tuple(dict.fromkeys((*agents, *listed))))
     write_control(out, document)
     click.echo(
-        f"wrote {out} (mode 0600) for campaign {bundle.id} with {len(tokens)} agent(s); "
+        f"wrote {printed(out)} (mode 0600) for campaign {bundle.id} with {len(tokens)} agent(s); "
         "each agent's bearer token follows, shown only this once",
         err=True,
     )

@@ -23,6 +23,7 @@ from workbench.cli.options import (
 )
 from workbench.display import amount
 from workbench.errors import IntegrityError, UserError
+from workbench.messages import printed
 
 
 @click.command()
@@ -61,9 +62,11 @@ def run(
         session.seal()
         session.write_store()
     for note in notes:
-        click.echo(note, err=True)
+        click.echo(printed(note), err=True)
     view = session.view()
-    click.echo(f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {out}")
+    click.echo(
+        f"{session.bundle.id}: played to day {session.day} of {session.horizon} into {printed(out)}"
+    )
     for row in view.metrics:
         click.echo(f"  {row.title}: {amount(row.value, row.units)}")
     for task in session.task_results():
@@ -105,7 +108,7 @@ def finish(
         session.seal()
         session.write_store()
     click.echo(
-        f"{run_dir}: finished on day {session.day} (from day {start}); "
+        f"{printed(run_dir)}: finished on day {session.day} (from day {start}); "
         "it accepts no further command and can be validated"
     )
 
@@ -123,7 +126,9 @@ def verify(
     seal = result.seal
     if not result.ok or seal is None:
         raise IntegrityError(f"{run_dir}: verification failed: {result.divergence}")
-    click.echo(f"{run_dir}: intact (journal head {seal.journal_head[:16]}, day {seal.final_day})")
+    click.echo(
+        f"{printed(run_dir)}: intact (journal head {seal.journal_head[:16]}, day {seal.final_day})"
+    )
     for task in result.tasks:
         status = task.status
         if status == "open":
@@ -222,7 +227,7 @@ def ledger_cmd(
         sys.stdout.write(text)
     else:
         write_new_file(out, text.encode(), force=force)
-        click.echo(f"wrote {out}", err=True)
+        click.echo(f"wrote {printed(out)}", err=True)
 
 
 @click.command()

@@ -27,7 +27,7 @@ from graders.vc_deal.verdicts import gold_window
 from workbench.cli.options import FILE, Whole, executor_options, executor_spec
 from workbench.errors import UserError
 from workbench.inputs import read_bounded
-from workbench.messages import single_line
+from workbench.messages import printed, single_line
 from workbench.outputs import check_new_file, write_new_file
 
 SEED = Whole(-(2**63), 2**63 - 1, "2**63 - 1", low_text="-2**63")
@@ -90,7 +90,7 @@ def generate(
         click.echo(data, nl=False)
     else:
         write_new_file(out, data, force=force)
-    where = f" to {out}" if out is not None else ""
+    where = f" to {printed(out)}" if out is not None else ""
     click.echo(f"{len(items)} items (seed {seed}){where}, sha256 {dataset_sha256(items)}", err=True)
 
 
