@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import click
 
 from workbench import __version__, exit_codes
-from workbench.cli import stdout
+from workbench.cli import stderr, stdout
 from workbench.cli.stdout import StandardOutputError
 from workbench.errors import (
     Terminated,
@@ -231,8 +231,11 @@ def run() -> None:
     Standard output is written whole or the command ends by its failure (`stdout`), and
     what is left in its buffer is written before the exit code is final: a pipe closed
     or a disk full by then is the command's failure too, not Python's noise at exit.
+    A diagnostic standard error cannot take is dropped (`stderr`): the exit code stays the
+    command's own.
     """
     signal.signal(signal.SIGTERM, _terminated)
+    stderr.guard()
     stdout.guard()
     try:
         try:

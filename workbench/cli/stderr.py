@@ -1,0 +1,69 @@
+"""Standard error as every command writes it: what it cannot take is dropped, never raised.
+
+Standard error carries diagnostics (progress, `wrote OUT`, `Error:` lines), not what a
+command makes. When it could not be written (`2>/dev/full`, a pipe whose reader has
+gone), the failing write raised inside the command: a validation whose progress line met
+a full device stopped half way and exited 1 (which here means "unscored"); a refusal
+whose `Error:` line could not be printed exited 1 instead of 2. As GNU tools do, a
+diagnostic that cannot be written is dropped: the command runs to its end and its exit
+code is its own, so a script that reads the code learns what happened.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+
+
+class _Diagnostics(io.RawIOBase):
+    """Standard error's descriptor: each write goes to it whole, or is dropped when the
+    device refuses it (there is nowhere left to say so)."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        """A terminal behind it (progress bars draw only there)."""
+        try:
+            return os.isatty(self._fd)
+        except OSError:
+            return False
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        """Write `data` (a partial write writes the rest); a refused write is dropped."""
+        view = memoryview(data).cast("B")
+        done = 0
+        with contextlib.suppress(OSError):
+            while done < len(view):
+                done += os.write(self._fd, view[done:])
+        return len(view)
+
+
+def guard() -> None:
+    """Write standard error through `_Diagnostics` from now on (the program's start): by
+    line, as Python writes it, in its encoding and with its escapes for what it cannot
+    encode. No standard error at all (closed at start: Python's `None`) is left as it is:
+    click then prints nothing."""
+    stream = sys.stderr
+    if stream is None:
+        return
+    try:
+        fd = stream.fileno()
+        stream.flush()
+    except (AttributeError, OSError, ValueError):  # no real standard error: leave it
+        return
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(_Diagnostics(fd)),
+        encoding=stream.encoding,
+        errors=stream.errors,
+        line_buffering=True,
+    )
