@@ -44,7 +44,10 @@ class _Diagnostics(io.RawIOBase):
         done = 0
         with contextlib.suppress(OSError):
             while done < len(view):
-                done += os.write(self._fd, view[done:])
+                written = os.write(self._fd, view[done:])
+                if written <= 0:  # a device that takes nothing: drop the rest
+                    break
+                done += written
         return len(view)
 
 
