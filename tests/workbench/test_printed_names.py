@@ -105,3 +105,30 @@ def test_demo_control_vc_and_causal_print_their_outputs_escaped(hostile: Path) -
         invoke(main, ["control", "new", str(private), "--agent", "a1", "--out", str(control)]),
         str(control),
     )
+
+
+def test_causal_generate_names_its_staged_files_escaped(hostile: Path) -> None:
+    staged = hostile / "task"
+    result = CliRunner().invoke(
+        main,
+        ["causal", "generate", "--family", "ate", "--task-id", "1", "--out", str(staged)],
+    )
+    _clean(result, str(staged / "data.csv"))
+
+
+def test_a_host_names_its_runs_folder_escaped(hostile: Path) -> None:
+    """The host's first line (`RUNS: recovered ...`) and its address line, from the real
+    process, on a runs folder under the hostile name."""
+    from tests.host.conftest import HostProcess, make_hosted
+
+    hosted = make_hosted(hostile)
+    log = hostile / "host.log"
+    host = HostProcess(hosted, log).start()
+    try:
+        assert host.stop() == 0
+    finally:
+        host.kill()
+    shown = log.read_bytes().decode()
+    for line in shown.splitlines():
+        assert line.isprintable(), repr(line)
+    assert f"{single_line(str(hosted.runs))}: " in shown, shown

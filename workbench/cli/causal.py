@@ -110,7 +110,12 @@ def causal() -> None:
     required=True,
     help="Folder to stage data.csv and README.md into (new, or holding only those two).",
 )
-@click.option("--force", is_flag=True, help=FORCE_HELP.format(flag="--out"))
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Replace data.csv and README.md already staged in --out (regular files only: "
+    "never a link, device or directory).",
+)
 def generate(
     family: str, split: str, task_id: int, key_option: str | None, out: Path, force: bool
 ) -> None:
@@ -118,8 +123,8 @@ def generate(
     task = _task(key_option, split, family, task_id)
     stage_folder(out, task.staged.files(), force)
     click.echo(
-        f"staged {family} {split} task {task_id}: {out / DATA_FILE} "
-        f"({len(task.staged.frame)} rows), {out / README_FILE}"
+        f"staged {family} {split} task {task_id}: {printed(out / DATA_FILE)} "
+        f"({len(task.staged.frame)} rows), {printed(out / README_FILE)}"
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from workbench.cli.options import DIR, FILE, Whole, control_file
+from workbench.messages import printed
 
 
 @click.command()
@@ -113,7 +114,7 @@ def host(
         if sock is not None:
             sock.close()
         raise
-    say = f"{runs_dir}: {recovery.summary()}"
+    say = f"{printed(runs_dir)}: {recovery.summary()}"
     click.echo(say, err=True)
     try:
         if stdio:
