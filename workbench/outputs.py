@@ -483,13 +483,30 @@ def _remove_owned(out: Path, layout: OutputLayout) -> None:
 
 
 def _inside(out: Path, never_inside: Path | None) -> None:
-    if never_inside is None:
-        return
-    inner, outer = out.resolve(), never_inside.resolve()
-    if inner == outer or outer in inner.parents:
+    """Refuse an output directory inside `never_inside` (the results read) or inside any run
+    directory: a batch's OUT in a run it reaches through a link wrote into its own input."""
+    if never_inside is not None:
+        try:
+            inner, outer = out.resolve(), never_inside.resolve()
+        except RuntimeError:  # Python 3.11's word for a link loop on the way (ELOOP)
+            raise UserError(
+                f"output directory {out}: cannot access (Too many levels of symbolic links)",
+                subject="out",
+            ) from None
+        if inner == outer or outer in inner.parents:
+            raise UserError(
+                f"output directory {out} is inside the results directory {never_inside}; "
+                "the results directory is never written",
+                subject="out",
+            )
+    try:
+        run = run_directory_holding(out)
+    except (OSError, RuntimeError):  # a folder above unreadable, a loop: the claim says so
+        run = None
+    if run is not None:
         raise UserError(
-            f"output directory {out} is inside the results directory {never_inside}; "
-            "the results directory is never written",
+            f"output directory {out}: {run} is a run directory; an evaluation is never "
+            "written into a run",
             subject="out",
         )
 

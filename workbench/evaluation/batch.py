@@ -24,6 +24,7 @@ are still written.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from collections import Counter
 from collections.abc import Callable
@@ -42,10 +43,18 @@ from workbench.evaluation.evaluator import (
     RunEvaluation,
     RunJob,
     evaluate_run,
+    utf8_name,
     write_evaluation,
 )
 from workbench.evaluation.executors import Done, ExecutorSpec, Progress, open_executor
-from workbench.evaluation.leaderboard import INCOMPLETE, RunRow, leaderboard, runs_csv, to_csv
+from workbench.evaluation.leaderboard import (
+    INCOMPLETE,
+    RunRow,
+    RunStatus,
+    leaderboard,
+    runs_csv,
+    to_csv,
+)
 from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.bundle import load_bundle
@@ -88,15 +97,33 @@ class _Found:
 
 
 def _entries(runs_dir: Path) -> list[Path]:
-    """The subdirectories of RUNS_DIR in name order (bounded)."""
+    """The subdirectories of RUNS_DIR in name order (bounded), and the entries whose kind
+    cannot be learned (their rows say why)."""
     found = []
     with reraised(UserError, OSError, where=str(runs_dir)), os.scandir(runs_dir) as it:
         for count, entry in enumerate(it, start=1):
             if count > MAX_ENTRIES:
                 raise UserError(f"{runs_dir} holds more than {MAX_ENTRIES} entries")
-            if entry.is_dir():
+            if _may_be_a_directory(entry):
                 found.append(Path(entry.path))
     return sorted(found, key=lambda p: p.name)
+
+
+def _may_be_a_directory(entry: os.DirEntry[str]) -> bool:
+    """True for a directory, or an entry whose target cannot be looked at (no permission).
+
+    A symbolic link that leads nowhere, to a loop (`loop -> loop`) or through a file is no
+    directory and so no run: one such link refused the whole batch, naming an errno."""
+    try:
+        return entry.is_dir()
+    except OSError as exc:
+        return exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.ENOENT, errno.ENAMETOOLONG)
+
+
+def _shown(name: str) -> str:
+    """A directory's name as runs.csv records it: its bytes that are not UTF-8 escaped
+    (`\\xff`), since the table is UTF-8 text."""
+    return os.fsencode(name).decode(errors="backslashreplace")
 
 
 def _originals(entries: list[Path]) -> dict[Path, str]:
@@ -163,10 +190,10 @@ def _discover(
     repeats = _originals(entries)
     for run_dir in entries:
         paths = RunPaths(run_dir)
-        name = run_dir.name
+        name = _shown(run_dir.name)
         if run_dir in repeats:  # named only when it is a run: other folders pass silently
             if _holds_a_run(paths):
-                why = f"the same directory as {clip(repeats[run_dir])}: a run counts once"
+                why = f"the same directory as {clip(_shown(repeats[run_dir]))}: a run counts once"
                 rows.append(RunRow(name, "", "excluded", reason=why))
             continue
         try:
@@ -204,6 +231,10 @@ def _discover(
             why = f"agent {agent!r} is not registered in the control file"
             rows.append(RunRow(name, agent, "excluded", reason=why))
             continue
+        if not utf8_name(run_dir):  # its row names its bytes escaped
+            why = "its name is not UTF-8: a report names its run in UTF-8; rename it"
+            rows.append(RunRow(name, agent, "refused", reason=why))
+            continue
         if control is not None:
             worlds.append(registration.seed_commitment == control.commitment())
         played[registration.campaign_id, registration.campaign_digest] += 1
@@ -224,6 +255,19 @@ def _discover(
             if agent not in seen_agents:
                 rows.append(RunRow("", agent, "missing", reason=f"no run under {runs_dir}"))
     return _Found(tuple(jobs), tuple(rows))
+
+
+def listed_runs(
+    runs_dir: Path, control: ControlFile | None
+) -> set[tuple[str, str, RunStatus | None]]:
+    """(run, agent, status) of each row a batch of RUNS_DIR writes as it stands now; status
+    None for a run it evaluates (whose status the evaluation decides): what `verify-report
+    --results` holds runs.csv to, so a row removed or relabelled is found."""
+    found = _discover(runs_dir.absolute(), control, None)
+    rows: set[tuple[str, str, RunStatus | None]] = {
+        (row.run, row.agent, row.status) for row in found.rows
+    }
+    return rows | {(job.run_dir.name, agent, None) for job, agent in found.jobs}
 
 
 def _several_campaigns(runs_dir: Path, played: Counter[tuple[str, str]]) -> UserError:

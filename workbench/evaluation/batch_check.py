@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import TypeAdapter, ValidationError
 
 from workbench.errors import AccessError, UserError, WorkbenchError
-from workbench.evaluation.batch import LEADERBOARD, REPORTS, RUNS_TABLE
+from workbench.evaluation.batch import LEADERBOARD, REPORTS, RUNS_TABLE, listed_runs
 from workbench.evaluation.evaluator import REPORT_FILE
 from workbench.evaluation.leaderboard import RunRow, RunStatus, leaderboard, runs_csv, to_csv
 from workbench.evaluation.report import CounterfactualReport
@@ -30,6 +30,10 @@ from workbench.runs.registration import ControlFile
 
 STATUS: TypeAdapter[RunStatus] = TypeAdapter(RunStatus)
 """A runs.csv row's status, read as the batch wrote it."""
+EVALUATION_STATUSES: frozenset[RunStatus] = frozenset(
+    {"evaluated", "integrity", "refused", "failed"}
+)
+"""The statuses a run the batch evaluated may end with (its evaluation decides which)."""
 
 
 @dataclass
@@ -78,6 +82,7 @@ def check_batch(
     rows = _listed_rows(out, check)
     if rows is None:
         return check
+    _repeated_rows(out, rows, check)
     named = {row.run for row in rows if row.status == "evaluated"}
     folders = _report_folders(out)
     for stray in sorted(folders - named):  # a folder no row names: added, or renamed
@@ -91,6 +96,8 @@ def check_batch(
         report = _checked_report(out, row, runs, control, campaign, check)
         reports.append(report)
         derived.append(RunRow(row.run, row.agent, row.status, report, row.reason))
+    if runs is not None and not check.refused:
+        _rows_of_runs(out, rows, runs, control, check)
     if check.refused or any(not c.ok for _, c in check.reports) or None in reports:
         return check
     check.tables = "match"
@@ -129,6 +136,45 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
         check.problems.append(f"{out / RUNS_TABLE}: not a batch's table ({clip(str(exc))})")
         return None
     return rows
+
+
+def _repeated_rows(out: Path, rows: list[RunRow], check: BatchCheck) -> None:
+    """A problem for each row naming a run (or a missing agent) an earlier row names: a
+    batch lists each once, and a repeated row counted one report's scores twice."""
+    seen: set[tuple[str, str]] = set()
+    for number, row in enumerate(rows, start=2):
+        key = (row.run, "") if row.run else ("", row.agent)
+        if key in seen:
+            what = f"run {clip(row.run)}" if row.run else f"agent {clip(row.agent)}"
+            check.problems.append(f"{out / RUNS_TABLE}:{number}: lists {what} again")
+        seen.add(key)
+
+
+def _rows_of_runs(
+    out: Path, rows: list[RunRow], runs: Path, control: ControlFile | None, check: BatchCheck
+) -> None:
+    """A problem for each row RUNS_DIR does not give now, and each it gives that runs.csv
+    lacks: a run's row (and report) removed, or its status relabelled, is found."""
+    expected = listed_runs(runs, control)
+    evaluated = {(run, agent) for run, agent, status in expected if status is None}
+    listed = {
+        (row.run, row.agent, None)
+        if (row.run, row.agent) in evaluated and row.status in EVALUATION_STATUSES
+        else (row.run, row.agent, row.status)
+        for row in rows
+    }
+    for run, agent, status in sorted(expected - listed, key=str):
+        what = clip(run) if run else f"agent {clip(agent)}"
+        check.problems.append(
+            f"{out / RUNS_TABLE}: has no row for {what} ({status or 'a run to evaluate'}), "
+            f"which {runs} holds"
+        )
+    for run, agent, status in sorted(listed - expected, key=str):
+        what = clip(run) if run else f"agent {clip(agent)}"
+        check.problems.append(
+            f"{out / RUNS_TABLE}: lists {what} ({status}, agent {clip(agent)}), which {runs} "
+            "does not give"
+        )
 
 
 def _run_name(run: str, status: RunStatus) -> bool:

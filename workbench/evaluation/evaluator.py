@@ -474,6 +474,16 @@ def _resolve_run(
     return results, registration
 
 
+def utf8_name(run_dir: Path) -> bool:
+    """True when the run directory's name is text (UTF-8): a report and a batch's runs.csv
+    record it, and a name of other bytes was a traceback when the report was encoded."""
+    try:
+        run_dir.name.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @dataclass(frozen=True)
 class PreparedRun:
     """A verified run ready to evaluate: its report head and one task per question.
@@ -497,6 +507,11 @@ def prepare_run(
     """Verify a finished run and build its pair tasks; an unfinished run is a UserError.
 
     `campaign` is where its campaign is when not where run.json says (`run_campaign`)."""
+    if not utf8_name(results):
+        raise UserError(
+            f"{results}: its name is not UTF-8: a report names its run in UTF-8, so rename "
+            "the directory"
+        )
     bundle = run_campaign(results, registration, campaign)
     chosen = _select_questions(bundle, questions)
     days = {q.intervene_on_day for q in chosen}

@@ -186,9 +186,12 @@ def leaderboard(rows: Sequence[RunRow]) -> pd.DataFrame:
 
 
 def to_csv(frame: pd.DataFrame) -> bytes:
-    """CSV bytes with `\\n` line ends (every cell is already an int or a fixed string)."""
+    """CSV bytes with `\\n` line ends (every cell is already an int or a fixed string).
+
+    A path's bytes that are not UTF-8 (a reason naming RUNS_DIR) are written escaped, as
+    `\\udcff`: they made the batch a traceback when its tables were encoded."""
     text: str = frame.to_csv(index=False, lineterminator="\n")
-    return text.encode()
+    return text.encode(errors="backslashreplace")
 
 
 def runs_csv(rows: Sequence[RunRow]) -> bytes:
