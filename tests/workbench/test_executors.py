@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -86,13 +87,41 @@ def test_local_executor_matches_serial(workers: int) -> None:
     ]
 
 
-def test_a_killed_pool_worker_loses_chunks_not_the_map() -> None:
+def test_only_the_item_that_kills_its_worker_is_lost() -> None:
+    """A worker that dies breaks Python's whole pool: the chunks it left run again, then
+    item by item, so of forty items only the one that kills every worker it runs on is
+    lost (the whole map was lost with the pool before)."""
     items = list(range(40))
     outcomes: list[Outcome[int]] = list(LocalExecutor(2).map(suicidal, items, chunk=5))
-    assert len(outcomes) == len(items)
-    assert isinstance(outcomes[13], Lost) and outcomes[13].reason.startswith("worker failed:")
-    for item, outcome in zip(items, outcomes, strict=True):
-        assert outcome == Done(item) or isinstance(outcome, Lost)
+    lost = outcomes[13]
+    assert isinstance(lost, Lost) and lost.reason.startswith("worker failed: BrokenProcessPool")
+    assert outcomes == [lost if item == 13 else Done(item) for item in items]
+
+
+def killed_once(item: tuple[int, str]) -> int:
+    """Kills its worker the first time item 5 runs (a marker file remembers), like the
+    out-of-memory killer taking a worker once."""
+    value, marker = item
+    if value == 5 and not os.path.exists(marker):
+        with open(marker, "x"):
+            pass
+        os.kill(os.getpid(), signal.SIGKILL)
+    return value * 2
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 20])
+def test_a_worker_killed_once_loses_nothing(chunk: int, tmp_path: Path) -> None:
+    marker = str(tmp_path / "killed")
+    items = [(value, marker) for value in range(20)]
+    seen: list[int] = []
+    outcomes = list(
+        LocalExecutor(2).map(
+            killed_once, items, chunk=chunk, progress=lambda done, total: seen.append(done)
+        )
+    )
+    assert os.path.exists(marker)
+    assert outcomes == [Done(value * 2) for value in range(20)]
+    assert seen == sorted(seen) and seen[-1] == 20
 
 
 def test_values_raise_on_the_first_lost_task() -> None:

@@ -4,10 +4,11 @@ An `Executor` maps a pure, module-level function over independent items and yiel
 `Done` or `Lost` per item **in item order**, whatever order they finished in, so anything
 built from the results is byte-identical for any executor and worker count. Items travel
 in chunks (one pickled campaign per chunk, not per item). An exception inside the
-function fails only its item. A lost worker fails its chunk on the local pool (nothing is
-retried there); on Dask the scheduler reruns a lost worker's tasks on the others, so a
-kill loses and duplicates nothing, and only a task that killed `allowed-failures` workers
-comes back `Lost`.
+function fails only its item. A lost worker is no lost task: on the local pool the chunks
+it left unfinished run again on a new pool, then item by item (`LocalExecutor`); on Dask
+the scheduler reruns a lost worker's tasks on the others. Either way a kill loses and
+duplicates nothing, and only a task that kills its workers by itself comes back `Lost`
+(on Dask, one that killed `allowed-failures` workers).
 
 `open_executor` turns an `ExecutorSpec` (the CLI's `--executor local|dask`, `--scheduler
 ADDRESS`, `--workers N`) into an executor; every refusal is a one-line UserError whose
@@ -26,8 +27,9 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, as_completed
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Generic, Literal, Protocol, TypeVar
 
@@ -200,8 +202,11 @@ class SerialExecutor:
 class LocalExecutor:
     """A local process pool whose workers die with this process (serial for one worker).
 
-    A worker that dies (killed, out of memory) breaks the pool: every chunk not yet
-    finished comes back `Lost` with the reason, and the chunks already done are kept.
+    A worker that dies (killed, out of memory) breaks Python's whole pool, and every chunk
+    not yet finished fails with it. Those chunks run again on a new pool; if that one
+    breaks as well, their items run one at a time on a one-worker pool, a new worker after
+    each that dies, so only an item that kills its worker by itself comes back `Lost`
+    (`_pooled`). Items are pure, so running one again changes nothing.
     """
 
     def __init__(self, workers: int = 1) -> None:
@@ -231,23 +236,88 @@ class LocalExecutor:
             yield from SerialExecutor().map(fn, items, progress=progress)
             return
         chunks = _chunks(items, chunk or chunk_size(len(items), self._workers))
-        pool = worker_pool(min(self._workers, len(chunks)))
-        try:
-            futures: list[Future[list[Outcome[R]]]] = [
-                pool.submit(run_chunk, fn, part) for part in chunks
-            ]
-            index = {future: i for i, future in enumerate(futures)}
+        results: dict[int, list[Outcome[R]]] = {}
 
-            def result_of(i: int) -> list[Outcome[R]]:
-                try:
-                    return futures[i].result()
-                except Exception as exc:  # a lost worker fails its chunk, not the others
-                    return [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[i])
+        def finished() -> Iterator[int]:
+            for index, outcomes in _pooled(fn, chunks, self._workers):
+                results[index] = outcomes
+                yield index
 
-            finished = (index[f] for f in as_completed(futures))
-            yield from _in_order(chunks, finished, result_of, progress, len(items))
-        finally:
+        yield from _in_order(chunks, finished(), results.pop, progress, len(items))
+
+
+POOL_ROUNDS: Final = 2
+"""Pools the unfinished chunks of a local map run on (the first, then one more after a
+worker died) before their items run one at a time."""
+
+
+def _pooled(
+    fn: Callable[[T], R], chunks: list[Sequence[T]], workers: int
+) -> Iterator[tuple[int, list[Outcome[R]]]]:
+    """(chunk index, outcomes) for every chunk, in the order they finish, on local pools.
+
+    A worker killed from outside (the out-of-memory killer, `kill -9`) costs a second
+    round; an item that kills every worker it runs on is found by running the chunks
+    left after the second round item by item (`_isolated`)."""
+    left = list(range(len(chunks)))
+    for _ in range(POOL_ROUNDS):
+        if not left:
+            return
+        left = yield from _one_pool(fn, chunks, left, min(workers, len(left)))
+    for index in left:
+        yield index, _isolated(fn, chunks[index])
+
+
+def _one_pool(
+    fn: Callable[[T], R], chunks: list[Sequence[T]], indexes: list[int], workers: int
+) -> Generator[tuple[int, list[Outcome[R]]], None, list[int]]:
+    """Run the chunks `indexes` on one new pool, yielding each as it finishes; returns
+    the indexes a broken pool (a worker that died) left without a result."""
+    pool = worker_pool(workers)
+    broken: list[int] = []
+    try:
+        futures: dict[Future[list[Outcome[R]]], int] = {}
+        for position, index in enumerate(indexes):
+            try:
+                futures[pool.submit(run_chunk, fn, chunks[index])] = index
+            except BrokenProcessPool:  # a worker died before every chunk was handed over
+                broken.extend(indexes[position:])
+                break
+        for future in as_completed(futures):
+            index = futures[future]
+            try:
+                outcomes = future.result()
+            except BrokenProcessPool:
+                broken.append(index)
+                continue
+            except Exception as exc:  # not a lost worker (a result that cannot travel back)
+                outcomes = [Lost(f"worker failed: {_reason(exc)}")] * len(chunks[index])
+            yield index, outcomes
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return sorted(broken)
+
+
+def _isolated(fn: Callable[[T], R], items: Sequence[T]) -> list[Outcome[R]]:
+    """Each item alone on a one-worker pool, in order: an item whose worker dies is
+    `Lost` with the reason, and a new worker takes the next."""
+    outcomes: list[Outcome[R]] = []
+    pool: ProcessPoolExecutor | None = None
+    try:
+        for item in items:
+            pool = pool or worker_pool(1)
+            try:
+                outcomes.extend(pool.submit(run_chunk, fn, [item]).result())
+            except BrokenProcessPool as exc:
+                outcomes.append(Lost(f"worker failed: {_reason(exc)}"))
+                pool.shutdown(wait=True)
+                pool = None
+            except Exception as exc:  # not a lost worker (a result that cannot travel back)
+                outcomes.append(Lost(f"worker failed: {_reason(exc)}"))
+    finally:
+        if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+    return outcomes
 
 
 def environment() -> tuple[str, str, str, str, str]:
