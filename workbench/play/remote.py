@@ -23,6 +23,7 @@ from ledger.money import format_money, scale_of
 from sim.scheduling import ScheduleOutcome
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded
+from workbench.messages import clip, single_line
 from workbench.play.models import PublicView
 from workbench.play.session import SubmitResult
 from workbench.play.wire import (
@@ -163,13 +164,18 @@ class RemoteSession:
         """Open `run_id`, or the agent's episode (its latest unfinished run, else its latest
         run, which may be finished), or start the episode when the agent has none."""
         url = url.rstrip("/")
-        client = httpx2.Client(
-            base_url=url,
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=TIMEOUT_SECONDS,
-            transport=transport,
-            verify=_checks_certificates(url),
-        )
+        try:
+            client = httpx2.Client(
+                base_url=url,
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=TIMEOUT_SECONDS,
+                transport=transport,
+                verify=_checks_certificates(url),
+            )
+        except httpx2.InvalidURL as exc:
+            raise UserError(
+                f"--connect {clip(url)} is not a URL: {single_line(str(exc))}"
+            ) from None
         probe = cls(client, "", url)
         runs = probe._get(f"{API_PREFIX}/runs", RunList)
         if runs.agent != agent:
@@ -189,7 +195,8 @@ class RemoteSession:
 
     # -- transport ------------------------------------------------------------------
     def _request(self, method: str, path: str, body: BaseModel | None = None, **params: Any) -> Any:
-        """One request, retried on a lost connection (commands carry their id)."""
+        """One request, retried on a lost connection (commands carry their id). A reply
+        that is not JSON (a proxy's page, another server) is one line, never a traceback."""
         content = None if body is None else body.model_dump_json().encode()
         headers = {"Content-Type": "application/json"} if content is not None else None
         last: Exception | None = None
@@ -201,11 +208,21 @@ class RemoteSession:
                 break
             except httpx2.TransportError as exc:
                 last = exc
+            except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
+                raise UserError(
+                    f"cannot ask the host at {clip(self.url)}: {single_line(str(exc))}"
+                ) from None
         else:
             raise UserError(f"cannot reach the host at {self.url}: {last}")
         if response.status_code >= 400:
             raise _error(response)
-        return response.json()
+        try:
+            return response.json()
+        except ValueError:
+            raise UserError(
+                f"the server at {clip(self.url)} is not a workbench host: its HTTP "
+                f"{response.status_code} reply to {method} {path} is not JSON"
+            ) from None
 
     def _get(self, path: str, model: type[M], **params: Any) -> M:
         return _parse(model, self._request("GET", path, **params))
