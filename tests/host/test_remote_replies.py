@@ -17,9 +17,12 @@ from click.testing import CliRunner
 
 from workbench.cli import main
 from workbench.errors import UserError
+from workbench.host.server import ServerThread
 from workbench.play.remote import RemoteSession
+from workbench.play.wire import API_PREFIX
+from workbench.runs.lock import RunLock
 
-from .conftest import ALPHA
+from .conftest import ALPHA, Hosted, Live
 
 
 class _Page(BaseHTTPRequestHandler):
@@ -81,3 +84,36 @@ def test_play_connect_to_what_is_no_host_is_one_line_exit_2(
     assert result.output.startswith("Error: ")
     assert len(result.output.strip().splitlines()) == 1
     assert "Traceback" not in result.output
+
+
+def test_play_connect_to_a_run_another_process_writes_is_exit_2_not_3(
+    hosted: Hosted, tmp_path: Path, a_terminal: None
+) -> None:
+    """`run_busy` (like `storage_failed` or `overloaded`) is no integrity failure: the
+    remote session made every 503 one (exit 3); a run another process writes is exit 2
+    locally, and now over `--connect` too. Only `run_damaged` stays exit 3."""
+    runtime = hosted.runtime()
+    with ServerThread(runtime) as server:
+        reply = (
+            Live(hosted, runtime, server.url)
+            .client(ALPHA)
+            .post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+        )
+        run_id = reply.json()["run"]["run_id"]
+    runtime.close()
+    runtime = hosted.runtime()
+    token = tmp_path / "token"
+    token.write_text(hosted.tokens[ALPHA])
+    try:
+        with ServerThread(runtime) as server, RunLock.acquire(hosted.runs / run_id, "operator"):
+            with pytest.raises(UserError) as raised:
+                RemoteSession.connect(server.url, ALPHA, hosted.tokens[ALPHA])
+            assert raised.value.exit_code == 2 and "being written by" in raised.value.message
+            result = CliRunner().invoke(
+                main,
+                ["play", "--connect", server.url, "--agent", ALPHA, "--token-file", str(token)],
+            )
+    finally:
+        runtime.close()
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1 and "being written by" in result.output

@@ -57,6 +57,8 @@ ATTEMPTS: Final = 3
 """Tries of one command when the connection fails (same command id each time)."""
 TIMEOUT_SECONDS: Final = 30.0
 TOKEN_FILE_LIMIT: Final = 4096
+DAMAGED: Final = "run_damaged"
+"""The host's code for a run that failed its integrity check (the only 503 that is one)."""
 
 
 def _checks_certificates(url: str) -> bool:
@@ -383,16 +385,22 @@ class _Refused(UserError):
 
 
 def _error(response: httpx2.Response) -> Exception:
-    """The host's one-line error as a workbench error."""
+    """The host's one-line error as a workbench error: a damaged run is an integrity
+    failure (exit 3); a busy run, a refused write or a host at its limits is not (exit 2,
+    as a local run another process writes, or a full disk, is)."""
     try:
-        message = ErrorBody.model_validate(response.json()).error.message
+        error = ErrorBody.model_validate(response.json()).error
+        message, code = error.message, error.code
     except (ValueError, ValidationError):
-        message = f"HTTP {response.status_code}"
+        message, code = f"HTTP {response.status_code}", None
     if response.status_code == 401:
         return UserError(f"the host refused the token: {message}")
-    if response.status_code == 503:
-        return IntegrityError(message)
-    return _Refused(response.status_code, message)
+    return _unavailable(code, message) or _Refused(response.status_code, message)
+
+
+def _unavailable(code: str | None, message: str) -> IntegrityError | None:
+    """The error of a run the host reports damaged, or None for any other error."""
+    return IntegrityError(message) if code == DAMAGED else None
 
 
 def _parse(model: type[M], data: Any) -> M:
@@ -425,7 +433,7 @@ def _choose(runs: RunList, run_id: str | None) -> RunInfo | None:
 def _servable(run: RunInfo | UnavailableRun) -> RunInfo:
     """`run`, or the error the host answers for it (as `_error` makes of a 503 reply)."""
     if isinstance(run, UnavailableRun):
-        raise IntegrityError(run.error.message)
+        raise _unavailable(run.error.code, run.error.message) or UserError(run.error.message)
     return run
 
 
