@@ -67,6 +67,9 @@ from workbench.play.wire import (
 
 MAX_BODY_BYTES: Final = 16 * 1024
 """Largest JSON API request body (a submission is well under 1 KiB)."""
+MAX_ACTION_CHARS: Final = 128
+"""Longest action id a preview takes, as a schedule's body and the preview tool do (a
+longer one was refused as if none were given)."""
 INLINE_DAYS: Final = 31
 """Advances up to a month run on the event loop; longer ones in a worker thread, so no
 single command holds every other agent's replies for long."""
@@ -236,8 +239,12 @@ class Api:
 
     async def preview(self, request: Request, agent: str) -> Response:
         action = request.query_params.get("action")
-        if not action or len(action) > 128:
+        if not action:
             raise BadRequest("query parameter action is required (an action id)")
+        if len(action) > MAX_ACTION_CHARS:
+            raise Invalid(
+                f"query: action: String should have at most {MAX_ACTION_CHARS} characters"
+            )
         return json_response(await self.call(self.runtime.preview, agent, _run(request), action))
 
     async def schedule(self, request: Request, agent: str) -> Response:

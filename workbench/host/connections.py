@@ -8,7 +8,9 @@ long as they were held, each refusal a plain-text 503 and a WARNING line. The ru
 - A request must arrive, head and body, within `request_timeout` of the connection's
   opening or of its first byte (10 s); otherwise the connection is closed. Between
   requests a connection waits at most uvicorn's keep-alive timeout. A head is at most
-  `max_head_bytes` (32 KiB; 431 beyond): httptools itself takes a head of any size.
+  `max_head_bytes` (32 KiB; 431 beyond): httptools itself takes a head of any size. A
+  request httptools cannot parse (a malformed request line or header, conflicting
+  lengths, a broken chunk) is answered 400 `bad_request` in the API's error shape.
 - One client address holds at most `per_address` connections (an IPv6 client is its /64,
   the block one subscriber gets). Loopback peers share one address by nature (this
   machine's agents, or the TLS proxy every remote agent comes through), so a cap there
@@ -29,9 +31,10 @@ exactly what an idle or slow client never gives, and uvicorn's 503 comes from it
 protocol code. The subclass adds to the hooks uvicorn already calls for every connection
 and request (`connection_made`, `data_received`, `on_message_begin`,
 `on_headers_complete`, `on_message_complete`, `on_response_complete`, `connection_lost`)
-and replaces none; a refused connection is given its own ASGI app
-(`self.app`), so no uvicorn code is copied. It relies on those hooks and on the
-protocol's `transport`, `client`, `cycle`, `flow` and `loop` attributes (uvicorn 0.54).
+and replaces one, `send_400_response` (its plain-text 400); a refused connection is given
+its own ASGI app (`self.app`), so no uvicorn code is copied. It relies on those hooks and on the
+protocol's `transport`, `client`, `cycle`, `pipeline`, `flow` and `loop` attributes
+(uvicorn 0.54).
 """
 
 from __future__ import annotations
@@ -61,6 +64,11 @@ MAX_REFUSING: Final = 64
 MAX_ADDRESSES_LOGGED: Final = 1024
 """Addresses counted apart between two log lines; the rest count as `others`."""
 LOG_INTERVAL: Final = INTERVAL
+UNPARSABLE: Final = (
+    "the request is not valid HTTP/1.1 (its request line, a header or its body's framing "
+    "is malformed)"
+)
+"""The message of a request the HTTP parser refuses."""
 """Seconds between two WARNING lines about refused or replaced connections."""
 
 
@@ -334,24 +342,43 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def head_too_large(self) -> None:
         """Answer 431 (when no response is under way) and close: the head is over its limit."""
+        limit = self.guard.limits.max_head_bytes
+        self.refuse(
+            b"431 Request Header Fields Too Large",
+            "too_large",
+            f"request head is larger than its limit of {limit} bytes",
+        )
+
+    def send_400_response(self, msg: str) -> None:
+        """Answer a request httptools cannot parse in the API's error shape (uvicorn's own
+        400 is plain text), then close."""
+        self.refuse(b"400 Bad Request", "bad_request", UNPARSABLE)
+
+    def refuse(self, status: bytes, code: str, message: str) -> None:
+        """Answer `status` with the API's error and close; when that reply would not be the
+        refused request's own (`answerable`), close without it: its client sees a lost
+        reply and retries with the same command id, never another request's status."""
         if self.transport.is_closing():
             return
-        if self.cycle is None or self.cycle.response_complete:
-            limit = self.guard.limits.max_head_bytes
-            body = orjson.dumps(
-                {
-                    "error": {
-                        "code": "too_large",
-                        "message": f"request head is larger than its limit of {limit} bytes",
-                    }
-                }
-            )
+        if self.answerable():
+            body = orjson.dumps({"error": {"code": code, "message": message}})
             self.transport.write(
-                b"HTTP/1.1 431 Request Header Fields Too Large\r\n"
-                b"content-type: application/json\r\n"
-                b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(body), body)
+                b"HTTP/1.1 %s\r\ncontent-type: application/json\r\n"
+                b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (status, len(body), body)
             )
         self.transport.close()
+
+    def answerable(self) -> bool:
+        """True when a reply written now answers the request being parsed: no earlier
+        (pipelined) request still owes its reply, and this one has not begun its own.
+
+        uvicorn wrote its 400 whatever was under way: a valid command pipelined before a
+        malformed request got that 400 as its reply, though it was applied.
+        """
+        cycle = self.cycle
+        if self.in_head:
+            return cycle is None or cycle.response_complete
+        return not self.pipeline and cycle is not None and not cycle.response_started
 
     def expect(self, timeout: float) -> None:
         """Start the connection's one timer: a request must arrive within `timeout`.

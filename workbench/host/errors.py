@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from workbench.messages import bound_line, single_line
+
 
 class HostError(Exception):
     """A request the host refuses: `message` is one line, `status` its HTTP status."""
@@ -12,8 +14,11 @@ class HostError(Exception):
     code: ClassVar[str] = "bad_request"
 
     def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+        """Keep `message` as one printable, bounded line, whatever an agent's values put in
+        it (a newline or a control character in a name it sent, 32 long names)."""
+        line = bound_line(single_line(message))
+        super().__init__(line)
+        self.message = line
 
     def __str__(self) -> str:
         return self.message

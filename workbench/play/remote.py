@@ -23,6 +23,7 @@ from ledger.money import format_money, scale_of
 from sim.scheduling import ScheduleOutcome
 from workbench.errors import IntegrityError, UserError
 from workbench.inputs import read_bounded
+from workbench.messages import clip, single_line
 from workbench.play.models import PublicView
 from workbench.play.session import SubmitResult
 from workbench.play.wire import (
@@ -56,6 +57,8 @@ ATTEMPTS: Final = 3
 """Tries of one command when the connection fails (same command id each time)."""
 TIMEOUT_SECONDS: Final = 30.0
 TOKEN_FILE_LIMIT: Final = 4096
+DAMAGED: Final = "run_damaged"
+"""The host's code for a run that failed its integrity check (the only 503 that is one)."""
 
 
 def _checks_certificates(url: str) -> bool:
@@ -163,13 +166,18 @@ class RemoteSession:
         """Open `run_id`, or the agent's episode (its latest unfinished run, else its latest
         run, which may be finished), or start the episode when the agent has none."""
         url = url.rstrip("/")
-        client = httpx2.Client(
-            base_url=url,
-            headers={"Authorization": f"Bearer {token}"},
-            timeout=TIMEOUT_SECONDS,
-            transport=transport,
-            verify=_checks_certificates(url),
-        )
+        try:
+            client = httpx2.Client(
+                base_url=url,
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=TIMEOUT_SECONDS,
+                transport=transport,
+                verify=_checks_certificates(url),
+            )
+        except httpx2.InvalidURL as exc:
+            raise UserError(
+                f"--connect {clip(url)} is not a URL: {single_line(str(exc))}"
+            ) from None
         probe = cls(client, "", url)
         runs = probe._get(f"{API_PREFIX}/runs", RunList)
         if runs.agent != agent:
@@ -189,7 +197,8 @@ class RemoteSession:
 
     # -- transport ------------------------------------------------------------------
     def _request(self, method: str, path: str, body: BaseModel | None = None, **params: Any) -> Any:
-        """One request, retried on a lost connection (commands carry their id)."""
+        """One request, retried on a lost connection (commands carry their id). A reply
+        that is not JSON (a proxy's page, another server) is one line, never a traceback."""
         content = None if body is None else body.model_dump_json().encode()
         headers = {"Content-Type": "application/json"} if content is not None else None
         last: Exception | None = None
@@ -201,11 +210,21 @@ class RemoteSession:
                 break
             except httpx2.TransportError as exc:
                 last = exc
+            except (httpx2.HTTPError, httpx2.InvalidURL) as exc:
+                raise UserError(
+                    f"cannot ask the host at {clip(self.url)}: {single_line(str(exc))}"
+                ) from None
         else:
             raise UserError(f"cannot reach the host at {self.url}: {last}")
         if response.status_code >= 400:
             raise _error(response)
-        return response.json()
+        try:
+            return response.json()
+        except ValueError:
+            raise UserError(
+                f"the server at {clip(self.url)} is not a workbench host: its HTTP "
+                f"{response.status_code} reply to {method} {path} is not JSON"
+            ) from None
 
     def _get(self, path: str, model: type[M], **params: Any) -> M:
         return _parse(model, self._request("GET", path, **params))
@@ -366,16 +385,22 @@ class _Refused(UserError):
 
 
 def _error(response: httpx2.Response) -> Exception:
-    """The host's one-line error as a workbench error."""
+    """The host's one-line error as a workbench error: a damaged run is an integrity
+    failure (exit 3); a busy run, a refused write or a host at its limits is not (exit 2,
+    as a local run another process writes, or a full disk, is)."""
     try:
-        message = ErrorBody.model_validate(response.json()).error.message
+        error = ErrorBody.model_validate(response.json()).error
+        message, code = error.message, error.code
     except (ValueError, ValidationError):
-        message = f"HTTP {response.status_code}"
+        message, code = f"HTTP {response.status_code}", None
     if response.status_code == 401:
         return UserError(f"the host refused the token: {message}")
-    if response.status_code == 503:
-        return IntegrityError(message)
-    return _Refused(response.status_code, message)
+    return _unavailable(code, message) or _Refused(response.status_code, message)
+
+
+def _unavailable(code: str | None, message: str) -> IntegrityError | None:
+    """The error of a run the host reports damaged, or None for any other error."""
+    return IntegrityError(message) if code == DAMAGED else None
 
 
 def _parse(model: type[M], data: Any) -> M:
@@ -408,7 +433,7 @@ def _choose(runs: RunList, run_id: str | None) -> RunInfo | None:
 def _servable(run: RunInfo | UnavailableRun) -> RunInfo:
     """`run`, or the error the host answers for it (as `_error` makes of a 503 reply)."""
     if isinstance(run, UnavailableRun):
-        raise IntegrityError(run.error.message)
+        raise _unavailable(run.error.code, run.error.message) or UserError(run.error.message)
     return run
 
 

@@ -193,8 +193,8 @@ def _conclusion_errors(rules: AssessmentRules, question: QuestionRules, value: A
     unknown = [v for v in value if v not in declared]
     if unknown:
         return [
-            f"conclusion: {', '.join(unknown)} not among {required.action}'s declared "
-            f"effects ({', '.join(declared)})"
+            f"conclusion: {', '.join(clip(v) for v in unknown)} not among "
+            f"{required.action}'s declared effects ({', '.join(declared)})"
         ]
     if len(set(value)) != len(value):
         return ["conclusion: lists an effect twice"]
