@@ -64,12 +64,12 @@ MAX_REFUSING: Final = 64
 MAX_ADDRESSES_LOGGED: Final = 1024
 """Addresses counted apart between two log lines; the rest count as `others`."""
 LOG_INTERVAL: Final = INTERVAL
+"""Seconds between two WARNING lines about refused or replaced connections."""
 UNPARSABLE: Final = (
     "the request is not valid HTTP/1.1 (its request line, a header or its body's framing "
     "is malformed)"
 )
 """The message of a request the HTTP parser refuses."""
-"""Seconds between two WARNING lines about refused or replaced connections."""
 
 
 @dataclass(frozen=True)
