@@ -19,12 +19,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from workbench.host.mcp_hosts import transport_security
 from workbench.host.mcp_sessions import AgentSessions, McpLimits
+from workbench.host.mcp_strict import MAX_MCP_BODY_BYTES
 from workbench.host.quiet_log import thin
 from workbench.host.runtime import HostRuntime
 from workbench.play.wire import MCP_PATH
 
-MAX_MCP_BODY_BYTES: Final = 64 * 1024
-"""Largest MCP request body."""
 SDK_WARNING_LOGGERS: Final = (
     "mcp.server.transport_security",
     "mcp.server.streamable_http_manager",

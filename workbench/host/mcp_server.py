@@ -31,6 +31,7 @@ from pydantic import AnyHttpUrl, Field, StrictInt, ValidationError
 from workbench.host.errors import HostError, Unauthorized
 from workbench.host.mcp_strict import (
     INVALID_REQUEST,
+    MAX_MCP_BODY_BYTES,
     PARSE_ERROR,
     error_reply,
     refusal,
@@ -149,10 +150,11 @@ class StrictLines(anyio.AsyncFile[str]):
         self._ready.set()
 
     async def __aiter__(self) -> AsyncIterator[str]:
-        while line := await self.readline():
+        while line := await self._bounded_line():
             if not line.strip():
                 continue
-            error = _line_error(line)
+            too_long = len(line.removesuffix("\n")) > MAX_MCP_BODY_BYTES
+            error = _TOO_LONG if too_long else _line_error(line)
             if error is None:
                 yield line
                 continue
@@ -160,6 +162,29 @@ class StrictLines(anyio.AsyncFile[str]):
             assert self._answer is not None
             reply = jsonrpc_message_adapter.validate_json(error, by_name=False)
             await self._answer(SessionMessage(reply))
+
+    async def _bounded_line(self) -> str:
+        """The next line, read at most `MAX_MCP_BODY_BYTES` characters past its limit: a
+        longer one is returned cut there and the rest of it is read and dropped (a line of
+        gigabytes without a newline grew the process's memory without bound)."""
+        line = await self._read_line(MAX_MCP_BODY_BYTES + 2)
+        if len(line) <= MAX_MCP_BODY_BYTES + 1 or line.endswith("\n"):
+            return line
+        while (rest := await self._read_line(MAX_MCP_BODY_BYTES)) and not rest.endswith("\n"):
+            pass
+        return line
+
+    async def _read_line(self, limit: int) -> str:
+        line: str = await anyio.to_thread.run_sync(
+            self.wrapped.readline, limit, limiter=self.limiter
+        )
+        return line
+
+
+_TOO_LONG: Final = error_reply(
+    "", INVALID_REQUEST, f"MCP message is over its limit of {MAX_MCP_BODY_BYTES} characters"
+)
+"""The JSON-RPC error answering a stdio line over the limit (its id unread: null)."""
 
 
 def _line_error(line: str) -> str | None:

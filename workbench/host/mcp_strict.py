@@ -23,6 +23,8 @@ from starlette.types import Message, Receive, Scope, Send
 from ledger.json_keys import repeated_key
 from workbench.messages import clip
 
+MAX_MCP_BODY_BYTES: Final = 64 * 1024
+"""Largest MCP message: an HTTP request body, or a line over stdio (in characters)."""
 PARSE_ERROR: Final = -32700
 """JSON-RPC's code for text that is not JSON."""
 INVALID_REQUEST: Final = -32600
