@@ -34,6 +34,7 @@ from workbench.host.mcp_strict import (
     MAX_MCP_BODY_BYTES,
     PARSE_ERROR,
     error_reply,
+    id_refusal,
     refusal,
     repeated_key_in,
 )
@@ -193,6 +194,9 @@ def _line_error(line: str) -> str | None:
     key = repeated_key_in(line)
     if key is not None:
         return refusal(line, key)
+    wrong_id = id_refusal(line)
+    if wrong_id is not None:
+        return wrong_id
     try:
         jsonrpc_message_adapter.validate_json(line, by_name=False)
     except ValidationError as exc:

@@ -83,9 +83,30 @@ def error_reply(message: bytes | str, code: int, text: str) -> str:
     return json.dumps(reply, separators=(",", ":"))
 
 
+def id_refusal(message: bytes | str) -> str | None:
+    """The JSON-RPC error refusing a request whose `id` is neither a string nor a whole
+    number (an object, a list, a fraction, true, null), or None.
+
+    The SDK took such a message for a notification and answered nothing, so the client
+    that sent it waited for ever; MCP's ids are strings or integers, never null."""
+    try:
+        top = json.loads(message, object_pairs_hook=_Members)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(top, _Members) or all(name != "method" for name, _ in top):
+        return None  # a response (to a request of the server's) is the SDK's to read
+    for name, value in top:
+        if name == "id" and (isinstance(value, bool) or not isinstance(value, str | int)):
+            return error_reply(
+                message, INVALID_REQUEST, "MCP message id must be a string or an integer"
+            )
+    return None
+
+
 async def checked_body(scope: Scope, receive: Receive, send: Send, limit: int) -> Receive | None:
-    """Read an MCP POST's body and refuse it (400, a JSON-RPC error) when it repeats a key:
-    None once refused; otherwise a receive that hands the SDK the same messages again.
+    """Read an MCP POST's body and refuse it (400, a JSON-RPC error) when it repeats a key
+    or its id is not one (`id_refusal`): None once refused; otherwise a receive that hands
+    the SDK the same messages again.
 
     A body over `limit` (declared or sent), or one the client stops sending, is passed on
     unread or as read, for the SDK's own refusal (413) or end.
@@ -109,9 +130,10 @@ async def checked_body(scope: Scope, receive: Receive, send: Send, limit: int) -
         if not message.get("more_body", False):
             body = b"".join(chunks)
             key = repeated_key_in(body)
-            if key is None:
+            error = refusal(body, key) if key is not None else id_refusal(body)
+            if error is None:
                 break
-            response = Response(refusal(body, key), 400, media_type="application/json")
+            response = Response(error, 400, media_type="application/json")
             await response(scope, receive, send)
             return None
     pending = deque(received)
