@@ -68,7 +68,7 @@ def host(
     from workbench.host.binding import check_binding
     from workbench.host.connections import ConnectionLimits
     from workbench.host.errors import HostError
-    from workbench.host.listen import bind, listen_refused
+    from workbench.host.listen import bind, listen_refused, loopback_only
     from workbench.host.mcp_hosts import allowed_host
     from workbench.host.runtime import HostRuntime
     from workbench.host.server import ServeOptions, serve_http, serve_stdio
@@ -126,7 +126,7 @@ def host(
             return
 
         def ready(url: str) -> None:
-            if host not in ("127.0.0.1", "localhost", "::1"):
+            if not loopback_only(host):
                 click.echo(
                     f"warning: listening on {host} over plain HTTP: bearer tokens cross the "
                     "network in clear; put a TLS proxy in front",

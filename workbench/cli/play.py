@@ -158,8 +158,15 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
     type=ANY_PATH,
     help="Run directory each browser session plays.",
 )
-@click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (0.0.0.0: every address; whoever reaches it can play).",
+)
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
+)
 @click.option(
     "--max-sessions",
     default=MAX_SESSIONS,
@@ -182,7 +189,7 @@ def serve(
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.serving import WorkbenchServer
     from workbench.errors import UserError, framed
-    from workbench.host.listen import bind, listen_refused
+    from workbench.host.listen import bind, listen_refused, loopback_only
     from workbench.play.session import PlayerSession
     from workbench.runs.bundle import load_bundle, run_campaign
     from workbench.runs.files import RunPaths, read_registration
@@ -220,6 +227,12 @@ def serve(
         bind(host, port).close()
     except OSError as exc:
         raise UserError(listen_refused(host, port, exc), subject="port") from None
+    if not loopback_only(host):
+        click.echo(
+            f"warning: serving on {host}: anyone who can reach this address can open the "
+            "dashboard and play (no sign-in; serve is for demonstrations)",
+            err=True,
+        )
 
     command = [sys.executable, "-m", "workbench", "play"]
     if campaign is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import socket
 from typing import Final
 
@@ -31,3 +32,14 @@ def bind(host: str, port: int) -> socket.socket:
 def listen_refused(host: str, port: int, exc: OSError) -> str:
     """The one-line reason a server cannot listen on host:port (busy, not local, denied)."""
     return f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+
+
+def loopback_only(host: str) -> bool:
+    """True when a socket bound to `host` is reachable from this machine only (`localhost`
+    or a loopback address): otherwise whoever can reach it on the network can connect."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:  # a name: it may resolve to any address
+        return False
