@@ -42,10 +42,22 @@ class _Page(BaseHTTPRequestHandler):
         """Quiet: the test reads replies, not the server's log."""
 
 
-@pytest.fixture
-def not_a_host() -> Iterator[str]:
-    """The URL of a real HTTP server on loopback that is not a workbench host."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Page)
+class _Missing(_Page):
+    """Answers every request 404 with an HTML page, as a web server without the API does."""
+
+    def do_GET(self) -> None:
+        body = b"<html><body>Not Found</body></html>\n"
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -55,12 +67,35 @@ def not_a_host() -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture
+def not_a_host() -> Iterator[str]:
+    """The URL of a real HTTP server on loopback that is not a workbench host."""
+    yield from _serving(_Page)
+
+
+@pytest.fixture
+def no_api() -> Iterator[str]:
+    """The URL of a real HTTP server on loopback that answers every path 404."""
+    yield from _serving(_Missing)
+
+
 def test_a_server_that_answers_a_page_is_named_not_a_host(not_a_host: str) -> None:
     with pytest.raises(UserError) as raised:
         RemoteSession.connect(not_a_host, ALPHA, "cfwb-agent-abc")
     message = raised.value.message
     assert "is not a workbench host" in message and "not JSON" in message
     assert "\n" not in message
+
+
+def test_an_error_page_that_is_no_hosts_error_names_the_request(no_api: str) -> None:
+    """A 404 page from a server without the API said only `HTTP 404`."""
+    with pytest.raises(UserError) as raised:
+        RemoteSession.connect(no_api, ALPHA, "cfwb-agent-abc")
+    assert raised.value.message == (
+        f"the server at {no_api!r} answered HTTP 404 to GET {API_PREFIX}/runs without a "
+        "workbench host's error (is it one?)"
+    )
+    assert raised.value.exit_code == 2
 
 
 @pytest.mark.parametrize("url", ["http://[::1", "http://127.0.0.1:8700\n", "http://h:99999"])

@@ -217,7 +217,7 @@ class RemoteSession:
         else:
             raise UserError(f"cannot reach the host at {self.url}: {last}")
         if response.status_code >= 400:
-            raise _error(response)
+            raise _error(response, f"the server at {clip(self.url)}", f"{method} {path}")
         try:
             return response.json()
         except ValueError:
@@ -384,15 +384,21 @@ class _Refused(UserError):
         self.status = status
 
 
-def _error(response: httpx2.Response) -> Exception:
+def _error(response: httpx2.Response, server: str, request: str) -> Exception:
     """The host's one-line error as a workbench error: a damaged run is an integrity
     failure (exit 3); a busy run, a refused write or a host at its limits is not (exit 2,
-    as a local run another process writes, or a full disk, is)."""
+    as a local run another process writes, or a full disk, is). A reply without the host's
+    error shape names the request and says the server may be no workbench host (a proxy's
+    or another server's page said only `HTTP 404`)."""
     try:
         error = ErrorBody.model_validate(response.json()).error
         message, code = error.message, error.code
     except (ValueError, ValidationError):
-        message, code = f"HTTP {response.status_code}", None
+        message = (
+            f"{server} answered HTTP {response.status_code} to {request} without a "
+            "workbench host's error (is it one?)"
+        )
+        code = None
     if response.status_code == 401:
         return UserError(f"the host refused the token: {message}")
     return _unavailable(code, message) or _Refused(response.status_code, message)
