@@ -189,13 +189,18 @@ class WorkbenchShell(App[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """A notification, always shown as text (`markup` is ignored).
+        """A notification, always shown as text (`markup` is ignored) and bounded as the
+        CLI bounds its `Error:` lines (`bound_message`).
 
         Messages quote what people typed or named (a path, a value, a run): read as
         markup, `[/]` in one raised MarkupError and closed the app. A widget's `notify`
-        asks for markup by default, so the app does not take the request.
+        asks for markup by default, so the app does not take the request. Unbounded, a
+        4,096-character path typed on VC made a toast of 75 rows, taller than the screen.
         """
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        from workbench.messages import bound_message
+
+        text = bound_message(message.splitlines())
+        super().notify(text, title=title, severity=severity, timeout=timeout, markup=False)
 
     @property
     def screen_table(self) -> tuple[ScreenSpec, ...]:
