@@ -23,12 +23,13 @@ from textual.widget import AwaitMount
 from textual.widgets import LoadingIndicator, Static
 
 from ledger.collector import settle_for_serving
-from workbench.tui.errors import guarded
+from workbench.tui.errors import guarded, shown_as_notice
 from workbench.tui.markup import styled
 from workbench.tui.messages import SessionChanged, SessionFailed, SessionOpened
 
 if TYPE_CHECKING:
     from textual.command import Provider
+    from textual.content import Content
 
     from workbench.errors import WorkbenchError
     from workbench.play.protocol import SessionProtocol
@@ -188,13 +189,18 @@ class WorkbenchShell(App[None]):
         timeout: float | None = None,
         markup: bool = False,
     ) -> None:
-        """A notification, always shown as text (`markup` is ignored).
+        """A notification, always shown as text (`markup` is ignored) and bounded as the
+        CLI bounds its `Error:` lines (`bound_message`).
 
         Messages quote what people typed or named (a path, a value, a run): read as
         markup, `[/]` in one raised MarkupError and closed the app. A widget's `notify`
-        asks for markup by default, so the app does not take the request.
+        asks for markup by default, so the app does not take the request. Unbounded, a
+        4,096-character path typed on VC made a toast of 75 rows, taller than the screen.
         """
-        super().notify(message, title=title, severity=severity, timeout=timeout, markup=False)
+        from workbench.messages import bound_message
+
+        text = bound_message(message.splitlines())
+        super().notify(text, title=title, severity=severity, timeout=timeout, markup=False)
 
     @property
     def screen_table(self) -> tuple[ScreenSpec, ...]:
@@ -402,6 +408,7 @@ class PlayerApp(WorkbenchShell):
             return
         self.post_message(SessionOpened(session))
 
+    @shown_as_notice
     def on_session_opened(self, message: SessionOpened) -> None:
         """The run is open: show the dashboard (and the briefing on a new run)."""
         self._session = message.session
@@ -435,6 +442,7 @@ class PlayerApp(WorkbenchShell):
         elif self.session.finished:
             self.show_summary()
 
+    @shown_as_notice
     def show_briefing(self) -> None:
         """The campaign briefing: situation, objective, questions, how to play."""
         from workbench.play.objective import briefing
@@ -442,6 +450,7 @@ class PlayerApp(WorkbenchShell):
 
         self.push_screen(BriefingScreen(briefing(self.session.view())))
 
+    @shown_as_notice
     def show_summary(self) -> None:
         """The end-of-campaign summary (a preview while the run is still in play)."""
         from workbench.play.objective import campaign_summary, progress_in
@@ -455,6 +464,7 @@ class PlayerApp(WorkbenchShell):
         self.push_screen(SummaryScreen(summary, submission_numbers(view.submissions)))
 
     # -- the only places the run changes -------------------------------------------
+    @shown_as_notice
     def advance(self, days: int, *, confirmed: bool = False) -> int | None:
         """Advance the run `days` days; notify errors; repaint; summarise at the end.
 
@@ -484,6 +494,7 @@ class PlayerApp(WorkbenchShell):
                 self.show_summary()
         return day
 
+    @shown_as_notice
     def ask_finish(self) -> None:
         """Confirm, then end the run: the remaining days run with no decisions."""
         from workbench.tui.screens.confirm import ConfirmFinish
@@ -509,6 +520,7 @@ class PlayerApp(WorkbenchShell):
             return
         self.exit()
 
+    @shown_as_notice
     def finish_run(self) -> None:
         """End the run (journaled), repaint, and show the end-of-campaign summary."""
         day = guarded(self, lambda: self.session.finish())
@@ -517,6 +529,29 @@ class PlayerApp(WorkbenchShell):
             self.session_changed()
             self.show_summary()
 
+    def schedule_preview(self, action_id: str) -> Content:
+        """What scheduling `action_id` now would do, with the questions it would break."""
+        from workbench.play.traps import traps_if_scheduled
+        from workbench.tui.widgets.actions import preview_text
+
+        outcome = self.session.preview(action_id)
+        traps = traps_if_scheduled(self.session.view(), action_id) if outcome.accepted else ()
+        return preview_text(outcome, traps)
+
+    @shown_as_notice
+    def ask_schedule(self, action_id: str) -> None:
+        """Confirm scheduling `action_id` in a modal repeating its preview (the Actions
+        screen's `s` and the palette alike); a finished run schedules nothing."""
+        from workbench.tui.screens.confirm import ConfirmSchedule
+
+        if self.session.finished:
+            self.notify(
+                "The campaign has ended: nothing more can be scheduled.", severity="warning"
+            )
+            return
+        self.push_screen(ConfirmSchedule(action_id, self.schedule_preview(action_id)))
+
+    @shown_as_notice
     def schedule(self, action_id: str) -> None:
         """Schedule an action now (a rejection is journaled and shown as an alert)."""
         outcome = guarded(self, lambda: self.session.schedule(action_id))
@@ -528,6 +563,7 @@ class PlayerApp(WorkbenchShell):
             self.notify(f"Rejected {outcome.reason}", severity="warning")
         self.session_changed()
 
+    @shown_as_notice
     def submit(self, assessment: dict[str, Any]) -> SubmitResult | None:
         """Submit an assessment; schema errors come back in the result."""
         result = guarded(self, lambda: self.session.submit(assessment))

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from workbench.tui.errors import EXPECTED
+
 if TYPE_CHECKING:
     from workbench.tui.app import AuthorApp, PlayerApp, WorkbenchShell
 
@@ -48,10 +50,14 @@ def player_commands(app: PlayerApp) -> Iterator[Command]:
         "Run to the last day and end play, as f does (confirms first)",
     )
     yield "sim: Finish the run", app.ask_finish, "End it now: no more decisions (confirms first)"
-    for action_id in (a.id for a in app.session.view().actions):
+    try:
+        actions = [a.id for a in app.session.view().actions]
+    except EXPECTED:  # a hosted run's host away: no schedule commands, the others say why
+        actions = []
+    for action_id in actions:
         yield (
             f"sim: Schedule {action_id}",
-            partial(_schedule, app, action_id),
+            partial(app.ask_schedule, action_id),
             "Preview and confirm scheduling this action",
         )
     yield "assess: Submit", partial(_submit, app), "Submit the form on the Questions screen"
@@ -64,16 +70,6 @@ def author_commands(app: AuthorApp) -> Iterator[Command]:
     """(name, callback, help) for every command of the author's app."""
     yield from view_commands(app)
     yield from app_commands(app)
-
-
-def _schedule(app: PlayerApp, action_id: str) -> None:
-    from workbench.play.traps import traps_if_scheduled
-    from workbench.tui.screens.confirm import ConfirmSchedule
-    from workbench.tui.widgets.actions import preview_text
-
-    outcome = app.session.preview(action_id)
-    traps = traps_if_scheduled(app.session.view(), action_id) if outcome.accepted else ()
-    app.push_screen(ConfirmSchedule(action_id, preview_text(outcome, traps)))
 
 
 def _submit(app: PlayerApp) -> None:

@@ -9,15 +9,19 @@ a traceback.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Concatenate, ParamSpec, TypeVar
 
 from textual.app import App
+from textual.message_pump import MessagePump
 
 from workbench.errors import WorkbenchError, os_error_message
 from workbench.messages import bound_message
 
 T = TypeVar("T")
+P = ParamSpec("P")
+Pump = TypeVar("Pump", bound=MessagePump)
 
 EXPECTED = (WorkbenchError, OSError)
 """What a screen shows as a message rather than a crash."""
@@ -38,3 +42,23 @@ def guarded(app: App, call: Callable[[], T]) -> T | None:
     except EXPECTED as exc:
         app.notify(expected_message(exc), severity="error", timeout=6)
         return None
+
+
+def shown_as_notice(
+    handler: Callable[Concatenate[Pump, P], T],
+) -> Callable[Concatenate[Pump, P], T | None]:
+    """A key, message or palette handler whose expected error is a notice, not a crash.
+
+    Every handler that reads the session can meet one: a hosted run's reads go to the
+    host, and a host gone mid-play made a cursor move or a keypress close the app.
+    """
+
+    @functools.wraps(handler)
+    def run(self: Pump, *args: P.args, **kwargs: P.kwargs) -> T | None:
+        try:
+            return handler(self, *args, **kwargs)
+        except EXPECTED as exc:
+            self.app.notify(expected_message(exc), severity="error", timeout=8)
+            return None
+
+    return run

@@ -7,7 +7,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 
 from workbench.tui.screens.base import PlayerScreen
-from workbench.tui.widgets.actions import ActionCatalog, ActionDetail, preview_text
+from workbench.tui.widgets.actions import ActionCatalog, ActionDetail
 
 
 class ActionsScreen(PlayerScreen):
@@ -51,20 +51,12 @@ class ActionsScreen(PlayerScreen):
             with VerticalScroll(id="action-side"):
                 yield self.detail
 
-    def on_mount(self) -> None:
-        """Fill the catalog once."""
-        self.catalog.fill(self.session.view().actions)
-
-    def preview(self, action_id: str) -> Content:
-        """The preview of scheduling `action_id` now, with its question warnings."""
-        from workbench.play.traps import traps_if_scheduled
-
-        outcome = self.session.preview(action_id)
-        traps = traps_if_scheduled(self.session.view(), action_id) if outcome.accepted else ()
-        return preview_text(outcome, traps)
-
     def refresh_view(self) -> None:
-        """Show the highlighted action's terms and today's preview."""
+        """Fill the catalog once (it never changes during a run; a hosted run's host may be
+        away at the first showing), then show the highlighted action's terms and today's
+        preview."""
+        if self.catalog.row_count == 0:
+            self.catalog.fill(self.session.view().actions)
         action_id = self.catalog.selected
         if action_id is None:
             return
@@ -74,20 +66,13 @@ class ActionsScreen(PlayerScreen):
         if self.session.finished:
             preview = Content("the campaign has ended: nothing more can be scheduled.")
         else:
-            preview = self.preview(action_id)
+            preview = self.workbench.schedule_preview(action_id)
         self.detail.show(self.session.day, preview, terms)
 
     def on_action_catalog_highlighted(self, message: ActionCatalog.Highlighted) -> None:
         """Follow the cursor."""
-        self.refresh_view()
+        self.repaint()
 
     def on_action_catalog_schedule_asked(self, message: ActionCatalog.ScheduleAsked) -> None:
         """Confirm in a modal that repeats the preview and its warnings."""
-        from workbench.tui.screens.confirm import ConfirmSchedule
-
-        if self.session.finished:
-            self.notify(
-                "The campaign has ended: nothing more can be scheduled.", severity="warning"
-            )
-            return
-        self.app.push_screen(ConfirmSchedule(message.action_id, self.preview(message.action_id)))
+        self.workbench.ask_schedule(message.action_id)

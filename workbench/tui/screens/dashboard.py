@@ -11,6 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Input
 
 from workbench.play.objective import progress_in
+from workbench.tui.errors import shown_as_notice
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.charts import CommitmentTimeline, MetricChart, Series, Span
 from workbench.tui.widgets.dashboard import (
@@ -156,6 +157,7 @@ class DashboardScreen(PlayerScreen):
         title = _titles(view)[row.id]
         self.metric_chart.show(title, row.units, [Series(title, series[row.id])], view.horizon)
 
+    @shown_as_notice
     def on_metrics_table_picked(self, message: MetricsTable.Picked) -> None:
         """Chart the highlighted metric."""
         self._metric_chart(self.session.view(), self.session.metric_series())
@@ -180,6 +182,7 @@ class DashboardScreen(PlayerScreen):
         """End the run now (after a confirmation)."""
         self.workbench.ask_finish()
 
+    @shown_as_notice
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Advance by the typed number of days (1 to the days left), then leave the input."""
         left = self.session.horizon - self.session.day

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
 
+from workbench.tui.errors import shown_as_notice
 from workbench.tui.messages import JournalVerified
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.journal import EntryScreen, JournalTable
@@ -54,12 +55,14 @@ class JournalScreen(PlayerScreen):
                 f"{self.session.journal_head[:16]} · v re-verifies the file"
             )
 
+    @shown_as_notice
     def on_journal_table_expand(self, message: JournalTable.Expand) -> None:
         """Open the entry with its whole payload."""
         entry = next((e for e in self.session.journal_entries if e.seq == message.seq), None)
         if entry is not None:
             self.app.push_screen(EntryScreen(entry))
 
+    @shown_as_notice
     def action_verify(self) -> None:
         """Re-open the journal file in a worker; say so at once."""
         local = self.local

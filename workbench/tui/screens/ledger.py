@@ -9,6 +9,7 @@ from textual.content import Content
 from textual.widgets import Input, Static
 
 from workbench.play.public_view import unbalanced
+from workbench.tui.errors import shown_as_notice
 from workbench.tui.markup import styled
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.inputs import NumberInput
@@ -111,6 +112,7 @@ class LedgerScreen(PlayerScreen):
         self.history.show(account, unit, ledger.account_history(account))
         self.drill_title.update(styled("[b]$account[/b] by day", account=account))
 
+    @shown_as_notice
     def on_input_submitted(self, event: Input.Submitted) -> None:
         """Show the trial balance at the typed day (0 to the last closed one; empty: the
         last); a day out of that range is refused and the balance stays as it was."""
@@ -124,6 +126,7 @@ class LedgerScreen(PlayerScreen):
         self.refresh_view()
         self.balances.focus()
 
+    @shown_as_notice
     def on_trial_balance_picked(self, message: TrialBalance.Picked) -> None:
         """Follow an account by day."""
         self._follow(message.account)

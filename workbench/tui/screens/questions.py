@@ -12,6 +12,7 @@ from textual.widgets import Static
 from workbench.play.traps import question_cautions, sprung_traps
 from workbench.play.view_rules import ViewRules
 from workbench.runs.assessment import assessment_from_form, conclusion_needed, parse_assessment
+from workbench.tui.errors import shown_as_notice
 from workbench.tui.screens.base import PlayerScreen
 from workbench.tui.widgets.questions import (
     AssessmentForm,
@@ -89,14 +90,16 @@ class QuestionsScreen(PlayerScreen):
         self.form.load(q, needs)
         self._check()
 
+    @shown_as_notice
     def on_question_table_highlighted(self, message: QuestionTable.Highlighted) -> None:
         """Show the highlighted question's contract and its own draft."""
         self._show_question()
 
+    @shown_as_notice
     def on_assessment_form_edited(self, message: AssessmentForm.Edited) -> None:
         """Check the form as the player types (the same check submit runs), and keep the
-        app's list of answers typed but not sent up to date."""
-        self._check()
+        app's list of answers typed but not sent up to date (first: the check reads the
+        session, which a hosted run's host gone away refuses)."""
         question = self.form.question
         if question is not None:
             typed = self.form.draft().value.strip()
@@ -104,6 +107,7 @@ class QuestionsScreen(PlayerScreen):
                 self.workbench.unsent[question] = typed
             else:
                 self.workbench.unsent.pop(question, None)
+        self._check()
 
     def on_assessment_form_submit_asked(self, message: AssessmentForm.SubmitAsked) -> None:
         """Enter in a field or the button submits."""
@@ -137,6 +141,7 @@ class QuestionsScreen(PlayerScreen):
         note = f"ready, but {'; '.join(notes)}" if notes else "ready to submit"
         self.form.show_check(checked.errors, note)
 
+    @shown_as_notice
     def action_submit(self) -> None:
         """Submit the form through the session; a refusal shows in the check line."""
         data = self.assessment()

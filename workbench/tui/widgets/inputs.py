@@ -39,7 +39,10 @@ class FormInput(Input):
 
 
 def valid_range(low: int | None, high: int | None) -> str:
-    """`a whole number from 1 to 180` (or from, up to, or any whole number)."""
+    """`a whole number from 1 to 180` (or from, up to, or any whole number); `1` when only
+    one is valid (one day left said `from 1 to 1`)."""
+    if low is not None and low == high:
+        return f"{low:,}"
     if low is not None and high is not None:
         return f"a whole number from {low:,} to {high:,}"
     if low is not None:
