@@ -36,6 +36,7 @@ FLAGS: dict[str, str] = {
     "force": "--force",
     "script": "--script",
     "campaign": "--campaign",
+    "connect": "--connect",
 }
 """The flag of each error subject: the CLI's words for the input a core error names."""
 

@@ -176,7 +176,7 @@ class RemoteSession:
             )
         except httpx2.InvalidURL as exc:
             raise UserError(
-                f"--connect {clip(url)} is not a URL: {single_line(str(exc))}"
+                f"{clip(url)} is not a URL: {single_line(str(exc))}", subject="connect"
             ) from None
         probe = cls(client, "", url)
         runs = probe._get(f"{API_PREFIX}/runs", RunList)
