@@ -26,6 +26,24 @@ class DerivationError(ValueError):
     """A malformed key, namespace, stream or task id: the caller turns it into a user error."""
 
 
+_HEX_DIGITS = frozenset("0123456789abcdef")
+_ASCII_SPACE = frozenset(" \t\n\r\x0b\x0c")
+
+
+def _not_hex(cleaned: str, source: str) -> str:
+    """Why `bytes.fromhex` refused a key, without showing it. A key of hex digits alone
+    whose count is odd (a digit missing or extra) was called "not hexadecimal"."""
+    if not all(char in _HEX_DIGITS or char in _ASCII_SPACE for char in cleaned):
+        return f"{source} is not hexadecimal (its value is not shown)"
+    digits = sum(char in _HEX_DIGITS for char in cleaned)
+    if digits % 2:
+        return (
+            f"{source} has an odd number of hex digits ({digits}); a key is whole bytes, "
+            "two hex digits each (its value is not shown)"
+        )
+    return f"{source} has whitespace between the two hex digits of a byte (its value is not shown)"
+
+
 def parse_key(text: str, source: str = "the key") -> bytes:
     """Decode a hex key of at least 16 bytes; errors name `source` and never show the key."""
     cleaned = text.strip().lower().removeprefix("0x")
@@ -34,7 +52,7 @@ def parse_key(text: str, source: str = "the key") -> bytes:
     try:
         raw = bytes.fromhex(cleaned)
     except ValueError:
-        raise DerivationError(f"{source} is not hexadecimal (its value is not shown)") from None
+        raise DerivationError(_not_hex(cleaned, source)) from None
     if len(raw) < 16:
         raise DerivationError(
             f"{source} must hold at least 16 bytes (32 hex digits); it holds {len(raw)}"

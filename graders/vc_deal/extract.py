@@ -20,8 +20,13 @@ Commas right before the fraction belong to the token (`5,.5`), as in the study's
 `\\d[\\d,]*(?:\\.\\d+)?`; other trailing commas, which the study strips, are left out.
 """
 
-CUE = r"final answer|answer|ownership(?:\s+percentage)?|result|equals|equal|="
-"""Answer cues, matched case-insensitively without word boundaries; "percentage" needs a space."""
+CUE = r"final answer|answer|ownership(?:\s++percentage)?|result|equals|equal|="
+"""Answer cues, matched case-insensitively without word boundaries; "percentage" needs a space.
+
+Whitespace is matched possessively here and below: what follows it never begins with
+whitespace, so giving some back could never make a match, and trying to on a long run of
+spaces after a cue took seconds.
+"""
 
 LINKER = r"is|are|was|of|to|:|="
 """One optional word or sign between a cue and its number."""
@@ -29,7 +34,7 @@ LINKER = r"is|are|was|of|to|:|="
 HEDGE = r"about|approximately|roughly|around|nearly|~"
 """One optional hedge before the number."""
 
-_CUED_PATTERN = rf"(?P<cue>{CUE})\s*(?:(?:{LINKER})\s*)?(?:(?:{HEDGE})\s*)?(?P<number>{NUMBER})"
+_CUED_PATTERN = rf"(?P<cue>{CUE})\s*+(?:(?:{LINKER})\s*+)?(?:(?:{HEDGE})\s*+)?(?P<number>{NUMBER})"
 _CUED_ANY_CASE = re.compile(_CUED_PATTERN, re.IGNORECASE)
 _CUED_LOWER = re.compile(_CUED_PATTERN)
 _CUED_NUMBER_ANY_CASE = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"), re.IGNORECASE)
@@ -37,6 +42,14 @@ _CUED_NUMBER_LOWER = re.compile(_CUED_PATTERN.replace("(?P<cue>", "(?:"))
 _NUMBER = re.compile(NUMBER)
 _CUE_STARTS = ("answer", "ownership", "result", "equal", "=")
 _DECIMAL_COMMA = re.compile(r"\d+,\d{1,2}")
+_NOT_IN_A_TOKEN = re.compile(r"[^\d,.+-]")
+
+CUE_TRIES = 64
+"""Cue occurrences tried one by one from the right before the rest is scanned in C."""
+
+NUMBER_WINDOW = 4096
+"""Characters of a long text the fallback scans at a time, from the end (a text this short
+is read word by word)."""
 
 Source = Literal["cue", "last_number", "none"]
 """Where an extracted number came from: after a cue, the fallback last number, or nowhere."""
@@ -104,13 +117,42 @@ def _token_value(text: str) -> Decimal:
 def _last_number(text: str) -> Decimal | None:
     """The fallback: the last number token in the text.
 
-    No token spans whitespace, so the words read right to left yield the same tokens as
-    a scan of the whole text, and the scan stops at the last word holding a number.
+    No token spans whitespace, so the words of a short text read right to left yield the
+    same tokens as a scan of the whole text, and reading stops at the last word holding a
+    number. A longer text is read by `_last_number_in_stretches`: its words were all held
+    at once, and tested one by one in Python.
     """
+    if len(text) > NUMBER_WINDOW:
+        return _last_number_in_stretches(text)
     for word in reversed(text.split()):
         tokens = _NUMBER.findall(word)
         if tokens:
             return _token_value(tokens[-1])
+    return None
+
+
+def _last_number_in_stretches(text: str) -> Decimal | None:
+    """The last number token of a long text, read in stretches from the right, each in C.
+
+    A token holds only digits, commas, periods and signs, so a stretch that starts just
+    after any other character yields the same tokens as a scan of the whole text. Each
+    stretch is not empty, so the reading moves left, and it stops at the last stretch
+    holding a number.
+    """
+    end = len(text)
+    width = NUMBER_WINDOW
+    while end > 0:
+        start = max(0, end - width)
+        if start > 0:
+            cut = _NOT_IN_A_TOKEN.search(text, start, end - 1)
+            if cut is None:
+                width *= 2
+                continue
+            start = cut.end()
+        last = deque(_NUMBER.finditer(text, start, end), maxlen=1)
+        if last:
+            return _token_value(last[0][0])
+        end, width = start, NUMBER_WINDOW
     return None
 
 
@@ -120,19 +162,38 @@ def _last_cued_token(lowered: str) -> str | None:
     Every cue begins with one of `_CUE_STARTS` ("final answer" holds an "answer" that
     reads the same number), so trying their occurrences right to left finds the
     right-most match, which reads the same number as the last non-overlapping one,
-    without scanning the whole text with the full pattern.
+    without scanning the whole text with the full pattern. After `CUE_TRIES` cues that
+    do not match, the rest is left to `_scanned_cued_token`: one try per cue in Python
+    took 24 s on 40 MB of "=".
     """
     starts = [lowered.rfind(word) for word in _CUE_STARTS]
+    misses = CUE_TRIES
     while True:
         position = max(starts)
         if position < 0:
             return None
+        if misses <= 0:
+            return _scanned_cued_token(lowered)
         match = _CUED_NUMBER_LOWER.match(lowered, position)
         if match:
             return match[1]
+        misses -= 1
         which = starts.index(position)
         word = _CUE_STARTS[which]
         starts[which] = lowered.rfind(word, 0, position + len(word) - 1)
+
+
+def _scanned_cued_token(lowered: str) -> str | None:
+    """The number token of the last cue match in lower-cased ASCII text, by one scan in C.
+
+    Every match ends with a number token, which ends with a digit, so the scan stops at the
+    last digit, and a text without one has no match at all.
+    """
+    last_digit = max(lowered.rfind(digit) for digit in "0123456789")
+    if last_digit < 0:
+        return None
+    last = deque(_CUED_NUMBER_LOWER.finditer(lowered, 0, last_digit + 1), maxlen=1)
+    return last[0][1] if last else None
 
 
 def extract_value(completion: Completion) -> Decimal | None:
@@ -146,8 +207,8 @@ def extract_value(completion: Completion) -> Decimal | None:
     if text.isascii():
         token = _last_cued_token(text.lower())
     else:
-        cued = _CUED_NUMBER_ANY_CASE.findall(text)
-        token = cued[-1] if cued else None
+        cued = deque(_CUED_NUMBER_ANY_CASE.finditer(text), maxlen=1)
+        token = cued[0][1] if cued else None
     if token is not None:
         return _token_value(token)
     return _last_number(text)

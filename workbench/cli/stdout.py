@@ -25,6 +25,9 @@ from typing import Any
 
 from workbench import exit_codes
 
+STDOUT = 1
+"""Standard output's file descriptor."""
+
 
 class StandardOutputError(OSError):
     """Writing standard output failed: a closed pipe, a full disk, a failing device."""
@@ -61,6 +64,9 @@ def guard() -> None:
     start): buffered as before (by line on a terminal, or when Python was asked for no
     buffering), but never short, and each failure named."""
     stream = sys.stdout
+    if stream is None:
+        _closed_at_start()
+        return
     try:
         fd = stream.fileno()
         stream.flush()
@@ -73,6 +79,28 @@ def guard() -> None:
         errors=stream.errors,
         line_buffering=bool(stream.line_buffering) or unbuffered,
         write_through=unbuffered,
+    )
+
+
+def _closed_at_start() -> None:
+    """Standard output closed before the program started (`>&-`; Python's None): a write
+    to it fails by name, exit 2, as on a failing device. Python left it None, so output
+    vanished and the end's flush raised a traceback (exit 1, though a command that wrote
+    only its --out file had succeeded). Descriptor 1 is held open on /dev/null for reading,
+    as GNU tools hold it, so a file the command opens never takes its number (a worker's
+    output would land in it) and a write there fails with EBADF."""
+    try:
+        held = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return
+    if held != STDOUT:
+        os.dup2(held, STDOUT, inheritable=False)
+        os.close(held)
+    sys.stdout = io.TextIOWrapper(
+        _StandardOutputBytes(io.FileIO(STDOUT, "w", closefd=False)),
+        encoding="utf-8",
+        errors="backslashreplace",
+        line_buffering=True,
     )
 
 
