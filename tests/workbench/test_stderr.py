@@ -137,3 +137,25 @@ def test_a_terminal_still_sees_the_progress_bar(demo_run: Path, tmp_path: Path) 
         os.close(main)
     assert done.returncode == 0, done
     assert b"validating" in shown and b"\r" in shown, shown
+
+
+def test_a_closed_standard_error_is_held_on_dev_null() -> None:
+    """Left free, descriptor 2 went to the next file the command opened (a report's
+    temporary file), and anything writing to standard error by number wrote into it."""
+    probe = (
+        "import os, sys\n"
+        "from workbench.cli import stderr\n"
+        "stderr.guard()\n"
+        "first = os.open(os.devnull, os.O_RDONLY)\n"
+        "sys.stderr.write('dropped\\n')\n"
+        "os.write(2, b'dropped too\\n')\n"
+        "print(os.readlink('/proc/self/fd/2'), first > 2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe],
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: os.close(2),
+        timeout=120,
+        check=True,
+    )
+    assert done.stdout.decode().split() == ["/dev/null", "True"]

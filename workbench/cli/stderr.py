@@ -51,22 +51,46 @@ class _Diagnostics(io.RawIOBase):
         return len(view)
 
 
+STDERR = 2
+"""Standard error's file descriptor."""
+
+
 def guard() -> None:
     """Write standard error through `_Diagnostics` from now on (the program's start): by
     line, as Python writes it, in its encoding and with its escapes for what it cannot
-    encode. No standard error at all (closed at start: Python's `None`) is left as it is:
-    click then prints nothing."""
+    encode. Closed at start (`2>&-`: Python's None), descriptor 2 is held on /dev/null
+    (`_closed_at_start`) and diagnostics go there."""
     stream = sys.stderr
     if stream is None:
+        _closed_at_start()
         return
     try:
         fd = stream.fileno()
         stream.flush()
     except (AttributeError, OSError, ValueError):  # no real standard error: leave it
         return
-    sys.stderr = io.TextIOWrapper(
-        io.BufferedWriter(_Diagnostics(fd)),
-        encoding=stream.encoding,
-        errors=stream.errors,
-        line_buffering=True,
+    sys.stderr = _writer(fd, stream.encoding, stream.errors)
+
+
+def _writer(fd: int, encoding: str, errors: str | None) -> io.TextIOWrapper:
+    """A line-buffered text stream over `_Diagnostics` on `fd`."""
+    raw: io.RawIOBase = _Diagnostics(fd)
+    return io.TextIOWrapper(
+        io.BufferedWriter(raw), encoding=encoding, errors=errors, line_buffering=True
     )
+
+
+def _closed_at_start() -> None:
+    """Hold descriptor 2 on /dev/null, as GNU tools do, and write diagnostics there.
+
+    Left free, the next file the command opened took number 2 (a report's temporary file,
+    say), and whatever wrote to standard error by number (a C library, a worker, Python's
+    last words) wrote into it; and a library that wrote to Python's None raised."""
+    try:
+        held = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return
+    if held != STDERR:
+        os.dup2(held, STDERR)
+        os.close(held)
+    sys.stderr = _writer(STDERR, "utf-8", "backslashreplace")
