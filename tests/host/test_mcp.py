@@ -244,6 +244,19 @@ INITIALIZE = {
 INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
 
 
+def http_session(client: httpx2.Client) -> dict[str, str]:
+    """Initialize an MCP session over plain HTTP requests; the headers that continue it."""
+    started = client.post(MCP_PATH, json=INITIALIZE, headers=MCP_HEADERS)
+    assert started.status_code == 200, started.text
+    session = {
+        **MCP_HEADERS,
+        "mcp-session-id": started.headers["mcp-session-id"],
+        "mcp-protocol-version": "2025-06-18",
+    }
+    assert client.post(MCP_PATH, json=INITIALIZED, headers=session).status_code == 202
+    return session
+
+
 def call(tool: str, arguments: str, request_id: str = "7") -> bytes:
     """A tools/call message as text, its arguments as given (a repeated key kept)."""
     return (
@@ -310,14 +323,7 @@ def test_an_mcp_message_naming_a_key_twice_is_refused_over_http(live: Live) -> N
     with live.client(ALPHA) as client:
         agent = HttpAgent(client, prefix="twice")
         agent.start("twice-start")
-        started = client.post(MCP_PATH, json=INITIALIZE, headers=MCP_HEADERS)
-        assert started.status_code == 200, started.text
-        session = {
-            **MCP_HEADERS,
-            "mcp-session-id": started.headers["mcp-session-id"],
-            "mcp-protocol-version": "2025-06-18",
-        }
-        assert client.post(MCP_PATH, json=INITIALIZED, headers=session).status_code == 202
+        session = http_session(client)
         before = journal_of(live, agent.run_id)
         for name, (message, key, request_id) in REPEATS.items():
             body = message.replace(b"RUN", agent.run_id.encode())

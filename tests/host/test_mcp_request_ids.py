@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.host.conftest import ALPHA, Hosted, Live
-from tests.host.test_mcp import INITIALIZE, INITIALIZED, MCP_HEADERS, StdioHost
+from tests.host.test_mcp import INITIALIZE, INITIALIZED, StdioHost, http_session
 from workbench.play.wire import MCP_PATH
 
 WRONG_IDS: list[Any] = [{"a": 1}, [1], 1.5, True, None]
@@ -33,14 +33,7 @@ def _tools_list(request_id: Any) -> bytes:
 @pytest.mark.parametrize("request_id", WRONG_IDS, ids=repr)
 def test_a_wrong_id_is_answered_over_http(live: Live, request_id: Any) -> None:
     with live.client(ALPHA) as client:
-        started = client.post(MCP_PATH, json=INITIALIZE, headers=MCP_HEADERS)
-        assert started.status_code == 200, started.text
-        session = {
-            **MCP_HEADERS,
-            "mcp-session-id": started.headers["mcp-session-id"],
-            "mcp-protocol-version": "2025-06-18",
-        }
-        assert client.post(MCP_PATH, json=INITIALIZED, headers=session).status_code == 202
+        session = http_session(client)
         refused = client.post(MCP_PATH, content=_tools_list(request_id), headers=session)
         assert refused.status_code == 400, refused.text
         assert refused.json() == REFUSED

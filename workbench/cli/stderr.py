@@ -16,6 +16,8 @@ import io
 import os
 import sys
 
+from workbench.cli.descriptors import descriptor_of, hold_on_devnull
+
 
 class _Diagnostics(io.RawIOBase):
     """Standard error's descriptor: each write goes to it whole, or is dropped when the
@@ -64,10 +66,8 @@ def guard() -> None:
     if stream is None:
         _closed_at_start()
         return
-    try:
-        fd = stream.fileno()
-        stream.flush()
-    except (AttributeError, OSError, ValueError):  # no real standard error: leave it
+    fd = descriptor_of(stream)
+    if fd is None:
         return
     sys.stderr = _writer(fd, stream.encoding, stream.errors)
 
@@ -81,16 +81,10 @@ def _writer(fd: int, encoding: str, errors: str | None) -> io.TextIOWrapper:
 
 
 def _closed_at_start() -> None:
-    """Hold descriptor 2 on /dev/null, as GNU tools do, and write diagnostics there.
-
-    Left free, the next file the command opened took number 2 (a report's temporary file,
-    say), and whatever wrote to standard error by number (a C library, a worker, Python's
-    last words) wrote into it; and a library that wrote to Python's None raised."""
-    try:
-        held = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
-    except OSError:
+    """Hold descriptor 2 on /dev/null (`hold_on_devnull`) and write diagnostics there: left
+    free, the next file the command opened took number 2 (a report's temporary file, say),
+    and a C library, a worker or Python's last words wrote into it; and a library that
+    wrote to Python's None raised. Workers inherit it."""
+    if not hold_on_devnull(STDERR, os.O_WRONLY, inheritable=True):
         return
-    if held != STDERR:
-        os.dup2(held, STDERR)
-        os.close(held)
     sys.stderr = _writer(STDERR, "utf-8", "backslashreplace")

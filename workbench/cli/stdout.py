@@ -24,6 +24,7 @@ import sys
 from typing import Any
 
 from workbench import exit_codes
+from workbench.cli.descriptors import descriptor_of, hold_on_devnull
 
 STDOUT = 1
 """Standard output's file descriptor."""
@@ -67,10 +68,8 @@ def guard() -> None:
     if stream is None:
         _closed_at_start()
         return
-    try:
-        fd = stream.fileno()
-        stream.flush()
-    except (AttributeError, OSError, ValueError):  # no real standard output: leave it
+    fd = descriptor_of(stream)
+    if fd is None:
         return
     unbuffered = not isinstance(getattr(stream, "buffer", None), io.BufferedIOBase)
     sys.stdout = io.TextIOWrapper(
@@ -89,13 +88,8 @@ def _closed_at_start() -> None:
     only its --out file had succeeded). Descriptor 1 is held open on /dev/null for reading,
     as GNU tools hold it, so a file the command opens never takes its number (a worker's
     output would land in it) and a write there fails with EBADF."""
-    try:
-        held = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
+    if not hold_on_devnull(STDOUT, os.O_RDONLY, inheritable=False):
         return
-    if held != STDOUT:
-        os.dup2(held, STDOUT, inheritable=False)
-        os.close(held)
     sys.stdout = io.TextIOWrapper(
         _StandardOutputBytes(io.FileIO(STDOUT, "w", closefd=False)),
         encoding="utf-8",
