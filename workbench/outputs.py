@@ -484,24 +484,27 @@ def _remove_owned(out: Path, layout: OutputLayout) -> None:
 
 def _inside(out: Path, never_inside: Path | None) -> None:
     """Refuse an output directory inside `never_inside` (the results read) or inside any run
-    directory: a batch's OUT in a run it reaches through a link wrote into its own input."""
-    if never_inside is not None:
-        try:
-            inner, outer = out.resolve(), never_inside.resolve()
-        except RuntimeError:  # Python 3.11's word for a link loop on the way (ELOOP)
-            raise UserError(
-                f"output directory {out}: cannot access (Too many levels of symbolic links)",
-                subject="out",
-            ) from None
-        if inner == outer or outer in inner.parents:
-            raise UserError(
-                f"output directory {out} is inside the results directory {never_inside}; "
-                "the results directory is never written",
-                subject="out",
-            )
+    directory: a batch's OUT in a run it reaches through a link wrote into its own input.
+
+    Each path is resolved once (an evaluation asks twice: before its work and when it
+    claims the directory); a folder above that cannot be read is left to the claim."""
     try:
-        run = run_directory_holding(out)
-    except (OSError, RuntimeError):  # a folder above unreadable, a loop: the claim says so
+        inner = out.resolve()
+        outer = None if never_inside is None else never_inside.resolve()
+    except RuntimeError:  # Python 3.11's word for a link loop on the way (ELOOP)
+        raise UserError(
+            f"output directory {out}: cannot access (Too many levels of symbolic links)",
+            subject="out",
+        ) from None
+    if outer is not None and (inner == outer or outer in inner.parents):
+        raise UserError(
+            f"output directory {out} is inside the results directory {never_inside}; "
+            "the results directory is never written",
+            subject="out",
+        )
+    try:
+        run = next((f for f in inner.parents if (f / RUN_MARKER).exists()), None)
+    except OSError:
         run = None
     if run is not None:
         raise UserError(
