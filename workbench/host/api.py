@@ -36,7 +36,7 @@ import orjson
 from pydantic import BaseModel, ValidationError
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from ledger.json_keys import repeated_key
 from workbench.host.errors import (
@@ -84,6 +84,34 @@ def json_response(data: Any, status: int = 200) -> Response:
     if isinstance(data, BaseModel):
         data = data.model_dump(mode="json", by_alias=True)
     return Response(orjson.dumps(data), status_code=status, media_type="application/json")
+
+
+def _closing_unread(scope: Scope, receive: Receive, send: Send) -> tuple[Receive, Send]:
+    """`receive` and `send`, the reply closing its connection when it starts before the
+    request's body was read whole (a 413 over the limit, a 401 the MCP SDK sends unread):
+    the host went on reading and discarding the rest until the request's 10 s deadline.
+    A request without a body keeps its connection."""
+    headers = scope.get("headers", [])
+    read_whole = not any(
+        (name == b"content-length" and value.strip() not in (b"", b"0"))
+        or name == b"transfer-encoding"
+        for name, value in headers
+    )
+
+    async def receiving() -> Message:
+        nonlocal read_whole
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            read_whole = True
+        return message
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and not read_whole:
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"connection"]
+            message = {**message, "headers": [*kept, (b"connection", b"close")]}
+        await send(message)
+
+    return receiving, sending
 
 
 def error_response(status: int, code: str, message: str) -> Response:
@@ -381,6 +409,7 @@ class ApiFront:
         if scope["type"] != "http":
             await send({"type": "websocket.close", "code": 1008})
             return
+        receive, send = _closing_unread(scope, receive, send)
         path = scope["path"]
         found = self.match(path)
         if found is not None:
