@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
@@ -554,6 +555,22 @@ class Shock(Strict):
         return self
 
 
+_DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _calendar_date(value: Any) -> Any:
+    """A date as written, a TOML date or "YYYY-MM-DD": a date-time is refused whatever its
+    time (pydantic cut one at midnight, even with an offset, to its day, and refused others)."""
+    if isinstance(value, dt.datetime) or (
+        isinstance(value, str) and _DATE_TEXT.fullmatch(value) is None
+    ):
+        raise PydanticCustomError("date_type", "not a date")
+    return value
+
+
+CalendarDate = Annotated[dt.date, BeforeValidator(_calendar_date)]
+
+
 class Campaign(Strict):
     """campaign.toml: identity, timing, seeds, the company and its exogenous processes."""
 
@@ -564,7 +581,7 @@ class Campaign(Strict):
     development_seed: Annotated[int, Bounds(0, MAX_SEED, "")] | None = Field(
         default=None, description="Public seed of a development campaign (none when private)."
     )
-    start_date: dt.date = Field(description="Calendar date of day 0 (YYYY-MM-DD).")
+    start_date: CalendarDate = Field(description="Calendar date of day 0 (YYYY-MM-DD).")
     horizon_days: Annotated[int, Bounds(7, MAX_HORIZON_DAYS, "days")] = Field(
         description="The last day of the campaign."
     )

@@ -84,14 +84,25 @@ def plain_number(value: Decimal | str) -> str:
     return f"{number:,f}"
 
 
+SHORT_DIGITS = 28
+"""The widest number `short_number` spells in full (Decimal's precision, a report's too)."""
+
+
 def short_number(value: Decimal | str | float) -> str:
-    """A measured number (a loss, a score) to four significant digits, never in exponent form."""
-    number = _decimal(value) if not isinstance(value, float) else Decimal(repr(value))
-    if number == 0:
-        return "0"
-    exponent = number.adjusted()
-    places = max(0, 3 - exponent)
-    text = f"{round(number, places):,.{places}f}"
+    """A measured number (a loss, a score) to four significant digits, never in exponent form;
+    as written when it is not one that fits in `SHORT_DIGITS` digits (a report read from the
+    runs folder may hold anything: `abc`, `Infinity` or `1e999999999` closed the author app)."""
+    try:
+        number = _decimal(value) if not isinstance(value, float) else Decimal(repr(value))
+        if number.is_zero():
+            return "0"
+        exponent = number.adjusted()
+        if not number.is_finite() or abs(exponent) >= SHORT_DIGITS:
+            return str(value)
+        places = max(0, 3 - exponent)
+        text = f"{round(number, places):,.{places}f}"
+    except (ValueError, ArithmeticError):
+        return str(value)
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 

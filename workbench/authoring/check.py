@@ -17,7 +17,8 @@ seeds (`workbench.authoring.seeds`: one fixed sequence for every campaign; N is
 - `effect`: the effect on this seed, in metric units and in scales.
 - `spread`: the effect over N other seeds (mean, standard deviation, range); a warning
   when it varies more than its mean (the question measures noise as much as the action),
-  and when the branches fail to execute on most other seeds (or on this seed only).
+  and when the branches fail to execute on most other seeds (or on this seed only); for
+  a designed rejection, a warning when the intervention executes on most other seeds.
 - `scale`: whether a typical error costs a loss near 1: a typical error is a quarter of
   the effect combined with its spread over seeds, sqrt((mean / 4)² + stdev²) (root mean
   square over the picks of a participant-selected question); a warning when its loss
@@ -318,7 +319,9 @@ def _question_findings(
         others = [run[label] for run in per_seed[1:]]
         spread = _spread(q, label, units, effect, others)
         spreads.append(spread)
-        if not expect_rejected:
+        if expect_rejected:
+            _rejection_findings(found, label, others)
+        else:
             _spread_findings(found, label, spread, effect, others)
     if q.expect_intervention == "executes":
         _scale_findings(found, q, [s for s in spreads if s.question == q.id])
@@ -458,6 +461,24 @@ def _spread_findings(
         )
     else:
         found.add("spread", "info", label, text)
+
+
+def _rejection_findings(found: _Findings, label: str, others: list[_Pair]) -> None:
+    """A designed rejection must hold on the other seeds too: one that holds on this seed
+    only is a question whose answer depends on the seed (a warning when it executes on
+    most of them, as a designed execution that fails on most of them is)."""
+    executes = [p for p in others if p.inter.status == "ok"]
+    if not executes:
+        return
+    severity: Severity = "warning" if 2 * len(executes) > len(others) else "info"
+    found.add(
+        "spread",
+        severity,
+        label,
+        f"the question expects this intervention to be rejected "
+        f'(expect_intervention = "rejected"), but it executes on {len(executes)} of '
+        f"{len(others)} other seeds: the rejection depends on the seed",
+    )
 
 
 def _reason(pair: _Pair) -> str | None:

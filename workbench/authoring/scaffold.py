@@ -76,7 +76,7 @@ class Created:
             return None
         return (
             f"the campaign id is {self.campaign_id!r}, made from the folder name "
-            f"{single_line(self.folder_name)!r} (an id holds a-z, 0-9, _ and -); "
+            f"{single_line(repr(self.folder_name))} (an id holds a-z, 0-9, _ and -); "
             "set id in campaign.toml to choose another"
         )
 

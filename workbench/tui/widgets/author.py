@@ -176,12 +176,7 @@ def _shown(value: str, units: str) -> str:
 
 def _measured(value: str | None) -> str:
     """A loss or a score to four significant digits; `-` when there is none."""
-    if value is None:
-        return "-"
-    try:
-        return short_number(value)
-    except (ValueError, ArithmeticError):
-        return value
+    return "-" if value is None else short_number(value)
 
 
 def question_detail(entry: QuestionEntry) -> Content:
