@@ -705,10 +705,20 @@ class PlayerSession:
             ) from None
 
     def run_to_horizon(self) -> None:
-        """Advance with no further decisions until the campaign ends."""
+        """Advance with no further decisions until the campaign ends.
+
+        Its id is derived from the day (so the same script journals the same bytes), but
+        never one the journal already holds: a player's command may carry any id, and a
+        known id would make this advance a no-op retry or a clash.
+        """
         day = self._engine.day
         if day < self.horizon:
-            self.advance(self.horizon - day, f"to-horizon-from-day-{day}")
+            base = command_id = f"to-horizon-from-day-{day}"
+            tries = 1
+            while self._journal.get(command_id) is not None:
+                tries += 1
+                command_id = f"{base}-{tries}"
+            self.advance(self.horizon - day, command_id)
 
     # -- public reads ---------------------------------------------------------------
     @property
