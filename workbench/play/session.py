@@ -78,6 +78,7 @@ from workbench.runs.files import (
     header_payload,
     header_problem,
     journal_bytes,
+    missing_header,
     read_registration,
     read_seal,
     write_registration,
@@ -878,13 +879,5 @@ def _unfinished_creation(paths: RunPaths, read_only: bool) -> None:
     (or its header alone, without a seal: see `_seal_lags`); a writer finishes creating
     it. A seal without a journal means the journal was lost.
     """
-    if os.path.lexists(paths.seal):
-        raise IntegrityError(
-            f"{paths.journal} has no header entry but {paths.seal} exists: "
-            "the journal was lost or emptied"
-        )
-    if read_only:
-        raise IntegrityError(
-            f"{paths.journal} has no header entry: the run's creation was interrupted; "
-            f"run into {paths.root} again to finish creating it"
-        )
+    if read_only or os.path.lexists(paths.seal):
+        raise IntegrityError(missing_header(paths))
