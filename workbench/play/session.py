@@ -84,7 +84,7 @@ from workbench.runs.files import (
     write_registration,
     write_seal,
 )
-from workbench.runs.lock import LOCK_FILE, RunLock, held_by
+from workbench.runs.lock import LOCK_FILE, RunLock, held_by, named_holder
 from workbench.runs.registration import (
     ControlFile,
     Registration,
@@ -314,7 +314,7 @@ class PlayerSession:
             signed = _stored_seal(paths) if identity.seal_key is not None else None
             try:
                 data = journal_bytes(paths)
-                whole = acknowledged_only(paths, data) if read_only else cut_torn_tail(paths, data)
+                whole = _as_read(paths, data) if read_only else cut_torn_tail(paths, data)
                 journal = Journal.open(paths.journal, whole)
             except JournalError as exc:
                 raise IntegrityError(
@@ -832,6 +832,17 @@ def _require_writable_outputs(paths: RunPaths) -> None:
                 f"{path} is not a regular file, so {what} cannot be written; nothing was "
                 "changed (a store is rebuilt once the path is removed)"
             )
+
+
+def _as_read(paths: RunPaths, data: bytes) -> bytes:
+    """The journal `data` as a reader takes it: its acknowledged bytes and, while a live
+    writer holds the run, without the last line that writer is appending (the run as it was
+    a moment before), never calling that honest run torn. Without a writer a torn line is
+    named, as every other damage is."""
+    data = acknowledged_only(paths, data)
+    if data and not data.endswith(b"\n") and named_holder(paths.root) is not None:
+        return data[: data.rfind(b"\n") + 1]
+    return data
 
 
 def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
