@@ -78,12 +78,13 @@ from workbench.runs.files import (
     header_payload,
     header_problem,
     journal_bytes,
+    missing_header,
     read_registration,
     read_seal,
     write_registration,
     write_seal,
 )
-from workbench.runs.lock import LOCK_FILE, RunLock, held_by
+from workbench.runs.lock import LOCK_FILE, RunLock, held_by, named_holder
 from workbench.runs.registration import (
     ControlFile,
     Registration,
@@ -313,7 +314,7 @@ class PlayerSession:
             signed = _stored_seal(paths) if identity.seal_key is not None else None
             try:
                 data = journal_bytes(paths)
-                whole = acknowledged_only(paths, data) if read_only else cut_torn_tail(paths, data)
+                whole = _as_read(paths, data) if read_only else cut_torn_tail(paths, data)
                 journal = Journal.open(paths.journal, whole)
             except JournalError as exc:
                 raise IntegrityError(
@@ -705,10 +706,20 @@ class PlayerSession:
             ) from None
 
     def run_to_horizon(self) -> None:
-        """Advance with no further decisions until the campaign ends."""
+        """Advance with no further decisions until the campaign ends.
+
+        Its id is derived from the day (so the same script journals the same bytes), but
+        never one the journal already holds: a player's command may carry any id, and a
+        known id would make this advance a no-op retry or a clash.
+        """
         day = self._engine.day
         if day < self.horizon:
-            self.advance(self.horizon - day, f"to-horizon-from-day-{day}")
+            base = command_id = f"to-horizon-from-day-{day}"
+            tries = 1
+            while self._journal.get(command_id) is not None:
+                tries += 1
+                command_id = f"{base}-{tries}"
+            self.advance(self.horizon - day, command_id)
 
     # -- public reads ---------------------------------------------------------------
     @property
@@ -823,6 +834,17 @@ def _require_writable_outputs(paths: RunPaths) -> None:
             )
 
 
+def _as_read(paths: RunPaths, data: bytes) -> bytes:
+    """The journal `data` as a reader takes it: its acknowledged bytes and, while a live
+    writer holds the run, without the last line that writer is appending (the run as it was
+    a moment before), never calling that honest run torn. Without a writer a torn line is
+    named, as every other damage is."""
+    data = acknowledged_only(paths, data)
+    if data and not data.endswith(b"\n") and named_holder(paths.root) is not None:
+        return data[: data.rfind(b"\n") + 1]
+    return data
+
+
 def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
     """True when seal.json seals an earlier entry of this very journal (a writer was killed
     between a command and its seal), or is missing beside a journal holding its header
@@ -868,13 +890,5 @@ def _unfinished_creation(paths: RunPaths, read_only: bool) -> None:
     (or its header alone, without a seal: see `_seal_lags`); a writer finishes creating
     it. A seal without a journal means the journal was lost.
     """
-    if os.path.lexists(paths.seal):
-        raise IntegrityError(
-            f"{paths.journal} has no header entry but {paths.seal} exists: "
-            "the journal was lost or emptied"
-        )
-    if read_only:
-        raise IntegrityError(
-            f"{paths.journal} has no header entry: the run's creation was interrupted; "
-            f"run into {paths.root} again to finish creating it"
-        )
+    if read_only or os.path.lexists(paths.seal):
+        raise IntegrityError(missing_header(paths))

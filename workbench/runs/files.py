@@ -136,6 +136,20 @@ def recorded_cut(paths: RunPaths, data: bytes) -> int | None:
     return size
 
 
+def missing_header(paths: RunPaths) -> str:
+    """Why a run's journal holds no header entry, for every reader to say alike: a creation
+    interrupted after run.json (the next writer finishes it), or, beside a seal, a lost journal."""
+    if os.path.lexists(paths.seal):
+        return (
+            f"{paths.journal} has no header entry but {paths.seal} exists: "
+            "the journal was lost or emptied"
+        )
+    return (
+        f"{paths.journal} has no header entry: the run's creation was interrupted; "
+        f"run into {paths.root} again to finish creating it"
+    )
+
+
 def journal_bytes(paths: RunPaths) -> bytes:
     """The journal file's bytes through a bounded read (b"" when missing); JournalError
     when it cannot be read (see `read_journal`)."""

@@ -8,6 +8,7 @@ objective.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from workbench.runs.files import (
     SealError,
     build_seal,
     header_problem,
+    missing_header,
     read_journal,
     read_registration,
     read_seal,
@@ -120,7 +122,9 @@ def verify_loaded(
     result.journal = journal
     header = journal.header
     if header is None:
-        result.divergence = "journal is empty (no header)"
+        if not os.path.lexists(paths.seal):  # a creation, perhaps still at work
+            _refuse_while_written(paths)
+        result.divergence = missing_header(paths)
         return result
     problem = header_problem(paths, journal, bundle, registration, identity.seal_key)
     if problem is not None:
@@ -145,6 +149,7 @@ def verify_loaded(
     if stored is None:
         result.divergence = f"{paths.seal} is missing"
         if len(journal) == 1:
+            _refuse_while_written(paths)
             result.divergence += (
                 f": the run's creation was interrupted before its first seal; run into "
                 f"{paths.root} again to finish creating it"
