@@ -16,6 +16,14 @@ its live clients' sessions ended under them between two calls). No private attri
 the SDK is read. A POST whose client hangs up before its body arrived is dropped here:
 the SDK logged an error with a traceback for each.
 
+Only a POST can open a session. The SDK opened one for a request of any method without a
+session id and named it in its refusal (a GET with `Upgrade: websocket` was 406 with an
+`mcp-session-id`; a PUT, 405 with another): here a GET or DELETE without a session id is
+400 and any other method 405 (`Allow: GET, POST, DELETE`, with or without a session id),
+in the SDK's JSON-RPC error shape, before the SDK sees them; and a refused POST that would
+have opened one (not an initialize, a bad Accept or Host) is answered without the id of
+the session the SDK opened for it and discarded at once.
+
 Nothing here imports the SDK at import time (a host serving only the JSON API never loads
 it).
 """
@@ -26,6 +34,7 @@ import logging
 import math
 import time
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -48,6 +57,17 @@ LOCAL_HOST: Final = b"127.0.0.1:80"
 which every Host check the host sets up (or the SDK's own) takes."""
 SERVER_ERROR: Final = -32000
 """JSON-RPC's first implementation-defined server error code."""
+INVALID_REQUEST: Final = -32600
+"""JSON-RPC's invalid request: the code of the SDK's own refusals."""
+SESSION_METHODS: Final = ("GET", "POST", "DELETE")
+"""The methods of the streamable HTTP transport with sessions: a POST carries messages (and
+opens a session with `initialize`), a GET opens the session's event stream, a DELETE ends
+it."""
+ALLOW: Final = ", ".join(SESSION_METHODS)
+MISSING_SESSION: Final = (
+    "Bad Request: Missing session ID (a GET or DELETE names a session with the "
+    "Mcp-Session-Id header; a POST of initialize opens one)"
+)
 
 
 @dataclass(frozen=True)
@@ -112,7 +132,7 @@ class AgentSessions:
             await self.app(scope, receive, send)
             return
         agent = self.agent(scope)
-        if agent is None:
+        if agent is None or scope["path"] != MCP_PATH:
             await self.app(scope, receive, send)
             return
         if scope["method"] == "POST":
@@ -121,13 +141,19 @@ class AgentSessions:
                 return
             receive = arrived
         session_id = header(scope, SESSION_HEADER)
+        version = header(scope, VERSION_HEADER)
+        stateless = version is not None and version.encode() not in self.handshake_versions
+        method = scope["method"]
+        if not stateless and method not in SESSION_METHODS:
+            await refused(scope, send, 405, "Method Not Allowed", ALLOW)
+            return
         if session_id is None:
-            version = header(scope, VERSION_HEADER)
-            stateless = version is not None and version.encode() not in self.handshake_versions
-            if scope["method"] == "POST" and not stateless:
+            if stateless:
+                await self.app(scope, receive, send)
+            elif method == "POST":
                 await self.open(agent, scope, receive, send)
-                return
-            await self.app(scope, receive, send)
+            else:
+                await refused(scope, send, 400, MISSING_SESSION)
             return
         session = self.sessions.get(agent, {}).get(session_id)
         if session is None:
@@ -178,7 +204,9 @@ class AgentSessions:
         opened: list[str] = []
 
         async def registering(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] < 400:
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                message = {**message, "headers": unnamed(message.get("headers", ()))}
+            elif message["type"] == "http.response.start":
                 found = next(
                     (v for k, v in message.get("headers", ()) if k == SESSION_HEADER), None
                 )
@@ -314,6 +342,37 @@ async def whole_body(scope: Scope, receive: Receive, limit: int) -> Receive | No
         return pending.popleft() if pending else await receive()
 
     return replay
+
+
+async def refused(
+    scope: Scope, send: Send, status: int, message: str, allow: str | None = None
+) -> None:
+    """A request no session can serve, answered before the SDK sees it, with the SDK's
+    JSON-RPC error shape and no session id.
+
+    The SDK opens a session for every request without a session id, whatever its method,
+    and names it in the refusal (a GET with `Upgrade: websocket` was 406 with an
+    `mcp-session-id`); only a POST can open one, so nothing else gets that far.
+    """
+    payload = orjson.dumps(
+        {"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": message}}
+    )
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    if allow is not None:
+        headers.append((b"allow", allow.encode()))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    body = b"" if scope["method"] == "HEAD" else payload
+    await send({"type": "http.response.body", "body": body})
+
+
+def unnamed(headers: Iterable[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """A refused opening request's reply headers without the session id the SDK gave it:
+    the SDK discards that session at once, and a reply naming it told the client of a
+    session that never was."""
+    return [(k, v) for k, v in headers if k != SESSION_HEADER]
 
 
 def header(scope: Scope, name: bytes) -> str | None:

@@ -35,19 +35,22 @@ def expected_message(exc: WorkbenchError | OSError) -> str:
     return bound_message([os_error_message(exc)])
 
 
-def guarded(app: App, call: Callable[[], T]) -> T | None:
-    """Run `call`; on an expected error notify its message and return None."""
+def guarded(app: App, call: Callable[[], T], timeout: float = 6) -> T | None:
+    """Run `call`; on an expected error notify its message (an error notice shown for
+    `timeout` seconds) and return None. The one rule for how an expected error becomes a
+    notice: `shown_as_notice` runs its handler through it."""
     try:
         return call()
     except EXPECTED as exc:
-        app.notify(expected_message(exc), severity="error", timeout=6)
+        app.notify(expected_message(exc), severity="error", timeout=timeout)
         return None
 
 
 def shown_as_notice(
     handler: Callable[Concatenate[Pump, P], T],
 ) -> Callable[Concatenate[Pump, P], T | None]:
-    """A key, message or palette handler whose expected error is a notice, not a crash.
+    """A key, message or palette handler whose expected error is a notice, not a crash
+    (`guarded`, shown 8 s).
 
     Every handler that reads the session can meet one: a hosted run's reads go to the
     host, and a host gone mid-play made a cursor move or a keypress close the app.
@@ -55,10 +58,6 @@ def shown_as_notice(
 
     @functools.wraps(handler)
     def run(self: Pump, *args: P.args, **kwargs: P.kwargs) -> T | None:
-        try:
-            return handler(self, *args, **kwargs)
-        except EXPECTED as exc:
-            self.app.notify(expected_message(exc), severity="error", timeout=8)
-            return None
+        return guarded(self.app, lambda: handler(self, *args, **kwargs), timeout=8)
 
     return run

@@ -107,8 +107,12 @@ class LedgerScreen(PlayerScreen):
             self._follow(self.history.account)
 
     def _follow(self, account: str) -> None:
+        """Show `account` by day, if the ledger has it (a message may name a row as it was:
+        `next` without a default raised StopIteration and closed the app)."""
         ledger = self.session.ledger()
-        unit = next(u for a, u, _ in ledger.trial_balance() if a == account)
+        unit = next((u for a, u, _ in ledger.trial_balance() if a == account), None)
+        if unit is None:
+            return
         self.history.show(account, unit, ledger.account_history(account))
         self.drill_title.update(styled("[b]$account[/b] by day", account=account))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.binding import Binding
 from textual.content import Content
@@ -20,12 +20,28 @@ if TYPE_CHECKING:
     from workbench.authoring.runs import ReportEntry, RunStatus
     from workbench.evaluation.report import BranchRecord, QuestionEntry
 
+T = TypeVar("T")
+
+
+def at(items: Sequence[T], key: str | None) -> T | None:
+    """The item a row keyed by its position names, or None: no row, or a key that is not
+    a position in `items` (a row of an earlier listing)."""
+    if key is None or not (key.isascii() and key.isdigit()):
+        return None
+    index = int(key)
+    return items[index] if index < len(items) else None
+
 
 class KeyedTable(Table):
     """A row table whose highlighted and chosen rows are reported by key."""
 
     class Highlighted(Message):
-        """The highlighted row changed."""
+        """The highlighted row changed.
+
+        Its key is the row's when it was posted: by the time it is handled the table may
+        have been emptied or refilled. A handler shows what the table highlights now
+        (`selected`), and nothing for a key no row has.
+        """
 
         def __init__(self, table: KeyedTable, key: str) -> None:
             super().__init__()

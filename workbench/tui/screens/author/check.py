@@ -16,7 +16,7 @@ from workbench.tui.errors import EXPECTED, expected_message
 from workbench.tui.markup import styled
 from workbench.tui.messages import CheckFinished, JobFailed, JobProgress
 from workbench.tui.screens.base import AuthorScreen
-from workbench.tui.widgets.author import FindingsTable, KeyedTable
+from workbench.tui.widgets.author import FindingsTable, KeyedTable, at
 from workbench.tui.widgets.inputs import FormInput
 from workbench.tui.widgets.progress import JobProgress as JobBar
 
@@ -143,20 +143,26 @@ class CheckScreen(AuthorScreen):
 
     def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
         """Show the highlighted finding in full."""
-        self._detail(int(message.key))
+        self._detail()
 
     def _show_findings(self, findings: tuple[Finding, ...]) -> None:
         """List `findings` (none while a check runs or after one failed: the table never
         shows one campaign's findings under another's name)."""
         self.findings = findings
         self.table.show(findings)
-        if findings:
-            self._detail(0)
-        else:
-            self.detail.update("")
+        self._detail()
 
-    def _detail(self, index: int) -> None:
-        f = self.findings[index]
+    def _detail(self) -> None:
+        """The finding the table highlights now, in full; nothing when there is none.
+
+        A highlight message names a row as it was when it was posted: a check started,
+        failed or finished since emptied or refilled the table, and its row index read
+        past the findings (IndexError closed the app) or named another check's finding.
+        """
+        f = at(self.findings, self.table.selected)
+        if f is None:
+            self.detail.update("")
+            return
         self.detail.update(
             styled(
                 "[b]$question[/b] $rest\n[dim]$where[/dim]",

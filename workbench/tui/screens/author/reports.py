@@ -87,7 +87,10 @@ class ReportsScreen(AuthorScreen):
         self._open(Path(keys[index]))
 
     def on_keyed_table_highlighted(self, message: KeyedTable.Highlighted) -> None:
-        """Follow the cursor in either table."""
+        """Follow the cursor in either table (a message for a row it has left since, or one
+        a rescan removed, is dropped: it opened that report under the cursor's row)."""
+        if message.key != message.table.selected:
+            return
         if message.table is self.reports:
             self._open(Path(message.key))
         elif self.report is not None:

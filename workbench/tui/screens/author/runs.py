@@ -97,7 +97,12 @@ class RunsScreen(AuthorScreen):
             self.summary.update(Content(f"No run directories under {self.root.value}."))
 
     def on_keyed_table_chosen(self, message: KeyedTable.Chosen) -> None:
-        """Validate the chosen run (the worker refuses an unfinished one)."""
+        """Validate the chosen run (the worker refuses an unfinished one) if it is still
+        listed: a listing of another folder since would have had a run the table no longer
+        shows validated, its report written beside it."""
+        if message.key not in self.table.rows:
+            self.notify("That run is no longer listed: choose it again.", severity="warning")
+            return
         if self.progress.running:
             self.notify("A validation is already running.", severity="warning")
             return
