@@ -40,7 +40,7 @@ from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
 
 SIZES = (6, 60, 600)
-REPEATS = 5
+REPEATS = 7
 ROUNDS_QUESTIONS = 300
 """Small sizes run more rounds (300 questions' worth, at least REPEATS): a 6-question round
 lasts 45 ms, so five of them gave a median ratio that moved by ±0.05 from run to run."""
