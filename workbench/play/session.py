@@ -805,9 +805,17 @@ class PlayerSession:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StorageError(
                 f"{store}: {one_line(why)}; the run itself is as written (the store is a "
-                "cache derived from it, which `workbench run` into this run directory "
-                "writes again)"
+                f"cache derived from it, which `workbench finish {self.paths.root}` writes "
+                "again)"
             ) from None
+
+    def store_problem(self) -> str | None:
+        """Why the run's store is not a whole store of the run as it stands ("missing",
+        "not a store: …", "of another ledger (out of date)"), or None when it is: a
+        `finish` killed while writing it left none, and the next `finish` writes it."""
+        from ledger.store import store_problem
+
+        return store_problem(self.paths.store, self._engine.book)
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends.
