@@ -276,3 +276,37 @@ def write_store(db_path: Path | str, book: Book, metrics: Iterable[MetricSeries]
         raise
     fsync_dir(target.parent)
     return target
+
+
+# -- reading ---------------------------------------------------------------------------
+
+
+def store_problem(db_path: Path | str, book: Book) -> str | None:
+    """Why the store at `db_path` is not a whole store of `book` ("missing", "not a store:
+    …", "of another ledger"), or None when it is.
+
+    Opened read-only (never created, never changed); a file that is not an SQLite
+    database, a store of another schema, or one whose integrity check fails is not a
+    store, and one whose ledger digest differs (an older write, another run) is out of
+    date. `write_store` only ever renames a whole, fsynced file into place, so this finds
+    a damaged or stale file, never one half-written by a killed writer."""
+    target = Path(db_path)
+    if not target.exists():
+        return "missing"
+    try:
+        conn = sqlite3.connect(f"{target.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return f"not a store: {exc}"
+    try:
+        if conn.execute("PRAGMA quick_check").fetchone() != ("ok",):
+            return "not a store: its integrity check fails"
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+    except sqlite3.Error as exc:
+        return f"not a store: {exc}"
+    finally:
+        conn.close()
+    if meta.get("schema") != SCHEMA:
+        return f"not a store of schema {SCHEMA}"
+    if meta.get("ledger_digest") != book.digest():
+        return "of another ledger (out of date)"
+    return None

@@ -97,6 +97,7 @@ def test_an_empty_path_is_refused_by_every_path_parameter() -> None:
     import pytest
 
     from workbench.cli.options import PathText
+    from workbench.errors import UserError
 
     parameters = _path_parameters()
     assert len(parameters) > 20
@@ -104,16 +105,16 @@ def test_an_empty_path_is_refused_by_every_path_parameter() -> None:
         assert isinstance(param, click.Parameter)
         assert isinstance(param.type, PathText), (command, name)
         context = click.Context(main)
-        with pytest.raises(click.BadParameter, match="an empty path names nothing"):
+        with pytest.raises(UserError, match="an empty path names nothing"):
             param.type.convert("", param, context)
 
 
 def test_empty_campaign_and_source_are_refused_on_the_command_line(tmp_path: Path) -> None:
     for args, words in (
-        (["check", ""], "Invalid value for '[CAMPAIGN]': an empty path names nothing"),
-        (["actions", ""], "Invalid value for '[CAMPAIGN]': an empty path names nothing"),
-        (["check", "--control", ""], "Invalid value for '--control': an empty path names"),
-        (["new", ""], "Invalid value for 'DIRECTORY': an empty path names nothing"),
+        (["check", ""], "an empty path names nothing (the CAMPAIGN argument)"),
+        (["actions", ""], "an empty path names nothing (the CAMPAIGN argument)"),
+        (["check", "--control", ""], "an empty path names nothing (--control)"),
+        (["new", ""], "an empty path names nothing (the DIRECTORY argument)"),
         (["new", f"{tmp_path}/x", "--from", ""], "--from is empty: name a campaign folder"),
     ):
         result = CliRunner().invoke(main, args)

@@ -68,7 +68,8 @@ def test_links_to_nowhere_a_loop_or_through_a_file_are_no_runs(runs: Path, tmp_p
 
 
 def test_an_out_through_a_link_loop_is_one_line(runs: Path, tmp_path: Path) -> None:
-    """`--out LOOP/x` was Python's RuntimeError 'Symlink loop' as a traceback."""
+    """`--out LOOP/x` was Python's RuntimeError 'Symlink loop' as a traceback (now refused
+    as every path parameter refuses a loop, before the command runs)."""
     (tmp_path / "loop").symlink_to("loop")
     for args in (
         ["validate", "counterfactual", runs, "--all-agents"],
@@ -77,7 +78,7 @@ def test_an_out_through_a_link_loop_is_one_line(runs: Path, tmp_path: Path) -> N
         result = _cli(*args, "--out", tmp_path / "loop" / "x")
         assert result.returncode == exit_codes.USAGE
         assert _errors(result) == [
-            f"Error: output directory {tmp_path / 'loop' / 'x'}: cannot access "
+            f"Error: {tmp_path / 'loop' / 'x'}: cannot access "
             "(Too many levels of symbolic links) (--out)"
         ]
 

@@ -101,11 +101,14 @@ def test_a_private_run_killed_before_its_first_seal_is_finished_by_the_next_writ
         assert workbench(tmp_path, "verify", run, *control).returncode == 0
 
 
-def test_a_development_run_whose_first_seal_failed_is_sealed_by_opening_it(
+def test_a_development_run_whose_first_seal_failed_is_not_created(
     tmp_path: Path,
 ) -> None:
-    """The message promised 'opened again, which seals it', but opening it did not: with
-    no seal at all the run was named damaged ('seal.json is missing') for ever."""
+    """The disk refuses a new run's first seal: the run is not created at all (its
+    run.json and journal header are removed again), so no run is left without a seal;
+    a creation there succeeds once the disk takes it. (It had been left unsealed, and
+    named damaged for ever, 'seal.json is missing', until opening it sealed it; a
+    creation a kill interrupts is still finished by the next writer, above.)"""
     run = tmp_path / "run"
     created = subprocess.run(
         [
@@ -124,8 +127,9 @@ def test_a_development_run_whose_first_seal_failed_is_sealed_by_opening_it(
         text=True,
         timeout=120,
     )
-    assert "seal.json" in created.stderr and not (run / "seal.json").exists()
-    PlayerSession.resume(run).close()
+    assert "seal.json" in created.stderr and "the run was not created" in created.stderr
+    assert sorted(p.name for p in run.iterdir()) == ["run.lock"]
+    PlayerSession.create(run).close()
     assert workbench(tmp_path, "verify", run).returncode == 0
 
 

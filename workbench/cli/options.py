@@ -7,13 +7,17 @@ lives in `PlayerSession.resume` and nowhere else.
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ledger.file_kinds import kind_of
 from workbench.errors import UserError, framed
 from workbench.messages import clip
 
@@ -26,22 +30,73 @@ F = TypeVar("F", bound=Callable[..., object])
 
 
 class PathText(click.Path):
-    """A path argument or option that is refused when empty: `Path("")` is the current
-    folder, so `workbench check "$DIR"` with DIR unset would have checked (and `new --from`
-    copied, `run --out` written) whatever folder the shell stood in."""
+    """A path argument or option, refused in one `Error:` line like every other input.
+
+    An empty value is refused: `Path("")` is the current folder, so `workbench check
+    "$DIR"` with DIR unset would have checked (and `new --from` copied, `run --out`
+    written) whatever folder the shell stood in. So is a directory given where a file is
+    wanted, and anything but a directory where a directory is wanted: click's own checks
+    printed its three-line usage error for these, though the value was a good option and
+    the file was at fault (`Error: PATH: is a directory, not a file (--script)`, exit 2,
+    as the commands' own readers say it). Whether the path exists, can be read or is a
+    pipe is left to the command's reader, which names it the same way.
+    """
+
+    def __init__(self, *, file_okay: bool = True, dir_okay: bool = True) -> None:
+        super().__init__(file_okay=file_okay, dir_okay=dir_okay, readable=False, path_type=Path)
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """Refuse an empty value; otherwise click's own checks."""
+        """Refuse an empty value or a path of the wrong kind; otherwise the path."""
         if value in ("", b""):
-            self.fail("an empty path names nothing", param, ctx)
-        return super().convert(value, param, ctx)
+            raise refused_path("an empty path names nothing", param)
+        if isinstance(value, str | bytes | os.PathLike):
+            problem = self._wrong_kind(value)
+            if problem is not None:
+                raise refused_path(f"{os.fsdecode(value)}: {problem}", param)
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as exc:
+            raise refused_path(exc.format_message(), param) from None
+
+    def _wrong_kind(self, value: str | bytes | os.PathLike[str] | os.PathLike[bytes]) -> str | None:
+        """Why `value` (followed through links) is not the kind of path asked for, or None
+        (also when it cannot be looked at: the command's reader says why), or a loop of
+        symbolic links, which no command can follow."""
+        try:
+            mode = os.stat(value).st_mode
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:  # no command could follow it (pathlib's resolve raised)
+                return f"cannot access ({exc.strerror})"
+            return None
+        except ValueError:
+            return None
+        if stat.S_ISDIR(mode) and not self.dir_okay:
+            return "is a directory, not a file"
+        if not stat.S_ISDIR(mode) and not self.file_okay:
+            kind = "a file" if stat.S_ISREG(mode) else kind_of(mode)
+            return f"is {kind}, not a directory"
+        return None
 
 
-DIR = PathText(file_okay=False, path_type=Path)
+def parameter_words(param: click.Parameter | None) -> str:
+    """The parameter as a user typed it: `--script`, or `the RUN_DIR argument`."""
+    if isinstance(param, click.Option) and param.opts:
+        return max(param.opts, key=len)
+    if param is not None and param.name:
+        return f"the {param.human_readable_name.strip('[]').upper()} argument"
+    return "an argument"
+
+
+def refused_path(problem: str, param: click.Parameter | None) -> UserError:
+    """A path parameter's value refused in one line that names the parameter."""
+    return UserError(f"{problem} ({parameter_words(param)})")
+
+
+DIR = PathText(file_okay=False)
 """A directory argument (it need not exist yet)."""
-FILE = PathText(dir_okay=False, path_type=Path)
+FILE = PathText(dir_okay=False)
 """A file argument (it need not exist yet)."""
-ANY_PATH = PathText(path_type=Path)
+ANY_PATH = PathText()
 """A file or directory argument (it need not exist yet)."""
 
 WHOLE_TEXT = re.compile(r"[+-]?[0-9]+")

@@ -97,16 +97,31 @@ def refuse_script_in_run(script: Path, out: Path) -> None:
 def finish(
     run_dir: Path, control: Path | None, agent_id: str | None, campaign: Path | None
 ) -> None:
-    """End RUN_DIR: the remaining days run with no decisions; then it accepts no command."""
+    """End RUN_DIR: the remaining days run with no decisions; then it accepts no command.
+
+    A run finished already whose store (store.sqlite, a cache of its ledger and metrics)
+    is missing, damaged or out of date, as a `finish` or `run` killed while writing it
+    leaves it, gets its store written again; any other finished run is refused.
+    """
     from workbench.play.session import PlayerSession
 
     with PlayerSession.resume(
         run_dir, campaign, control=control_file(control), agent_id=agent_id, autoseal=False
     ) as session:
         start = session.day
-        session.finish()
-        session.seal()
-        session.write_store()
+        problem = session.store_problem() if session.finished else None
+        if problem is not None:
+            session.write_store()
+        else:
+            session.finish()
+            session.seal()
+            session.write_store()
+    if problem is not None:
+        click.echo(
+            f"{printed(run_dir)}: finished already on day {session.day}; its store "
+            f"({problem}) is written again"
+        )
+        return
     click.echo(
         f"{printed(run_dir)}: finished on day {session.day} (from day {start}); "
         "it accepts no further command and can be validated"

@@ -10,6 +10,7 @@ a journaled `finish`; a finished run accepts no further command.
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import sqlite3
@@ -23,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ledger.durable import TornAppend, make_dirs
+from ledger.durable import TornAppend, cut_marker, fsync_dir, make_dirs
 from ledger.journal import HEADER_KIND, CommandIdConflict, Entry, Journal, JournalError
 from ledger.seal import Seal
 from sim.campaign_load import CampaignBundle
@@ -35,7 +36,9 @@ from workbench.errors import (
     StorageError,
     UserError,
     WorkbenchError,
+    framed,
     one_line,
+    os_error_message,
     reraised,
 )
 from workbench.messages import clip, problems
@@ -101,6 +104,30 @@ from workbench.runs.repair import (
     remove_leftovers,
 )
 from workbench.runs.replay import CommandOutcome, ReplayError, apply_command, replay
+
+
+class RefusedCommands(StorageError):
+    """Commands whose journal lines the disk refused (full, over a quota, failing): not
+    applied; the journal is as it was, or (`torn`) ends in what the failed append could
+    not cut off again, which the next writer cuts."""
+
+    def __init__(self, journal: Path, what: str, reason: str, *, torn: bool) -> None:
+        self.journal, self.what, self.reason, self.torn = journal, what, reason, torn
+        super().__init__(self.line("the run is as it was"))
+
+    def line(self, outcome: str) -> str:
+        """`JOURNAL: cannot write WHAT (REASON); it was not applied and OUTCOME`."""
+        verb = "it was" if self.what.startswith("the ") else "they were"
+        if self.torn and outcome == "the run is as it was":
+            return (
+                f"{self.journal}: cannot write {self.what} ({self.reason}); {verb} not "
+                "applied, and the run takes no command until it is opened again (which "
+                "repairs the journal)"
+            )
+        return (
+            f"{self.journal}: cannot write {self.what} ({self.reason}); {verb} not applied "
+            f"and {outcome}"
+        )
 
 
 @dataclass(frozen=True)
@@ -371,18 +398,78 @@ class PlayerSession:
     def _persist(self) -> None:
         """Write what the journal holds beyond the run directory's copy (creating the run).
 
-        A write-ahead session journals straight to the file from then on.
+        A write-ahead session journals straight to the file from then on. Commands held
+        back that the disk refuses are not applied on file: the failed append cut itself
+        off again, and the error says so in the words of a refused command
+        (`refused_write`).
         """
         if self._persisted is None:
             self._materialize()
             self._persisted = 0
         if self._journal.path is None and self._persisted == 0:
             self._create_journal()
-        if self._journal.path is None and self._persisted < len(self._journal):
-            append_journal(self.paths.journal, self._journal.to_bytes(self._persisted))
+        held_back = len(self._journal) - self._persisted
+        if self._journal.path is None and held_back > 0:
+            try:
+                append_journal(self.paths.journal, self._journal.to_bytes(self._persisted))
+            except OSError as exc:
+                first = self._journal.entries[self._persisted].kind
+                raise self.refused_write(
+                    f"the {first}" if held_back == 1 else f"{held_back} commands", exc
+                ) from None
             self._persisted = len(self._journal)
         if self._write_ahead and self._journal.path is None:
             self._journal = self._file_journal()
+
+    def refused_write(self, what: str, exc: OSError) -> RefusedCommands:
+        """The one line for commands (`what`: "the advance", "12 commands") whose journal
+        lines the disk refused: not applied, and the run is as it was (the failed append
+        cut itself off again), or else what repairs it."""
+        return RefusedCommands(
+            self.paths.journal,
+            what,
+            exc.strerror or str(exc),
+            torn=isinstance(exc, TornAppend),
+        )
+
+    def _undo_creation(self, exc: WorkbenchError) -> StorageError:
+        """Remove what this session wrote of a new run that could not be written whole and
+        release its lock: the StorageError to raise for `exc`, which stopped the creation.
+
+        A new run is created whole or not at all, so a disk that fills while `run` writes
+        a new run leaves no run at day 0 sealed without the commands it was created with.
+        Files are removed newest first, so a removal that fails (or a kill meanwhile)
+        leaves what the next writer finishes as an interrupted creation (run.json alone,
+        or with its journal's header and no seal), never a seal of a journal that is gone.
+        The directory keeps its (empty) lock file, which a new run there reuses.
+        """
+        paths = self.paths
+        left = []
+        for path in (paths.seal, cut_marker(paths.journal), paths.journal, paths.registration):
+            try:
+                path.unlink(missing_ok=True)
+            except OSError:
+                left.append(path.name)
+        with contextlib.suppress(OSError):
+            fsync_dir(paths.root)
+        self._persisted = None
+        if self._journal.path is not None:
+            self._journal = Journal(None, list(self._journal.entries))
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+        if left:
+            after = (
+                f"; its creation stopped with {', '.join(left)} left in {paths.root}: run "
+                "into it again to finish creating it"
+            )
+        elif isinstance(exc, RefusedCommands):
+            return StorageError(
+                exc.line(f"the run was not created: {paths.root} holds no run, as before")
+            )
+        else:
+            after = f"; the run was not created: {paths.root} holds no run, as before"
+        return StorageError(framed(exc, after=after))
 
     def _create_journal(self) -> None:
         """Write the journal file with its header alone and, when commands follow, seal
@@ -430,7 +517,14 @@ class PlayerSession:
                     f"{root}: cannot clear a killed creation ({exc.strerror})"
                 ) from None
             _require_empty(root)
-            write_registration(self.paths, self.registration)
+            try:
+                write_registration(self.paths, self.registration)
+            except WorkbenchError as exc:
+                with contextlib.suppress(OSError):  # renamed, then its directory's fsync failed
+                    self.paths.registration.unlink(missing_ok=True)
+                raise StorageError(
+                    f"{exc.message}; the run was not created: {root} holds no run, as before"
+                ) from None
         except BaseException:
             lock.release()
             raise
@@ -481,17 +575,8 @@ class PlayerSession:
         command until the run is opened again, which cuts it)."""
         try:
             return self._journal.append(self._engine.day, kind, command_id, payload)
-        except TornAppend as exc:
-            raise StorageError(
-                f"{self.paths.journal}: cannot write the {kind} ({exc.strerror}); it was not "
-                "applied, and the run takes no command until it is opened again (which "
-                "repairs the journal)"
-            ) from None
         except OSError as exc:
-            raise StorageError(
-                f"{self.paths.journal}: cannot write the {kind} ({exc.strerror or exc}); "
-                "it was not applied and the run is as it was"
-            ) from None
+            raise self.refused_write(f"the {kind}", exc) from None
 
     def preview(self, action_id: str) -> ScheduleOutcome:
         """Would this action be accepted now, and if not, why? Changes nothing."""
@@ -657,8 +742,25 @@ class PlayerSession:
             self._journal.sync()
 
     def seal(self) -> Seal:
-        """Write the journal (when held back) and then seal.json for the run as it stands."""
+        """Write the journal (when held back) and then seal.json for the run as it stands.
+
+        A new run's first seal writes it whole or not at all (`_undo_creation`)."""
         self._require_writable()
+        if self._persisted is None:
+            try:
+                return self._seal(creating=True)
+            except (WorkbenchError, OSError) as exc:
+                if self._persisted is None:  # not created: nothing of it was written
+                    raise
+                failure = (
+                    exc if isinstance(exc, WorkbenchError) else StorageError(os_error_message(exc))
+                )
+                raise self._undo_creation(failure) from None
+        return self._seal()
+
+    def _seal(self, *, creating: bool = False) -> Seal:
+        """`seal`; `creating`: a seal that cannot be written undoes the creation (`seal`),
+        so the error is the write's own."""
         self._persist()
         self.sync_journal()
         seal = build_seal(
@@ -672,6 +774,8 @@ class PlayerSession:
         try:
             write_seal(self.paths, seal)
         except WorkbenchError as exc:
+            if creating:
+                raise
             raise StorageError(
                 f"{exc.message}; the commands are journaled (day {self.day}), so the run "
                 "is interrupted until it is opened again, which seals it"
@@ -701,9 +805,17 @@ class PlayerSession:
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise StorageError(
                 f"{store}: {one_line(why)}; the run itself is as written (the store is a "
-                "cache derived from it, which `workbench run` into this run directory "
-                "writes again)"
+                f"cache derived from it, which `workbench finish {self.paths.root}` writes "
+                "again)"
             ) from None
+
+    def store_problem(self) -> str | None:
+        """Why the run's store is not a whole store of the run as it stands ("missing",
+        "not a store: …", "of another ledger (out of date)"), or None when it is: a
+        `finish` killed while writing it left none, and the next `finish` writes it."""
+        from ledger.store import store_problem
+
+        return store_problem(self.paths.store, self._engine.book)
 
     def run_to_horizon(self) -> None:
         """Advance with no further decisions until the campaign ends.

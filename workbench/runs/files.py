@@ -59,11 +59,12 @@ class RunPaths:
 
 
 def append_journal(path: Path, data: bytes) -> None:
-    """Append whole journal lines to the run's journal file and fsync them."""
-    try:
-        append_durably(path, data)
-    except OSError as exc:
-        raise UserError(f"{path}: cannot append to the journal ({exc.strerror or exc})") from None
+    """Append whole journal lines to the run's journal file and fsync them.
+
+    A disk that refuses raises the OSError with the file as it was (`append_durably`), or
+    TornAppend when not even the partial write could be cut off: the caller says which
+    commands were not applied, in the words every refused command is reported in."""
+    append_durably(path, data)
 
 
 class SealError(ValueError):
