@@ -67,6 +67,11 @@ def test_a_moved_campaign_is_named_with_campaign_dir(campaign_copy: Path, tmp_pa
         "validate", "counterfactual", run.parent, "--all-agents", "--out", tmp_path / "b", *args
     )
     assert batch.exit_code == 1 and (tmp_path / "b" / "reports" / "run" / "report.json").exists()
+    for out in (tmp_path / "v", tmp_path / "b"):  # a report, a batch: nothing is evaluated
+        alone = one_error_line(cli("verify-report", out, "--campaign", tmp_path / "nowhere"))
+        assert alone.endswith(
+            "used only when runs are evaluated again: give --results too (--campaign)"
+        )
 
 
 def test_another_campaign_given_as_its_campaign_is_refused(

@@ -250,6 +250,11 @@ def verify_report(
     """
     from workbench.evaluation.batch_check import is_batch_output
 
+    if campaign is not None and results is None:
+        raise UserError(
+            "a campaign folder is used only when runs are evaluated again: give --results too",
+            subject="campaign",
+        )
     if is_batch_output(out):
         _verify_batch(out, results, control, agent_id, campaign)
         return
