@@ -581,7 +581,9 @@ class Campaign(Strict):
     development_seed: Annotated[int, Bounds(0, MAX_SEED, "")] | None = Field(
         default=None, description="Public seed of a development campaign (none when private)."
     )
-    start_date: CalendarDate = Field(description="Calendar date of day 0 (YYYY-MM-DD).")
+    start_date: CalendarDate = Field(
+        description="Calendar date of day 0 (YYYY-MM-DD); a date-time is refused, even at midnight."
+    )
     horizon_days: Annotated[int, Bounds(7, MAX_HORIZON_DAYS, "days")] = Field(
         description="The last day of the campaign."
     )
