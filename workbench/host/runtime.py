@@ -50,7 +50,13 @@ from ledger.durable import fsync_dir, make_dirs, truncate_durably
 from ledger.journal import Entry, JournalError, read_entries
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
-from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
+from workbench.errors import (
+    AccessError,
+    IntegrityError,
+    StorageError,
+    UserError,
+    WorkbenchError,
+)
 from workbench.host.agent_threads import AgentThreads
 from workbench.host.errors import (
     Busy,
@@ -895,7 +901,11 @@ class HostRuntime:
                     f"{run.run_id} is being written by another process (an operator's "
                     "command); try again later"
                 ) from None
-            except StorageError as exc:
+            except (StorageError, AccessError) as exc:
+                # The system refused a file for now (a full disk, no descriptor left):
+                # nothing in the run is wrong, so it is not marked damaged, which would
+                # refuse it until a restart (another agent's connections can use up the
+                # descriptors).
                 log.warning("%s: %s", run.run_id, exc.message)
                 raise StorageFailed(
                     f"{self._relative(exc.message)}; try again later (the operator is told)"
