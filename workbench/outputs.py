@@ -596,6 +596,26 @@ def check_output_dir(out: Path, layout: OutputLayout, *, never_inside: Path | No
         raise _being_written(out)
 
 
+PRIVATE_OUTPUT_MODE = 0o700
+"""The mode of a private evaluation's output directory: its owner's alone."""
+
+
+def _keep_private(out: Path, fd: int) -> None:
+    """Take group's and others' access to the claimed directory `out` (open as `fd`) away."""
+    mode = stat.S_IMODE(os.fstat(fd).st_mode)
+    if not mode & ~PRIVATE_OUTPUT_MODE:
+        return
+    try:
+        os.fchmod(fd, mode & PRIVATE_OUTPUT_MODE)
+    except OSError as exc:
+        raise UserError(
+            f"output directory {out}: other users can read it (mode {mode:o}) and it cannot "
+            f"be made its owner's alone ({_why(exc)}); a private campaign's evaluation holds "
+            "its world's answers: give a directory you own",
+            subject="out",
+        ) from None
+
+
 def _open_dir(out: Path) -> int:
     try:
         return os.open(out, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
@@ -606,7 +626,7 @@ def _open_dir(out: Path) -> int:
 
 
 def claim_output_dir(
-    out: Path, layout: OutputLayout, *, never_inside: Path | None = None
+    out: Path, layout: OutputLayout, *, never_inside: Path | None = None, private: bool = False
 ) -> OutputClaim:
     """Claim `out` for writing `layout`: create it if new, lock it, make the claim directory.
 
@@ -615,6 +635,10 @@ def claim_output_dir(
     holding only the partial output of a killed evaluation (its lock gone with it) is
     emptied of that output and claimed. Missing parents of `out` are made durably; `out`
     and the claim directory are made durable by the writer, with its files.
+
+    `private` (the evaluation of a private campaign's run: its branch outcomes are the
+    answers of a world other agents may still be playing) makes `out` its owner's alone,
+    new or given: under the umask every user of the machine could read them.
     """
     out = Path(out)
     check_output_dir(out, layout, never_inside=never_inside)
@@ -622,7 +646,7 @@ def claim_output_dir(
     if not os.path.lexists(out):
         try:
             make_dirs(out.parent)
-            out.mkdir()
+            out.mkdir(PRIVATE_OUTPUT_MODE if private else 0o777)
             created = True
         except FileExistsError:
             if not out.is_dir():
@@ -644,6 +668,8 @@ def claim_output_dir(
         if locked is False or os.fstat(fd).st_ino != os.lstat(out).st_ino:
             raise _being_written(out)
         owned = created
+        if private:
+            _keep_private(out, fd)
         if _partial_output(out, layout):
             if locked is None:
                 raise _not_empty(out)

@@ -1,6 +1,7 @@
 """Every file the workbench writes gets the mode a new file gets (the umask), not mkstemp's
 0o600, and a rewritten file keeps its own; only the control file, which holds the seed,
-is the owner's alone."""
+is the owner's alone (and, of directories, a host's runs directory and a private
+campaign's evaluation output: tests/host/test_operator_privacy.py)."""
 
 from __future__ import annotations
 

@@ -345,7 +345,7 @@ def validate_runs(
             on_row(row)
     jobs = [job for job, _ in found.jobs]
     with open_executor(executor or ExecutorSpec()) as running:
-        claim = claim_output_dir(out, BATCH_LAYOUT, never_inside=runs)
+        claim = claim_output_dir(out, BATCH_LAYOUT, never_inside=runs, private=control is not None)
         try:
             outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
             for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):

@@ -625,7 +625,9 @@ def _evaluate(
             exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
         )
     with open_executor(spec) as running:
-        claim = claim_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
+        claim = claim_output_dir(
+            out, EVALUATION_LAYOUT, never_inside=results, private=control is not None
+        )
         try:
             pairs = pair_results(prepared.tasks, running)
             return write_evaluation(

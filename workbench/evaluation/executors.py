@@ -482,6 +482,10 @@ class DaskExecutor:
                     host="127.0.0.1",
                     dashboard_address="127.0.0.1:0",
                     silence_logs=logging.ERROR,
+                    # Temporary TLS credentials, this process's alone: a scheduler on
+                    # loopback took any local user's client, whose tasks then ran in the
+                    # workers that hold the control file's seed and salt.
+                    security=True,
                 )
                 return Client(self._cluster)
             except (OSError, TimeoutError) as exc:

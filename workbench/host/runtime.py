@@ -31,6 +31,7 @@ import logging
 import os
 import secrets
 import shutil
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -49,7 +50,13 @@ from ledger.durable import fsync_dir, make_dirs, truncate_durably
 from ledger.journal import Entry, JournalError, read_entries
 from ledger.money import scale_of
 from sim.campaign_load import CampaignBundle
-from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
+from workbench.errors import (
+    AccessError,
+    IntegrityError,
+    StorageError,
+    UserError,
+    WorkbenchError,
+)
 from workbench.host.agent_threads import AgentThreads
 from workbench.host.errors import (
     Busy,
@@ -125,6 +132,8 @@ HOST_COMMAND: Final = "workbench host"
 """How the host names itself in the locks it holds (a refused writer sees it)."""
 MAX_TOKEN_CHARS: Final = 512
 """A presented bearer token longer than this is refused unread (real ones are 54 chars)."""
+PRIVATE_DIR_MODE: Final = 0o700
+"""The runs directory's mode: its owner's alone (it holds every agent's journal)."""
 DAMAGE_CHARS: Final = 240
 """Characters of a damaged run's reason an agent is shown (its first problem, cut)."""
 
@@ -296,9 +305,11 @@ class HostRuntime:
             not os.path.lexists(self.runs_dir),
             not os.path.lexists(self.runs_dir / HOST_FILE),
         )
-        make_dirs(self.runs_dir)
+        make_dirs(self.runs_dir.parent)
+        make_dirs(self.runs_dir, mode=PRIVATE_DIR_MODE)
         self._lock_runs_dir()
         try:
+            self._keep_runs_dir_private()
             self._check_host_record()
             make_dirs(self.runs_dir / STAGING)
             self.recovery = recover(self.runs_dir, self.bundle, self.control)
@@ -374,6 +385,32 @@ class HostRuntime:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+    def _keep_runs_dir_private(self) -> None:
+        """Make the runs directory its owner's alone (no access for group or others).
+
+        It holds every agent's journal (their actions and submissions, in the one world
+        they all play): an agent on this machine under a user of its own (beside a stdio
+        host, say) read another agent's episode there when the umask left it readable.
+        Everything the host writes is inside it, so one mode closes all of it; an existing
+        directory that grants more is tightened (refused when it cannot be).
+        """
+        mode = stat.S_IMODE(os.stat(self.runs_dir).st_mode)
+        if mode & ~PRIVATE_DIR_MODE:
+            try:
+                os.chmod(self.runs_dir, mode & PRIVATE_DIR_MODE)
+            except OSError as exc:
+                raise UserError(
+                    f"{self.runs_dir} is readable by other users (mode {mode:o}) and cannot "
+                    f"be made its owner's alone ({exc.strerror or exc}): every agent's journal "
+                    "is kept there; give the host a directory it owns"
+                ) from None
+            log.info(
+                "%s: made its owner's alone (mode %o, was %o): it holds every agent's run",
+                self.runs_dir,
+                mode & PRIVATE_DIR_MODE,
+                mode,
+            )
 
     def _lock_runs_dir(self) -> None:
         """One host per runs directory: a second is refused at once, naming the first."""
@@ -857,10 +894,18 @@ class HostRuntime:
                     hosted=True,
                 )
             except RunLocked as exc:
+                # Who holds it (pid, an operator's command line with its paths) is the
+                # operator's to read in the log, never an agent's.
+                log.warning("%s: %s", run.run_id, exc.message)
                 raise Busy(
-                    f"{run.run_id} is being written by another process: {exc.message}"
+                    f"{run.run_id} is being written by another process (an operator's "
+                    "command); try again later"
                 ) from None
-            except StorageError as exc:
+            except (StorageError, AccessError) as exc:
+                # The system refused a file for now (a full disk, no descriptor left):
+                # nothing in the run is wrong, so it is not marked damaged, which would
+                # refuse it until a restart (another agent's connections can use up the
+                # descriptors).
                 log.warning("%s: %s", run.run_id, exc.message)
                 raise StorageFailed(
                     f"{self._relative(exc.message)}; try again later (the operator is told)"

@@ -26,7 +26,7 @@ from types import TracebackType
 
 import orjson
 
-from workbench.errors import UserError
+from workbench.errors import AccessError, UserError
 from workbench.inputs import read_bounded
 from workbench.messages import clip
 
@@ -165,7 +165,7 @@ class RunLock:
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise UserError(f"{path}: is a symbolic link, not a lock file") from None
-            raise UserError(f"{root}: cannot lock the run ({exc.strerror or exc})") from None
+            raise AccessError(f"{root}: cannot lock the run ({exc.strerror or exc})") from None
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 raise UserError(f"{path}: is not a regular file, so it cannot lock the run")
@@ -184,7 +184,7 @@ class RunLock:
                 os.pwrite(fd, holder.to_bytes(), 0)
         except OSError as exc:
             os.close(fd)
-            raise UserError(f"{root}: cannot lock the run ({exc.strerror or exc})") from None
+            raise AccessError(f"{root}: cannot lock the run ({exc.strerror or exc})") from None
         except BaseException:
             os.close(fd)
             raise
