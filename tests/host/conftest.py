@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,11 +139,19 @@ class HostProcess:
 
     URL = re.compile(r"at (http://127\.0\.0\.1:\d+) ")
 
-    def __init__(self, hosted: Hosted, log: Path, extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        hosted: Hosted,
+        log: Path,
+        extra: tuple[str, ...] = (),
+        preexec: Callable[[], None] | None = None,
+    ) -> None:
         self.hosted = hosted
         self.log = log
         self.extra = extra
         """Options after the usual ones (`--allowed-host NAME`, ...)."""
+        self.preexec = preexec
+        """Run in the child before it starts the host (limits it is started under)."""
         self.process: subprocess.Popen[bytes] | None = None
         self.url = ""
 
@@ -164,7 +172,9 @@ class HostProcess:
             *self.extra,
         ]
         with open(self.log, "ab") as handle:
-            self.process = subprocess.Popen(command, stdout=handle, stderr=handle)
+            self.process = subprocess.Popen(
+                command, stdout=handle, stderr=handle, preexec_fn=self.preexec
+            )
         return self
 
     def start(self, timeout: float = 120) -> HostProcess:

@@ -67,6 +67,7 @@ def host(
     from workbench.host.binding import bind as bind_runs
     from workbench.host.binding import check_binding
     from workbench.host.connections import ConnectionLimits
+    from workbench.host.descriptors import raise_descriptor_limit
     from workbench.host.errors import HostError
     from workbench.host.listen import bind, listen_refused, loopback_only
     from workbench.host.mcp_hosts import allowed_host
@@ -92,6 +93,10 @@ def host(
         raise UserError(
             f"agent {clip(agent_id)} is not registered in the control file", subject="agent"
         )
+    if not stdio:
+        short = raise_descriptor_limit(options.connections.max_connections)
+        if short is not None:
+            click.echo(short, err=True)
     check_binding(document.commitment(), runs_dir)
     runtime = HostRuntime(campaign, document, runs_dir)
     runtime.check_runs_dir()
