@@ -6,6 +6,12 @@ wakes all their waiters with one call into the loop. The reply is sent only afte
 so an acknowledged command is always durable. Handing each command to a worker thread
 instead cost about 0.25 ms of CPU a command in wake-ups and GIL hand-offs, a third of
 the host's CPU under load.
+
+An fsync opens its file by path. When the process has no descriptor left for that open
+(EMFILE or ENFILE: another agent's connections can use them up), nothing is wrong with
+the journal: its waiters wait for the next round, up to `OPEN_RETRIES` rounds
+`RETRY_PAUSE` apart, rather than failing, which would cut the command back and mark the
+run damaged until a restart.
 """
 
 from __future__ import annotations
@@ -13,11 +19,19 @@ from __future__ import annotations
 import asyncio
 import errno
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ledger.durable import fsync_file
 from workbench.host.errors import Busy
+
+NO_DESCRIPTOR = frozenset({errno.EMFILE, errno.ENFILE})
+"""An open refused for want of a descriptor: the system's for now, not the file's."""
+OPEN_RETRIES = 100
+"""Rounds a file waits for a descriptor to fsync it before its waiters get the failure."""
+RETRY_PAUSE = 0.02
+"""Seconds between those rounds (two seconds in all: connections close meanwhile)."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +53,8 @@ class Syncer:
         self._changed = threading.Condition()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="syncer", daemon=True)
+        self._retries: dict[Path, int] = {}
+        """Per file, the rounds it has waited for a descriptor (`NO_DESCRIPTOR`)."""
         self._durable: dict[Path, int] = {}
         """Per file, how many of its bytes are known durable: what its owner found on
         opening it (`opened`), then what each successful fsync covered (the sizes its
@@ -88,26 +104,47 @@ class Syncer:
                 if not self._waiting:
                     return
                 batch, self._waiting = self._waiting, []
-            failures: dict[Path, OSError] = {}
-            covered: dict[Path, int] = {}
-            for waiter in batch:
-                covered[waiter.path] = max(waiter.size, covered.get(waiter.path, 0))
-            for path, size in covered.items():
-                try:
-                    fsync_file(path)
-                    self._durable[path] = max(size, self._durable.get(path, 0))
-                except OSError as exc:
-                    failures[path] = exc
-                except Exception as exc:  # never leave a waiter hanging: its run stops instead
-                    failures[path] = OSError(errno.EIO, f"the syncer failed: {exc!r}")
+            failures, postponed = self._fsync_all(batch)
+            waiting = [waiter for waiter in batch if waiter.path in postponed]
+            if waiting:
+                with self._changed:
+                    self._waiting[:0] = waiting
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Waiter, OSError | None]]] = {}
             for waiter in batch:
-                by_loop.setdefault(waiter.loop, []).append((waiter, failures.get(waiter.path)))
+                if waiter.path not in postponed:
+                    by_loop.setdefault(waiter.loop, []).append((waiter, failures.get(waiter.path)))
             for loop, settled in by_loop.items():
                 try:
                     loop.call_soon_threadsafe(_settle, settled)
                 except RuntimeError:
                     continue  # the loop closed: nobody waits for these any more
+            if waiting:
+                time.sleep(RETRY_PAUSE)  # the others are settled: only these wait
+
+    def _fsync_all(self, batch: list[_Waiter]) -> tuple[dict[Path, OSError], set[Path]]:
+        """Fsync each file of `batch` once: the failures by file, and the files that wait
+        for a descriptor (their waiters go to the next round)."""
+        failures: dict[Path, OSError] = {}
+        postponed: set[Path] = set()
+        covered: dict[Path, int] = {}
+        for waiter in batch:
+            covered[waiter.path] = max(waiter.size, covered.get(waiter.path, 0))
+        for path, size in covered.items():
+            try:
+                fsync_file(path)
+                self._durable[path] = max(size, self._durable.get(path, 0))
+                self._retries.pop(path, None)
+            except OSError as exc:
+                rounds = self._retries.get(path, 0)
+                if exc.errno in NO_DESCRIPTOR and rounds < OPEN_RETRIES and not self._stopping:
+                    self._retries[path] = rounds + 1
+                    postponed.add(path)
+                else:
+                    self._retries.pop(path, None)
+                    failures[path] = exc
+            except Exception as exc:  # never leave a waiter hanging: its run stops instead
+                failures[path] = OSError(errno.EIO, f"the syncer failed: {exc!r}")
+        return failures, postponed
 
 
 def _settle(settled: list[tuple[_Waiter, OSError | None]]) -> None:

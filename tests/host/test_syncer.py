@@ -1,0 +1,93 @@
+"""The host's syncer waits for a descriptor instead of failing a journal it could not open.
+
+An fsync opens its file by path; with no descriptor left in the process (another
+agent's connections can use them up), the open failed with EMFILE and the run's
+unacknowledged command was cut back and the run marked damaged until a restart. Here
+the test process's own open-file limit really runs out while a sync waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import os
+import resource
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from workbench.host import syncer as syncer_module
+from workbench.host.syncer import Syncer
+
+
+@contextmanager
+def no_descriptor_left() -> Iterator[None]:
+    """While inside, this process can open no more files (its soft limit is set to the
+    lowest free descriptor); the limit is restored on leaving."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    probe = os.open(os.devnull, os.O_RDONLY)
+    os.close(probe)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (probe, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+async def until(condition: object, what: str) -> None:
+    """Yield to the loop until `condition()` holds (the syncer thread works meanwhile)."""
+    for _ in range(10_000):
+        if condition():  # type: ignore[operator]
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def test_a_sync_waits_for_a_descriptor_and_then_succeeds(tmp_path: Path) -> None:
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(b'{"line": 1}\n')
+    syncer = Syncer()
+    syncer.opened(journal, 0)
+    syncer.start()
+
+    async def scenario() -> None:
+        with no_descriptor_left():
+            task = asyncio.ensure_future(syncer.sync(journal, 12))
+            rounds = lambda: getattr(syncer, "_retries", {}).get(journal, 0)  # noqa: E731
+            await until(lambda: task.done() or rounds() >= 2, "two refused opens")
+            assert not task.done(), "the sync failed for want of a descriptor"
+        await task
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        syncer.stop()
+    assert syncer.durable_size(journal) == 12
+
+
+def test_a_descriptor_that_never_comes_fails_the_sync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(syncer_module, "OPEN_RETRIES", 3, raising=False)
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(b'{"line": 1}\n')
+    syncer = Syncer()
+    syncer.opened(journal, 0)
+    syncer.start()
+
+    async def scenario() -> OSError:
+        with no_descriptor_left():
+            try:
+                await syncer.sync(journal, 12)
+            except OSError as exc:
+                return exc
+        raise AssertionError("the sync succeeded without a descriptor")
+
+    try:
+        failure = asyncio.run(scenario())
+    finally:
+        syncer.stop()
+    assert failure.errno == errno.EMFILE
+    assert syncer.durable_size(journal) == 0
