@@ -9,6 +9,7 @@ check what a client sees.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -263,3 +264,78 @@ def _flood_one_agent(live: Live, arrived: threading.Semaphore) -> None:
 def _worker_threads() -> int:
     """Worker threads of this process's event loops (the in-process host's among them)."""
     return sum("AnyIO worker" in thread.name for thread in threading.enumerate())
+
+
+def _advance_while_locked(live: Live, run_id: str, command_id: str) -> httpx2.Response:
+    """An advance sent while the run's lock is held elsewhere, so a worker thread applies
+    and fsyncs it (not the event loop and its syncer); the lock is released at once."""
+    lock = live.runtime._runs[run_id].lock
+    lock.acquire()
+    try:
+        waiting = advance_in_thread(live, ALPHA, run_id, command_id)
+        for _ in range(3000):  # until a worker thread holds the request, waiting on the lock
+            slots = live.runtime.threads._slots.get(ALPHA)
+            if slots is not None and slots.borrowed_tokens >= 1:
+                break
+            time.sleep(0.01)
+        else:
+            raise AssertionError("the advance never reached a worker thread")
+    finally:
+        lock.release()
+    waiting["thread"].join(30)  # type: ignore[attr-defined]
+    response = waiting["response"]
+    assert isinstance(response, httpx2.Response)
+    return response
+
+
+def test_a_command_acknowledged_from_a_worker_thread_survives_a_later_failed_fsync(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command fsynced in a worker thread was unknown to the syncer, so when a later
+    command's fsync failed, the journal was cut back to before both: an acknowledged
+    command was lost."""
+    import errno
+
+    run_id = start(live, ALPHA)
+    assert _advance_while_locked(live, run_id, "a").status_code == 200
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(syncer_module, "fsync_file", failing)
+    with live.client(ALPHA) as client:
+        reply = client.post(
+            f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "b", "days": 1}
+        )
+    assert reply.status_code == 503 and reply.json()["error"]["code"] == "run_damaged"
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    assert [e.id for e in Journal.open(journal).entries[1:]] == ["a"]  # "b" cut, "a" kept
+
+
+def test_a_worker_threads_failed_fsync_damages_the_run_as_the_syncers_does(
+    live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker-thread path answered 500 `internal` and left the unacknowledged command
+    in the journal, to be applied when the run was resumed; it is now `run_damaged` with
+    the command cut off, as when the syncer's fsync fails."""
+    import errno
+
+    from ledger import journal as journal_module
+
+    run_id = start(live, ALPHA)
+    real = journal_module.fsync_file
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        real(path)
+
+    monkeypatch.setattr(journal_module, "fsync_file", failing)
+    reply = _advance_while_locked(live, run_id, "a")
+    assert reply.status_code == 503, reply.text
+    error = reply.json()["error"]
+    assert error["code"] == "run_damaged" and "not acknowledged" in error["message"]
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    monkeypatch.undo()
+    assert [e.id for e in Journal.open(journal).entries[1:]] == []

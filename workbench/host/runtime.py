@@ -754,9 +754,24 @@ class HostRuntime:
         """
         _check_command_id(command_id)
 
-        def durable(result: T, session: PlayerSession) -> T:
-            if not defer:
+        def durable(result: T, run: _Run, session: PlayerSession) -> T:
+            """`result`, once the command is durable (here, or by the caller with `defer`).
+
+            Fsynced here, its size is told to the syncer; a failed fsync damages the run
+            as the syncer's does (its unacknowledged commands cut off)."""
+            if defer:
+                return result
+            try:
                 session.sync_journal()
+            except OSError as exc:
+                self._journal_failed_held(run, exc)
+                raise Damaged(
+                    f"{run.run_id}: its journal could not be made durable, so the command "
+                    "was not acknowledged; ask the operator to inspect the run"
+                ) from None
+            size = session.journal_size
+            if size is not None:
+                self.syncer.made_durable(self.journal_path(run.run_id), size)
             return result
 
         def run_command(run: _Run, session: PlayerSession) -> T:
@@ -769,7 +784,7 @@ class HostRuntime:
                         f"command id {command_id} was already used by the {known.kind} "
                         f"at seq {known.seq} with other content: choose a new id"
                     )
-                return durable(reply(run, session, known, True), session)
+                return durable(reply(run, session, known, True), run, session)
             if session.finished:
                 raise RunFinished(
                     f"{run.run_id} is finished (day {session.day} of {session.horizon}): "
@@ -789,7 +804,7 @@ class HostRuntime:
                 log.info(
                     "%s: agent %s finished its episode (day %d)", run.run_id, agent, session.day
                 )
-            return durable(reply(run, session, entry, False), session)
+            return durable(reply(run, session, entry, False), run, session)
 
         return self._with_session(agent, run_id, run_command, wait=not defer)
 
@@ -953,28 +968,33 @@ class HostRuntime:
         session is closed unsealed and the run refused until the operator restarts the
         host. Only the first failure acts: the run is refused from then on.
         """
-        log.error("%s: the journal could not be made durable: %s", run_id, error)
         with self._index_lock:
             run = self._runs.get(run_id)
         if run is None:
+            log.error("%s: the journal could not be made durable: %s", run_id, error)
             return
         with run.lock:
-            if run.damaged is not None:
-                return
-            reason = f"its journal could not be made durable ({error.strerror or error})"
-            journal = self.journal_path(run_id)
-            durable = self.syncer.durable_size(journal)
-            try:
-                if durable is None:
-                    raise OSError(errno.EIO, "how much of it is durable is unknown")
-                truncate_durably(journal, durable)
-            except OSError as exc:
-                reason += f", and its unacknowledged commands could not be cut ({exc.strerror})"
-                log.error("%s: %s", run_id, reason)
-            run.damaged = reason
-            if run.session is not None:
-                run.session.close()
-                run.session = None
+            self._journal_failed_held(run, error)
+
+    def _journal_failed_held(self, run: _Run, error: OSError) -> None:
+        """`journal_failed` for a caller that holds the run's lock."""
+        log.error("%s: the journal could not be made durable: %s", run.run_id, error)
+        if run.damaged is not None:
+            return
+        reason = f"its journal could not be made durable ({error.strerror or error})"
+        journal = self.journal_path(run.run_id)
+        durable = self.syncer.durable_size(journal)
+        try:
+            if durable is None:
+                raise OSError(errno.EIO, "how much of it is durable is unknown")
+            truncate_durably(journal, durable)
+        except OSError as exc:
+            reason += f", and its unacknowledged commands could not be cut ({exc.strerror})"
+            log.error("%s: %s", run.run_id, reason)
+        run.damaged = reason
+        if run.session is not None:
+            run.session.close()
+            run.session = None
 
     def _touch(self, run: _Run) -> None:
         """Mark the run recently used; drop the least recently used idle sessions."""

@@ -55,6 +55,8 @@ class Syncer:
         self._thread = threading.Thread(target=self._run, name="syncer", daemon=True)
         self._retries: dict[Path, int] = {}
         """Per file, the rounds it has waited for a descriptor (`NO_DESCRIPTOR`)."""
+        self._sizes = threading.Lock()
+        """Guards `_durable`, which the syncer and worker threads both raise."""
         self._durable: dict[Path, int] = {}
         """Per file, how many of its bytes are known durable: what its owner found on
         opening it (`opened`), then what each successful fsync covered (the sizes its
@@ -62,11 +64,27 @@ class Syncer:
 
     def opened(self, path: Path, size: int) -> None:
         """`path` was opened holding `size` durable bytes (nothing of it awaits a sync)."""
-        self._durable[path] = size
+        with self._sizes:
+            self._durable[path] = size
+
+    def made_durable(self, path: Path, size: int) -> None:
+        """Another thread fsynced `path` itself: its first `size` bytes are durable.
+
+        A command applied in a worker thread (its run was being resumed or sealed) is
+        fsynced there, not here; unrecorded, a later failed fsync here cut the journal
+        back to before it, losing a command that had been acknowledged.
+        """
+        self._record(path, size)
+
+    def _record(self, path: Path, size: int) -> None:
+        """Raise `path`'s durable size to `size` (never lower it)."""
+        with self._sizes:
+            self._durable[path] = max(size, self._durable.get(path, 0))
 
     def durable_size(self, path: Path) -> int | None:
         """Bytes of `path` known durable, or None when it was never `opened` here."""
-        return self._durable.get(path)
+        with self._sizes:
+            return self._durable.get(path)
 
     def start(self) -> None:
         """Start the thread (once)."""
@@ -132,7 +150,7 @@ class Syncer:
         for path, size in covered.items():
             try:
                 fsync_file(path)
-                self._durable[path] = max(size, self._durable.get(path, 0))
+                self._record(path, size)
                 self._retries.pop(path, None)
             except OSError as exc:
                 rounds = self._retries.get(path, 0)
