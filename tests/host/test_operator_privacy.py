@@ -55,6 +55,16 @@ def _play(live: Live) -> str:
     return run_id
 
 
+def _played(hosted: Hosted) -> str:
+    """ALPHA's episode played on a host that is then stopped; its run id."""
+    runtime = hosted.runtime()
+    try:
+        with ServerThread(runtime) as server:
+            return _play(Live(hosted, runtime, server.url))
+    finally:
+        runtime.close()
+
+
 @pytest.mark.parametrize("existing", [False, True])
 def test_the_runs_directory_is_its_owners_alone(
     hosted: Hosted, umask_022: None, existing: bool
@@ -66,12 +76,7 @@ def test_the_runs_directory_is_its_owners_alone(
     if existing:
         hosted.runs.mkdir()
         hosted.runs.chmod(0o755)
-    runtime = hosted.runtime()
-    try:
-        with ServerThread(runtime) as server:
-            run_id = _play(Live(hosted, runtime, server.url))
-    finally:
-        runtime.close()
+    run_id = _played(hosted)
     assert (hosted.runs / run_id / "journal.jsonl").exists()
     assert _mode(hosted.runs) & 0o077 == 0, oct(_mode(hosted.runs))
     assert _mode(hosted.runs) & 0o700 == 0o700
@@ -120,12 +125,7 @@ def test_the_evaluation_of_a_hosted_run_is_its_owners_alone(
 def locked_by_operator(hosted: Hosted) -> Iterator[tuple[Hosted, str]]:
     """ALPHA's episode, the host stopped, and an operator's command holding its writer lock.
     Yields ALPHA's run id."""
-    runtime = hosted.runtime()
-    try:
-        with ServerThread(runtime) as server:
-            run_id = _play(Live(hosted, runtime, server.url))
-    finally:
-        runtime.close()
+    run_id = _played(hosted)
     with RunLock.acquire(hosted.runs / run_id, OPERATOR):
         yield hosted, run_id
 

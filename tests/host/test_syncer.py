@@ -45,12 +45,18 @@ async def until(condition: object, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def test_a_sync_waits_for_a_descriptor_and_then_succeeds(tmp_path: Path) -> None:
+def _started(tmp_path: Path) -> tuple[Syncer, Path]:
+    """A running syncer and a journal of 12 bytes, none of them durable yet."""
     journal = tmp_path / "journal.jsonl"
     journal.write_bytes(b'{"line": 1}\n')
     syncer = Syncer()
     syncer.opened(journal, 0)
     syncer.start()
+    return syncer, journal
+
+
+def test_a_sync_waits_for_a_descriptor_and_then_succeeds(tmp_path: Path) -> None:
+    syncer, journal = _started(tmp_path)
 
     async def scenario() -> None:
         with no_descriptor_left():
@@ -71,11 +77,7 @@ def test_a_descriptor_that_never_comes_fails_the_sync(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(syncer_module, "OPEN_RETRIES", 3, raising=False)
-    journal = tmp_path / "journal.jsonl"
-    journal.write_bytes(b'{"line": 1}\n')
-    syncer = Syncer()
-    syncer.opened(journal, 0)
-    syncer.start()
+    syncer, journal = _started(tmp_path)
 
     async def scenario() -> OSError:
         with no_descriptor_left():
