@@ -6,20 +6,17 @@ from __future__ import annotations
 
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
-import orjson
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from campaigns import DEFAULT_CAMPAIGN
-from ledger.canonical import dumps
-from tests.tui.conftest import SIZE, go, wait_for
+from tests.tui.conftest import SIZE, edited_validation, shown_report
 from tests.tui.text import screen_text
 from workbench.display import short_number
-from workbench.evaluation.evaluator import run_evaluation
 from workbench.tui.app import AuthorApp
-from workbench.tui.screens.author.reports import ReportsScreen
 
 DAMAGED = ["abc", "Infinity", "sNaN", "1e999999999", "-1e-999999999"]
 
@@ -45,19 +42,16 @@ async def test_a_damaged_report_is_shown_not_a_crash(
 ) -> None:
     root = tmp_path / "runs"
     root.mkdir()
-    out = root / "run-validation"
-    run_evaluation(demo_run, out)
-    report = orjson.loads((out / "report.json").read_bytes())
-    report["summary"]["mean_score"] = value
-    first = report["questions"][0]
-    first["score"], first["loss"] = value, value
-    (out / "report.json").write_bytes(dumps(report) + b"\n")
+
+    def damage(report: dict[str, Any]) -> None:
+        report["summary"]["mean_score"] = value
+        first = report["questions"][0]
+        first["score"], first["loss"] = value, value
+
+    edited_validation(demo_run, root, damage)
     app = AuthorApp(DEFAULT_CAMPAIGN, root)
     async with app.run_test(size=SIZE) as pilot:
-        await go(pilot, "3")
-        reports = app.screen
-        assert isinstance(reports, ReportsScreen)
-        await wait_for(pilot, lambda: reports.questions.row_count > 0, "report shown")
+        reports = await shown_report(pilot, app)
         assert reports.reports.row_text(0)[3] == value
         assert reports.questions.row_text(0)[4] == value
         assert f"mean score {value}" in screen_text(reports)

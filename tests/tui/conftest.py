@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import orjson
 import pytest
 from textual.app import App
 from textual.pilot import Pilot
 
+from ledger.canonical import dumps
+from workbench.evaluation.evaluator import run_evaluation
 from workbench.play.session import PlayerSession
-from workbench.tui.app import PlayerApp
+from workbench.tui.app import AuthorApp, PlayerApp
+from workbench.tui.screens.author.reports import ReportsScreen
 
 SIZE = (120, 40)
 SMALL = (80, 24)
@@ -54,3 +59,22 @@ def notices(app: App) -> list[str]:
 async def notified(pilot: Pilot, text: str) -> None:
     """Wait until a notification containing `text` shows."""
     await wait_for(pilot, lambda: any(text in n for n in notices(pilot.app)), f"notice {text!r}")
+
+
+def edited_validation(run: Path, root: Path, edit: Callable[[dict[str, Any]], None]) -> None:
+    """Validate `run` into `root/run-validation`, then change its report.json with `edit`
+    (written back in canonical encoding, as a hand edit that keeps it readable would be)."""
+    out = root / "run-validation"
+    run_evaluation(run, out)
+    report = orjson.loads((out / "report.json").read_bytes())
+    edit(report)
+    (out / "report.json").write_bytes(dumps(report) + b"\n")
+
+
+async def shown_report(pilot: Pilot, app: AuthorApp) -> ReportsScreen:
+    """The author app's reports screen, once it shows the first report's questions."""
+    await go(pilot, "3")
+    reports = app.screen
+    assert isinstance(reports, ReportsScreen)
+    await wait_for(pilot, lambda: reports.questions.row_count > 0, "report shown")
+    return reports

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -16,7 +17,7 @@ from textual.message import Message
 from campaigns import CAMPAIGNS_DIR, DEFAULT_CAMPAIGN
 from ledger.canonical import dumps
 from sim.campaign_load import load_campaign
-from tests.tui.conftest import SIZE, go, wait_for
+from tests.tui.conftest import SIZE, edited_validation, go, shown_report, wait_for
 from tests.tui.text import screen_text
 from workbench.authoring.seeds import DEFAULT_SEEDS
 from workbench.cli import main
@@ -211,20 +212,17 @@ async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path
     id ending in a backslash turned the template's closing tag into text)."""
     root = tmp_path / "runs"
     root.mkdir()
-    out = root / "run-validation"
-    run_evaluation(demo_run, out)
-    report = orjson.loads((out / "report.json").read_bytes())
-    first = report["questions"][0]
-    first["id"], first["reason"] = "[/]q\\", "[@click=app.quit]why"
-    first["branches"]["baseline"]["outcome"] = "[/x]"
-    first["branches"]["baseline"]["choice"] = "[b"
-    (out / "report.json").write_bytes(dumps(report) + b"\n")
+
+    def markup(report: dict[str, Any]) -> None:
+        first = report["questions"][0]
+        first["id"], first["reason"] = "[/]q\\", "[@click=app.quit]why"
+        first["branches"]["baseline"]["outcome"] = "[/x]"
+        first["branches"]["baseline"]["choice"] = "[b"
+
+    edited_validation(demo_run, root, markup)
     app = AuthorApp(DEFAULT_CAMPAIGN, root)
     async with app.run_test(size=SIZE) as pilot:
-        await go(pilot, "3")
-        reports = app.screen
-        assert isinstance(reports, ReportsScreen)
-        await wait_for(pilot, lambda: reports.questions.row_count > 0, "report shown")
+        reports = await shown_report(pilot, app)
         detail = reports.detail.render()
         assert isinstance(detail, Content)
         text = detail.plain
@@ -239,7 +237,6 @@ async def test_a_report_written_by_anyone_shows_as_text(demo_run: Path, tmp_path
 def test_a_report_question_reads_as_money_and_short_scores(demo_run: Path, tmp_path: Path) -> None:
     """Outcomes and effects in the metric's units ($ with separators), losses and scores
     to four significant digits, `-` for none: not `178402.00`, 28 digits or `None`."""
-    from workbench.evaluation.evaluator import run_evaluation
     from workbench.tui.widgets.author import question_detail
 
     report = run_evaluation(demo_run, tmp_path / "out").report
