@@ -339,3 +339,94 @@ def test_a_worker_threads_failed_fsync_damages_the_run_as_the_syncers_does(
     journal = live.hosted.runs / run_id / "journal.jsonl"
     monkeypatch.undo()
     assert [e.id for e in Journal.open(journal).entries[1:]] == []
+
+
+def _failing_worker_fsync(monkeypatch: pytest.MonkeyPatch, run_id: str) -> None:
+    """Worker threads' fsyncs of `run_id`'s journal fail (EIO); the syncer's are untouched."""
+    import errno
+
+    from ledger import journal as journal_module
+
+    real = journal_module.fsync_file
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        real(path)
+
+    monkeypatch.setattr(journal_module, "fsync_file", failing)
+
+
+def _entries(live: Live, run_id: str) -> list[str]:
+    return [e.id for e in Journal.open(live.hosted.runs / run_id / "journal.jsonl").entries[1:]]
+
+
+def test_a_command_cut_back_while_its_fsync_was_in_flight_is_never_acknowledged(
+    quiet_live: Live,
+    held_fsync: tuple[threading.Event, threading.Event],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The syncer is fsyncing "a" when a worker thread's fsync of "b" fails and cuts the
+    journal back to before both: the syncer's fsync then succeeds on the cut file, and "a"
+    was acknowledged though it is no longer in the journal."""
+    live = quiet_live
+    entered, release = held_fsync
+    run_id = start(live, ALPHA)
+    first = advance_in_thread(live, ALPHA, run_id, "a")
+    assert entered.wait(30)
+    _failing_worker_fsync(monkeypatch, run_id)
+    refused = _advance_while_locked(live, run_id, "b")
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "run_damaged"
+    release.set()
+    first["thread"].join(30)  # type: ignore[attr-defined]
+    reply = first["response"]
+    assert isinstance(reply, httpx2.Response)
+    assert _entries(live, run_id) == []
+    assert reply.status_code == 503, reply.text  # was 200: acknowledged, then lost
+    assert reply.json()["error"]["code"] == "run_damaged"
+
+
+def test_a_read_shows_a_command_only_once_it_is_durable(
+    quiet_live: Live, held_fsync: tuple[threading.Event, threading.Event]
+) -> None:
+    """A read while the syncer is still fsyncing "a" makes the journal durable itself
+    before it shows "a"'s day; it does not wait for the syncer."""
+    live = quiet_live
+    entered, release = held_fsync
+    run_id = start(live, ALPHA)
+    first = advance_in_thread(live, ALPHA, run_id, "a")
+    assert entered.wait(30)
+    with live.client(ALPHA) as client:
+        shown = client.get(f"{API_PREFIX}/runs/{run_id}/snapshot")
+    assert shown.status_code == 200 and shown.json()["day"] == 1
+    assert "response" not in first  # the syncer still holds "a"'s reply
+    journal = live.hosted.runs / run_id / "journal.jsonl"
+    assert live.runtime.syncer.durable_size(journal) == journal.stat().st_size
+    release.set()
+    first["thread"].join(30)  # type: ignore[attr-defined]
+    assert first["response"].status_code == 200  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("route", ["/snapshot", "", "/journal", "/metrics", "/ledger"])
+def test_a_read_never_shows_a_command_that_is_then_cut_off(
+    quiet_live: Live,
+    held_fsync: tuple[threading.Event, threading.Event],
+    monkeypatch: pytest.MonkeyPatch,
+    route: str,
+) -> None:
+    """A read showed "a" (the day it advanced to) before its fsync; when that fsync
+    failed, "a" was cut off and never acknowledged, yet its outcome had been shown."""
+    live = quiet_live
+    entered, release = held_fsync
+    run_id = start(live, ALPHA)
+    first = advance_in_thread(live, ALPHA, run_id, "a")
+    assert entered.wait(30)
+    _failing_worker_fsync(monkeypatch, run_id)
+    with live.client(ALPHA) as client:
+        shown = client.get(f"{API_PREFIX}/runs/{run_id}{route}")
+    assert shown.status_code == 503, shown.text[:200]  # was 200, showing day 1
+    assert shown.json()["error"]["code"] == "run_damaged"
+    release.set()
+    first["thread"].join(30)  # type: ignore[attr-defined]
+    assert first["response"].status_code == 503  # type: ignore[attr-defined]
+    assert _entries(live, run_id) == []

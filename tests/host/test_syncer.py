@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from workbench.host import syncer as syncer_module
 from workbench.host.syncer import Syncer
@@ -93,3 +95,55 @@ def test_a_descriptor_that_never_comes_fails_the_sync(
         syncer.stop()
     assert failure.errno == errno.EMFILE
     assert syncer.durable_size(journal) == 0
+
+
+def test_a_sync_beyond_a_cut_is_refused_though_its_fsync_succeeds(tmp_path: Path) -> None:
+    """A worker thread cut the journal back (its own fsync failed) while this sync
+    waited: the syncer's fsync of the cut file succeeds, and the waiter must still be
+    told its command is not acknowledged."""
+    journal = tmp_path / "journal.jsonl"
+    journal.write_bytes(b'{"line": 1}\n')
+    fresh = Syncer()
+    fresh.opened(journal, 0)
+    assert fresh.cut(journal) == 0  # before the syncer's fsync
+
+    async def scenario() -> OSError:
+        fresh.start()
+        try:
+            await fresh.sync(journal, 12)
+        except OSError as exc:
+            return exc
+        raise AssertionError("a command beyond the cut was acknowledged")
+
+    try:
+        failure = asyncio.run(scenario())
+    finally:
+        fresh.stop()
+    assert failure.errno == errno.EIO and "cut back" in str(failure)
+    assert fresh.durable_size(journal) == 0
+
+
+@given(
+    steps=st.lists(st.one_of(st.integers(min_value=0, max_value=64), st.just("cut")), max_size=30)
+)
+def test_nothing_acknowledged_lies_beyond_the_cut(steps: list[int | str]) -> None:
+    """Any interleaving of fsyncs recorded (`made_durable`) and a cut: every size
+    acknowledged after the cut lies within it, the cut keeps everything acknowledged
+    before it, and later cuts return the first one's size."""
+    syncer = Syncer()
+    path = Path("journal.jsonl")
+    syncer.opened(path, 0)
+    before: list[int] = []
+    kept: int | None = None
+    for step in steps:
+        if step == "cut":
+            size = syncer.cut(path)
+            assert size is not None and all(s <= size for s in before)
+            assert kept is None or size == kept
+            kept = size
+        elif syncer.made_durable(path, int(step)):
+            assert kept is None or int(step) <= kept
+            if kept is None:
+                before.append(int(step))
+        else:
+            assert kept is not None and int(step) > kept

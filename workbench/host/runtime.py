@@ -7,7 +7,8 @@ runs proceed in parallel. Every command goes through the player's session, which
 journals it before applying it, and a reply is only ever sent for a command already on
 disk: a command made in a thread fsyncs its journal before it returns; one made with
 `defer` (on the event loop) returns first, and the API replies only after the syncer
-thread has fsynced that journal (`syncer.py`, group commit). Seals follow: a sealer
+thread has fsynced that journal (`syncer.py`, group commit). A read shows only durable
+commands (`_shown`: it fsyncs a journal the syncer has not yet). Seals follow: a sealer
 thread signs each changed run once it has been unsealed for `Limits.seal_interval` (each
 run on its own clock, not all in one burst), a finish is sealed before its reply, and
 every open run is sealed when its session is dropped or the host stops (start-up
@@ -358,7 +359,7 @@ class HostRuntime:
         sealed = 0
         for run in changed:
             with run.lock:
-                if run.dirty and run.session is not None and _sealed(run):
+                if run.dirty and run.session is not None and self._sealed(run):
                     sealed += 1
         return sealed
 
@@ -381,7 +382,7 @@ class HostRuntime:
             self._open.clear()
         for run in runs:
             with run.lock:
-                _drop(run)
+                self._drop(run)
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -474,7 +475,7 @@ class HostRuntime:
     def _listed(self, agent: str, run_id: str) -> RunInfo | UnavailableRun:
         """One of the agent's runs as the listing shows it."""
         try:
-            return self._with_session(agent, run_id, self._info)
+            return self._read(agent, run_id, self._info)
         except (Damaged, Busy, StorageFailed) as exc:
             return UnavailableRun(
                 run_id=run_id, error=ErrorDetail(code=exc.code, message=exc.message)
@@ -482,7 +483,7 @@ class HostRuntime:
 
     def run_info(self, agent: str, run_id: str) -> RunInfo:
         """One of the agent's runs."""
-        return self._with_session(agent, run_id, self._info)
+        return self._read(agent, run_id, self._info)
 
     def start(self, agent: str, request: StartRequest) -> StartReply:
         """Start an episode: create a run for the agent, or return the one this id made."""
@@ -501,7 +502,7 @@ class HostRuntime:
                     )
                 self._create(agent, run_id)
                 log.info("%s: agent %s started its episode", run_id, agent)
-        return StartReply(run=self._with_session(agent, run_id, self._info), created=created)
+        return StartReply(run=self._read(agent, run_id, self._info), created=created)
 
     @contextmanager
     def _starting(self, agent: str) -> Iterator[None]:
@@ -566,7 +567,7 @@ class HostRuntime:
     # -- reads ----------------------------------------------------------------------
     def snapshot(self, agent: str, run_id: str) -> PublicView:
         """The public view of the agent's run."""
-        return self._with_session(agent, run_id, lambda run, s: s.view())
+        return self._read(agent, run_id, lambda run, s: s.view())
 
     def preview(self, agent: str, run_id: str, action: str) -> Preview:
         """Would this action be accepted now? Changes nothing."""
@@ -584,7 +585,7 @@ class HostRuntime:
                 start_day=outcome.start_day,
             )
 
-        return self._with_session(agent, run_id, read)
+        return self._read(agent, run_id, read)
 
     def journal(self, agent: str, run_id: str, request: JournalRequest) -> JournalPage:
         """The agent's own journal page: public fields, no header."""
@@ -609,7 +610,7 @@ class HostRuntime:
                 ),
             )
 
-        return self._with_session(agent, run_id, read)
+        return self._read(agent, run_id, read)
 
     def metrics(self, agent: str, run_id: str) -> MetricSeries:
         """Every metric at every closed day of the agent's run."""
@@ -621,7 +622,7 @@ class HostRuntime:
                 series={k: tuple(str(v) for v in values) for k, values in series.items()},
             )
 
-        return self._with_session(agent, run_id, read)
+        return self._read(agent, run_id, read)
 
     def ledger(self, agent: str, run_id: str) -> LedgerData:
         """The agent's own ledger: every account's balance at every closed day."""
@@ -649,7 +650,7 @@ class HostRuntime:
                 accounts=tuple(accounts),
             )
 
-        return self._with_session(agent, run_id, read)
+        return self._read(agent, run_id, read)
 
     def export_ledger(self, agent: str, run_id: str, fmt: LedgerFormat) -> LedgerExport:
         """The agent's own ledger as beancount or CSV text."""
@@ -657,7 +658,7 @@ class HostRuntime:
         def read(run: _Run, session: PlayerSession) -> LedgerExport:
             return LedgerExport(run_id=run.run_id, format=fmt, text=session.ledger().export(fmt))
 
-        return self._with_session(agent, run_id, read)
+        return self._read(agent, run_id, read)
 
     # -- commands -------------------------------------------------------------------
     def schedule(
@@ -755,23 +756,9 @@ class HostRuntime:
         _check_command_id(command_id)
 
         def durable(result: T, run: _Run, session: PlayerSession) -> T:
-            """`result`, once the command is durable (here, or by the caller with `defer`).
-
-            Fsynced here, its size is told to the syncer; a failed fsync damages the run
-            as the syncer's does (its unacknowledged commands cut off)."""
-            if defer:
-                return result
-            try:
-                session.sync_journal()
-            except OSError as exc:
-                self._journal_failed_held(run, exc)
-                raise Damaged(
-                    f"{run.run_id}: its journal could not be made durable, so the command "
-                    "was not acknowledged; ask the operator to inspect the run"
-                ) from None
-            size = session.journal_size
-            if size is not None:
-                self.syncer.made_durable(self.journal_path(run.run_id), size)
+            """`result`, once the command is durable (here, or by the caller with `defer`)."""
+            if not defer:
+                self._make_durable(run, session, "the command was not acknowledged")
             return result
 
         def run_command(run: _Run, session: PlayerSession) -> T:
@@ -807,6 +794,47 @@ class HostRuntime:
             return durable(reply(run, session, entry, False), run, session)
 
         return self._with_session(agent, run_id, run_command, wait=not defer)
+
+    def _make_durable(self, run: _Run, session: PlayerSession, consequence: str) -> None:
+        """Fsync the run's journal here (run lock held) and tell the syncer its size.
+
+        A failed fsync, or a journal the syncer froze below that size meanwhile (another
+        fsync of it failed), damages the run as the syncer's failure does (its
+        unacknowledged commands cut off) and raises Damaged, naming the `consequence`.
+        """
+        try:
+            session.sync_journal()
+            size = session.journal_size
+            if size is not None and not self.syncer.made_durable(
+                self.journal_path(run.run_id), size
+            ):
+                raise OSError(errno.EIO, "it was cut back after a failed fsync")
+        except OSError as exc:
+            self._journal_failed_held(run, exc)
+            raise Damaged(
+                f"{run.run_id}: its journal could not be made durable, so {consequence}; "
+                "ask the operator to inspect the run"
+            ) from None
+
+    def _shown(self, run: _Run, session: PlayerSession, result: T) -> T:
+        """`result`, a read of the run, once every command it shows is durable.
+
+        A command applied on the event loop is shown to reads before the syncer has
+        fsynced it; were that fsync to fail, the command would be cut off and never
+        acknowledged, yet a read would have shown its outcome (the days it advanced).
+        So a read whose journal is ahead of what is known durable fsyncs it first.
+        """
+        size = session.journal_size
+        durable = self.syncer.durable_size(self.journal_path(run.run_id))
+        if size is not None and (durable is None or durable < size):
+            self._make_durable(run, session, "the run cannot be read")
+        return result
+
+    def _read(self, agent: str, run_id: str, work: Callable[[_Run, PlayerSession], T]) -> T:
+        """`work`, a read of the agent's run, under its lock; only durable commands shown."""
+        return self._with_session(
+            agent, run_id, lambda run, session: self._shown(run, session, work(run, session))
+        )
 
     def _journaled(self, run: _Run, session: PlayerSession, command_id: str) -> Entry:
         """The entry a command just journaled, indexed by its id."""
@@ -983,7 +1011,7 @@ class HostRuntime:
             return
         reason = f"its journal could not be made durable ({error.strerror or error})"
         journal = self.journal_path(run.run_id)
-        durable = self.syncer.durable_size(journal)
+        durable = self.syncer.cut(journal)
         try:
             if durable is None:
                 raise OSError(errno.EIO, "how much of it is durable is unknown")
@@ -1010,10 +1038,42 @@ class HostRuntime:
                     self._open.move_to_end(victim_id)
                     break
                 try:
-                    _drop(victim)
+                    self._drop(victim)
                 finally:
                     victim.lock.release()
                 del self._open[victim_id]
+
+    def _sealed(self, run: _Run) -> bool:
+        """Seal the run's open session (run lock held); a seal the disk refuses is logged
+        once (while the reason stays the same) and tried again later, the run staying dirty.
+
+        A seal fsyncs the journal first: the syncer is told, so a failed fsync later never
+        cuts the journal back below what seal.json names."""
+        session = run.session
+        assert session is not None
+        try:
+            session.seal()
+        except WorkbenchError as exc:
+            if run.seal_problem != exc.message:
+                log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
+            run.seal_problem = exc.message
+            return False
+        size = session.journal_size
+        if size is not None:
+            self.syncer.made_durable(self.journal_path(run.run_id), size)
+        run.dirty = False
+        run.seal_problem = None
+        return True
+
+    def _drop(self, run: _Run) -> None:
+        """Seal (when changed) and close the run's session, releasing its writer lock; it
+        resumes on its next request. A seal the disk refuses is left to start-up recovery."""
+        if run.session is not None:
+            if run.dirty:
+                self._sealed(run)
+            run.session.close()
+        run.session = None
+        run.ids = {}
 
     def _info(self, run: _Run, session: PlayerSession) -> RunInfo:
         return RunInfo(
@@ -1046,33 +1106,6 @@ def _owner(paths: RunPaths) -> tuple[str, str | None]:
     header = entries[0] if entries else None
     agent = header.payload.get("agent_id") if header is not None else None
     return (agent if isinstance(agent, str) else ""), problem
-
-
-def _sealed(run: _Run) -> bool:
-    """Seal the run's open session; a seal the disk refuses is logged once (while the
-    reason stays the same) and tried again later, the run staying dirty."""
-    assert run.session is not None
-    try:
-        run.session.seal()
-    except WorkbenchError as exc:
-        if run.seal_problem != exc.message:
-            log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
-        run.seal_problem = exc.message
-        return False
-    run.dirty = False
-    run.seal_problem = None
-    return True
-
-
-def _drop(run: _Run) -> None:
-    """Seal (when changed) and close the run's session, releasing its writer lock; it
-    resumes on its next request. A seal the disk refuses is left to start-up recovery."""
-    if run.session is not None:
-        if run.dirty:
-            _sealed(run)
-        run.session.close()
-    run.session = None
-    run.ids = {}
 
 
 def _check_command_id(command_id: str) -> None:

@@ -12,6 +12,13 @@ An fsync opens its file by path. When the process has no descriptor left for tha
 the journal: its waiters wait for the next round, up to `OPEN_RETRIES` rounds
 `RETRY_PAUSE` apart, rather than failing, which would cut the command back and mark the
 run damaged until a restart.
+
+What is acknowledged is decided here, in one place: a file's known durable size, raised
+by every successful fsync (this thread's or another's, `made_durable`), and frozen by a
+failed one (`cut`). Once frozen, the file is cut back to that size and a command beyond
+it is never acknowledged, whichever thread's fsync of it succeeded: without the freeze a
+worker thread could cut the journal back while this thread's fsync of a command was in
+flight, and the command was acknowledged after it had been cut.
 """
 
 from __future__ import annotations
@@ -56,30 +63,63 @@ class Syncer:
         self._retries: dict[Path, int] = {}
         """Per file, the rounds it has waited for a descriptor (`NO_DESCRIPTOR`)."""
         self._sizes = threading.Lock()
-        """Guards `_durable`, which the syncer and worker threads both raise."""
+        """Guards `_durable` and `_kept`, which the syncer and worker threads both change."""
         self._durable: dict[Path, int] = {}
         """Per file, how many of its bytes are known durable: what its owner found on
         opening it (`opened`), then what each successful fsync covered (the sizes its
         callers gave: no system call here, each one a GIL hand-off under load)."""
+        self._kept: dict[Path, int | None] = {}
+        """Per file frozen by a failed fsync (`cut`), the size it is cut back to (None:
+        unknown, so nothing): nothing beyond it is acknowledged until it is opened again."""
 
     def opened(self, path: Path, size: int) -> None:
         """`path` was opened holding `size` durable bytes (nothing of it awaits a sync)."""
         with self._sizes:
             self._durable[path] = size
+            self._kept.pop(path, None)
 
-    def made_durable(self, path: Path, size: int) -> None:
+    def made_durable(self, path: Path, size: int) -> bool:
         """Another thread fsynced `path` itself: its first `size` bytes are durable.
 
         A command applied in a worker thread (its run was being resumed or sealed) is
         fsynced there, not here; unrecorded, a later failed fsync here cut the journal
-        back to before it, losing a command that had been acknowledged.
+        back to before it, losing a command that had been acknowledged. False when the
+        file was frozen below `size` meanwhile (`cut`): those bytes are cut off, not kept.
         """
-        self._record(path, size)
+        return self._record(path, size)
 
-    def _record(self, path: Path, size: int) -> None:
-        """Raise `path`'s durable size to `size` (never lower it)."""
+    def _record(self, path: Path, size: int) -> bool:
+        """Raise `path`'s durable size to `size` (never lower it); False when the file is
+        frozen below `size` by a failed fsync, which nothing raises again."""
         with self._sizes:
+            if path in self._kept:
+                return size <= (self._kept[path] or 0)
             self._durable[path] = max(size, self._durable.get(path, 0))
+            return True
+
+    def cut(self, path: Path) -> int | None:
+        """Freeze `path` after a failed fsync: the size to cut it back to (what is known
+        durable), or None when that is unknown (then nothing more of it is acknowledged).
+
+        From now on a command of `path` is acknowledged only when it lies within that
+        size, whoever fsyncs it; a later call returns the first one's answer.
+        """
+        with self._sizes:
+            if path not in self._kept:
+                self._kept[path] = self._durable.get(path)
+            return self._kept[path]
+
+    def _outcome(self, waiter: _Waiter, failure: OSError | None) -> OSError | None:
+        """What `waiter` is told: None (durable and kept) or why it is not acknowledged."""
+        with self._sizes:
+            if waiter.path not in self._kept:
+                return failure
+            kept = self._kept[waiter.path]
+        if kept is not None and waiter.size <= kept:
+            return None
+        return failure or OSError(
+            errno.EIO, "the journal was cut back after a failed fsync of another command"
+        )
 
     def durable_size(self, path: Path) -> int | None:
         """Bytes of `path` known durable, or None when it was never `opened` here."""
@@ -130,7 +170,8 @@ class Syncer:
             by_loop: dict[asyncio.AbstractEventLoop, list[tuple[_Waiter, OSError | None]]] = {}
             for waiter in batch:
                 if waiter.path not in postponed:
-                    by_loop.setdefault(waiter.loop, []).append((waiter, failures.get(waiter.path)))
+                    outcome = self._outcome(waiter, failures.get(waiter.path))
+                    by_loop.setdefault(waiter.loop, []).append((waiter, outcome))
             for loop, settled in by_loop.items():
                 try:
                     loop.call_soon_threadsafe(_settle, settled)
@@ -162,6 +203,8 @@ class Syncer:
                     failures[path] = exc
             except Exception as exc:  # never leave a waiter hanging: its run stops instead
                 failures[path] = OSError(errno.EIO, f"the syncer failed: {exc!r}")
+        for path in failures:
+            self.cut(path)
         return failures, postponed
 
 
