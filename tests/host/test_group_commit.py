@@ -430,3 +430,58 @@ def test_a_read_never_shows_a_command_that_is_then_cut_off(
     first["thread"].join(30)  # type: ignore[attr-defined]
     assert first["response"].status_code == 503  # type: ignore[attr-defined]
     assert _entries(live, run_id) == []
+
+
+def test_a_seal_whose_journal_fsync_fails_damages_the_run_and_acknowledges_nothing_more(
+    quiet_live: Live,
+    held_fsync: tuple[threading.Event, threading.Event],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The sealer's fsync of the journal failed while "b" waited for the syncer's: the
+    sealer raised (logged, retried) and "b" was acknowledged when the syncer's fsync then
+    succeeded, though after a failed fsync the kernel may call lost pages clean."""
+    live = quiet_live
+    entered, release = held_fsync
+    run_id = start(live, ALPHA)
+    release.set()  # "a" goes through
+    with live.client(ALPHA) as client:
+        reply = client.post(
+            f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "a", "days": 1}
+        )
+    assert reply.status_code == 200
+    release.clear()
+    entered.clear()
+    waiting = advance_in_thread(live, ALPHA, run_id, "b")
+    assert entered.wait(30)
+    _failing_worker_fsync(monkeypatch, run_id)
+    assert live.runtime.seal_changed() == 0  # was: OSError out of the sealer's round
+    release.set()
+    waiting["thread"].join(30)  # type: ignore[attr-defined]
+    assert waiting["response"].status_code == 503  # type: ignore[attr-defined]
+    assert _entries(live, run_id) == ["a"]
+
+
+def test_a_host_stopping_while_its_journal_fsync_fails_stops_cleanly(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Closing the host seals every changed run: a failed journal fsync there raised out of
+    `close`, leaving the other runs unsealed and the runs directory locked."""
+    runtime = hosted.runtime(Limits(seal_interval=60))
+    with ServerThread(runtime) as server:
+        live = Live(hosted, runtime, server.url)
+        run_id, other = start(live, ALPHA), start(live, BRAVO)
+        for agent, run in ((ALPHA, run_id), (BRAVO, other)):
+            with live.client(agent) as client:
+                reply = client.post(
+                    f"{API_PREFIX}/runs/{run}/advance", json={"command_id": "a", "days": 1}
+                )
+                assert reply.status_code == 200
+        _failing_worker_fsync(monkeypatch, run_id)
+        runtime.close()  # was: OSError, and the runs directory still locked
+    monkeypatch.undo()
+    restarted = hosted.runtime()
+    try:
+        assert restarted.run_info(ALPHA, run_id).day == 1  # acknowledged, kept
+        assert restarted.run_info(BRAVO, other).day == 1
+    finally:
+        restarted.close()

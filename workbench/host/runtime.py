@@ -1047,10 +1047,17 @@ class HostRuntime:
         """Seal the run's open session (run lock held); a seal the disk refuses is logged
         once (while the reason stays the same) and tried again later, the run staying dirty.
 
-        A seal fsyncs the journal first: the syncer is told, so a failed fsync later never
-        cuts the journal back below what seal.json names."""
+        The journal is made durable first (`_make_durable`), so the syncer knows it (a
+        failed fsync later never cuts the journal back below what seal.json names) and a
+        failed fsync here damages the run as the syncer's does: after a failed fsync the
+        kernel may call the same pages clean, so a later fsync's success proves nothing
+        and the commands still waiting for one must not be acknowledged."""
         session = run.session
         assert session is not None
+        try:
+            self._make_durable(run, session, "it cannot be sealed")
+        except Damaged:
+            return False
         try:
             session.seal()
         except WorkbenchError as exc:
@@ -1068,9 +1075,9 @@ class HostRuntime:
     def _drop(self, run: _Run) -> None:
         """Seal (when changed) and close the run's session, releasing its writer lock; it
         resumes on its next request. A seal the disk refuses is left to start-up recovery."""
+        if run.session is not None and run.dirty:
+            self._sealed(run)
         if run.session is not None:
-            if run.dirty:
-                self._sealed(run)
             run.session.close()
         run.session = None
         run.ids = {}
