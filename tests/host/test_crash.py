@@ -415,21 +415,30 @@ def test_a_start_the_disk_refuses_gives_no_second_episode(
     assert not list(live.hosted.runs.glob("run-*"))
     assert not list((live.hosted.runs / STAGING).iterdir())
     real = runtime_module.fsync_dir
-    failures = iter([OSError(errno.EIO, "Input/output error")])
+    failures = iter([OSError(errno.EIO, "Input/output error")] * 2)
+    synced: list[Path] = []
 
-    def failing_once(path: Path) -> None:
+    def failing_twice(path: Path) -> None:
         failure = next(failures, None)
         if failure is not None:
             raise failure
+        synced.append(path)
         real(path)
 
-    monkeypatch.setattr(runtime_module, "fsync_dir", failing_once)
+    monkeypatch.setattr(runtime_module, "fsync_dir", failing_twice)
     first = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
     assert first.status_code == 503 and first.json()["error"]["code"] == "storage_failed"
     other = client.post(f"{API_PREFIX}/runs", json={"command_id": "t"})
     assert other.status_code == 409 and other.json()["error"]["code"] == "episode_exists"
+    # The same start again makes the creation durable (it replied created without it).
+    still = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
+    assert still.status_code == 503 and still.json()["error"]["code"] == "storage_failed"
     again = client.post(f"{API_PREFIX}/runs", json={"command_id": "s"})
     assert again.status_code == 200 and len(list(live.hosted.runs.glob("run-*"))) == 1
+    assert live.hosted.runs in synced
+    synced.clear()
+    assert client.post(f"{API_PREFIX}/runs", json={"command_id": "s"}).status_code == 200
+    assert synced == []  # durable now: nothing more to do
 
 
 @pytest.mark.parametrize(

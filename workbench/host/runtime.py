@@ -197,6 +197,8 @@ class _Run:
     """When the run last became dirty (time.monotonic())."""
     seal_problem: str | None = None
     """Why its last seal failed (logged once while it stays the same)."""
+    creation_pending: bool = False
+    """True while its rename into place is not known durable (that fsync failed)."""
 
 
 def run_id_for(agent: str, start_command_id: str) -> str:
@@ -493,13 +495,17 @@ class HostRuntime:
             with self._index_lock:
                 created = run_id not in self._runs
                 existing = self._by_agent.get(agent, ())
-            if created:
-                if existing:
-                    raise EpisodeExists(
-                        f"agent {agent} already has its episode, run {existing[0]}: each "
-                        "agent plays one (every run plays the same world, so a second "
-                        "would replay it with other decisions)"
-                    )
+            if not created:
+                run = self._own(agent, run_id)
+                if run.creation_pending:
+                    self._creation_durable(run)
+            elif existing:
+                raise EpisodeExists(
+                    f"agent {agent} already has its episode, run {existing[0]}: each "
+                    "agent plays one (every run plays the same world, so a second "
+                    "would replay it with other decisions)"
+                )
+            else:
                 self._create(agent, run_id)
                 log.info("%s: agent %s started its episode", run_id, agent)
         return StartReply(run=self._read(agent, run_id, self._info), created=created)
@@ -554,15 +560,22 @@ class HostRuntime:
         with self._index_lock:
             self._runs[run_id] = run
             self._by_agent.setdefault(agent, []).append(run_id)
+        self._creation_durable(run)
+
+    def _creation_durable(self, run: _Run) -> None:
+        """Make a new run's rename into place durable; until that succeeds, the same start
+        sent again tries again (and is refused again) rather than replying created."""
         try:
             fsync_dir(self.runs_dir)
             fsync_dir(self.runs_dir / STAGING)
         except OSError as exc:
-            log.warning("%s: its creation could not be made durable: %s", run_id, exc)
+            run.creation_pending = True
+            log.warning("%s: its creation could not be made durable: %s", run.run_id, exc)
             raise StorageFailed(
-                f"run {run_id} was created, but the disk could not make it durable "
+                f"run {run.run_id} was created, but the disk could not make it durable "
                 f"({exc.strerror or exc}); send the same start again"
             ) from None
+        run.creation_pending = False
 
     # -- reads ----------------------------------------------------------------------
     def snapshot(self, agent: str, run_id: str) -> PublicView:
