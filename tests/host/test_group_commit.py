@@ -288,6 +288,26 @@ def _advance_while_locked(live: Live, run_id: str, command_id: str) -> httpx2.Re
     return response
 
 
+def _failing_worker_fsync(monkeypatch: pytest.MonkeyPatch, run_id: str) -> None:
+    """Worker threads' fsyncs of `run_id`'s journal fail (EIO); the syncer's are untouched."""
+    import errno
+
+    from ledger import journal as journal_module
+
+    real = journal_module.fsync_file
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        real(path)
+
+    monkeypatch.setattr(journal_module, "fsync_file", failing)
+
+
+def _entries(live: Live, run_id: str) -> list[str]:
+    return [e.id for e in Journal.open(live.hosted.runs / run_id / "journal.jsonl").entries[1:]]
+
+
 def test_a_command_acknowledged_from_a_worker_thread_survives_a_later_failed_fsync(
     live: Live, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -309,8 +329,7 @@ def test_a_command_acknowledged_from_a_worker_thread_survives_a_later_failed_fsy
             f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "b", "days": 1}
         )
     assert reply.status_code == 503 and reply.json()["error"]["code"] == "run_damaged"
-    journal = live.hosted.runs / run_id / "journal.jsonl"
-    assert [e.id for e in Journal.open(journal).entries[1:]] == ["a"]  # "b" cut, "a" kept
+    assert _entries(live, run_id) == ["a"]  # "b" cut, "a" kept
 
 
 def test_a_worker_threads_failed_fsync_damages_the_run_as_the_syncers_does(
@@ -319,46 +338,14 @@ def test_a_worker_threads_failed_fsync_damages_the_run_as_the_syncers_does(
     """The worker-thread path answered 500 `internal` and left the unacknowledged command
     in the journal, to be applied when the run was resumed; it is now `run_damaged` with
     the command cut off, as when the syncer's fsync fails."""
-    import errno
-
-    from ledger import journal as journal_module
-
     run_id = start(live, ALPHA)
-    real = journal_module.fsync_file
-
-    def failing(path: Path) -> None:
-        if run_id in str(path):
-            raise OSError(errno.EIO, "Input/output error")
-        real(path)
-
-    monkeypatch.setattr(journal_module, "fsync_file", failing)
+    _failing_worker_fsync(monkeypatch, run_id)
     reply = _advance_while_locked(live, run_id, "a")
     assert reply.status_code == 503, reply.text
     error = reply.json()["error"]
     assert error["code"] == "run_damaged" and "not acknowledged" in error["message"]
-    journal = live.hosted.runs / run_id / "journal.jsonl"
     monkeypatch.undo()
-    assert [e.id for e in Journal.open(journal).entries[1:]] == []
-
-
-def _failing_worker_fsync(monkeypatch: pytest.MonkeyPatch, run_id: str) -> None:
-    """Worker threads' fsyncs of `run_id`'s journal fail (EIO); the syncer's are untouched."""
-    import errno
-
-    from ledger import journal as journal_module
-
-    real = journal_module.fsync_file
-
-    def failing(path: Path) -> None:
-        if run_id in str(path):
-            raise OSError(errno.EIO, "Input/output error")
-        real(path)
-
-    monkeypatch.setattr(journal_module, "fsync_file", failing)
-
-
-def _entries(live: Live, run_id: str) -> list[str]:
-    return [e.id for e in Journal.open(live.hosted.runs / run_id / "journal.jsonl").entries[1:]]
+    assert _entries(live, run_id) == []
 
 
 def test_a_command_cut_back_while_its_fsync_was_in_flight_is_never_acknowledged(
