@@ -9,35 +9,19 @@ itself, or else by the next writer, under the run lock; readers only name it.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import resource
-import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.workbench.faults import files_may_not_grow_beyond, fsync_then_cut_fail
 from workbench.cli import main
 from workbench.errors import IntegrityError, StorageError, UserError
 from workbench.play.session import PlayerSession
 from workbench.runs.lock import RunLock, RunLocked
 from workbench.runs.verify import verify_run
-
-
-@contextlib.contextmanager
-def files_may_not_grow_beyond(limit: int) -> Iterator[None]:
-    """This process's writes past `limit` bytes of any file fail with EFBIG (soft limit)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, handler)
 
 
 @pytest.fixture
@@ -191,35 +175,6 @@ def test_a_seal_that_cannot_be_written_does_not_undo_the_command(
     seal.rmdir()
     session.advance(1)
     assert session.seal_problem is None and verify_run(session.paths.root).ok
-
-
-@contextlib.contextmanager
-def fsync_then_cut_fail(monkeypatch: pytest.MonkeyPatch, fsyncs: int) -> Iterator[None]:
-    """The next `fsyncs` fsyncs fail with EIO, and every ftruncate while inside.
-
-    A disk cannot be made to refuse an fsync on demand without a faulty device, so these
-    two system calls are the one place a fault is injected rather than real; everything
-    else (the journal, the record of the cut, the repair) runs on the real file system.
-    """
-    real_fsync, real_ftruncate = os.fsync, os.ftruncate
-    left = [fsyncs]
-
-    def fsync(fd: int) -> None:
-        if left[0] > 0:
-            left[0] -= 1
-            raise OSError(errno.EIO, "Input/output error")
-        real_fsync(fd)
-
-    def ftruncate(fd: int, length: int) -> None:
-        raise OSError(errno.EIO, "Input/output error")
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "ftruncate", ftruncate)
-    try:
-        yield
-    finally:
-        monkeypatch.setattr(os, "fsync", real_fsync)
-        monkeypatch.setattr(os, "ftruncate", real_ftruncate)
 
 
 @pytest.mark.parametrize("kind", sorted(COMMANDS))
