@@ -606,13 +606,17 @@ class PlayerSession:
         return ScheduleOutcome(action_id, entry.day, False)
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
-        """Run `days` days with no further decisions; returns the new day."""
+        """Run `days` days with no further decisions; returns the new day.
+
+        A retry (a known id, the same days) returns the day that advance reached, as the
+        first call did (and as the host replies), whatever was played since."""
         self._require_writable()
         if isinstance(days, bool) or not isinstance(days, int) or days < 1:
             raise UserError(f"advance needs a whole number of days, at least 1 (got {clip(days)})")
         payload = {"days": days}
-        if self._known("advance", command_id, payload) is not None:
-            return self._engine.day
+        known = self._known("advance", command_id, payload)
+        if known is not None:
+            return known.day + days
         self._refuse_when_finished()
         if self._engine.day + days > self.horizon:
             raise UserError(
