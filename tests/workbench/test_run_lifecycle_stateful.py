@@ -308,6 +308,28 @@ class RunLifecycle(RuleBasedStateMachine):
         }
         self.command(known.kind, known.id, known.payload, calls[known.kind])
 
+    @precondition(lambda self: not self.torn)
+    @rule()
+    def the_same_commands_in_a_new_run(self) -> None:
+        """The acknowledged commands, with their ids, played into a new run: the same
+        journal, ledger and seal, byte for byte."""
+        event("the same commands in a new run")
+        self.s.seal()
+        fresh = self.tmp / f"again-{len(list(self.tmp.iterdir()))}"
+        calls = {
+            "schedule": lambda s, a: s.schedule(a.payload["action"], a.id),
+            "advance": lambda s, a: s.advance(a.payload["days"], a.id),
+            "submit_assessment": lambda s, a: s.submit(dict(a.payload["assessment"]), a.id),
+            "finish": lambda s, a: s.finish(a.id),
+        }
+        with PlayerSession.create(fresh, BUNDLE) as again:
+            for acked in self.acked:
+                assert calls[acked.kind](again, acked) == acked.result
+            assert again._engine.book.digest() == self.s._engine.book.digest()
+        for name in ("journal.jsonl", "seal.json", "run.json"):
+            assert (fresh / name).read_bytes() == (self.root / name).read_bytes(), name
+        shutil.rmtree(fresh)
+
     # -- reads ------------------------------------------------------------------------
     @rule(action=ACTIONS | BAD_ACTIONS, assessment=ASSESSMENTS | MALFORMED)
     def read(self, action: str, assessment: dict[str, Any]) -> None:
@@ -344,6 +366,12 @@ class RunLifecycle(RuleBasedStateMachine):
         if read_only and not self.torn:
             with PlayerSession.resume(self.root, BUNDLE, read_only=True) as reader:
                 assert reader.journal_entries == before["entries"]  # type: ignore[index]
+        elif read_only:  # a reader names bytes never acknowledged, and leaves them
+            journal = self.root / "journal.jsonl"
+            held = journal.read_bytes()
+            with pytest.raises(IntegrityError, match="never acknowledged") as named:
+                PlayerSession.resume(self.root, BUNDLE, read_only=True)
+            assert "\n" not in named.value.message and journal.read_bytes() == held
         self.reopen()
         if before is not None:
             after = self.state()
