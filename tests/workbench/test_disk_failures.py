@@ -209,6 +209,35 @@ def test_a_whole_line_the_disk_would_not_sync_or_cut_is_recorded_and_cut_by_the_
     assert verify_run(run).ok
 
 
+def test_held_back_commands_that_tore_the_journal_are_never_written_behind_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that holds its commands back (`workbench run`) writes them at its seal:
+    when that append's fsync and its cut both fail, the journal ends in their lines, never
+    acknowledged. A second seal appended them again behind those lines and sealed them, so
+    the next writer could neither cut the first copy (the seal covers it) nor keep it: the
+    run was lost. Now every later seal and command is refused until the run is reopened."""
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    session.seal()
+    session.advance(2)
+    journal, seal = session.paths.journal, session.paths.seal
+    before, sealed = journal.read_bytes(), seal.read_bytes()
+    with fsync_then_cut_fail(monkeypatch, fsyncs=1), pytest.raises(StorageError) as refused:
+        session.seal()
+    assert "recorded in journal.jsonl.cut" in refused.value.message
+    torn = journal.read_bytes()
+    for again in (session.seal, lambda: session.advance(1)):
+        with pytest.raises(StorageError, match="torn"):
+            again()
+        assert journal.read_bytes() == torn and seal.read_bytes() == sealed
+    session.close()
+    with PlayerSession.resume(session.paths.root) as resumed:
+        assert resumed.repairs.cut_tail and journal.read_bytes() == before
+        assert resumed.day == 0
+        resumed.advance(2)
+    assert verify_run(session.paths.root).ok
+
+
 def test_a_cut_that_cannot_be_recorded_either_says_so_and_takes_no_more_commands(
     session: PlayerSession, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -240,6 +240,11 @@ class PlayerSession:
         """Why the last command's seal could not be written (autoseal): the command stands,
         journaled and applied; the seal follows with the next one that can be written, or
         when the run is opened again."""
+        self._torn: str | None = None
+        """Why commands held back (no write-ahead) could not be written nor cut off again
+        (`TornAppend`): the journal file ends in their lines, never acknowledged, until the
+        run is opened again; writing behind them would seal what the next writer must cut
+        (as a file journal refuses every append after one that tore)."""
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -410,16 +415,23 @@ class PlayerSession:
             self._create_journal()
         held_back = len(self._journal) - self._persisted
         if self._journal.path is None and held_back > 0:
+            first = self._journal.entries[self._persisted].kind
+            what = f"the {first}" if held_back == 1 else f"{held_back} commands"
+            if self._torn is not None:
+                raise self.refused_write(what, self._still_torn())
             try:
                 append_journal(self.paths.journal, self._journal.to_bytes(self._persisted))
             except OSError as exc:
-                first = self._journal.entries[self._persisted].kind
-                raise self.refused_write(
-                    f"the {first}" if held_back == 1 else f"{held_back} commands", exc
-                ) from None
+                if isinstance(exc, TornAppend):
+                    self._torn = exc.strerror
+                raise self.refused_write(what, exc) from None
             self._persisted = len(self._journal)
         if self._write_ahead and self._journal.path is None:
             self._journal = self._file_journal()
+
+    def _still_torn(self) -> TornAppend:
+        """Why no held-back command is written after some that tore the journal."""
+        return TornAppend(None, f"an earlier append failed and left it torn ({self._torn})")
 
     def refused_write(self, what: str, exc: OSError) -> RefusedCommands:
         """The one line for commands (`what`: "the advance", "12 commands") whose journal
@@ -453,6 +465,8 @@ class PlayerSession:
         with contextlib.suppress(OSError):
             fsync_dir(paths.root)
         self._persisted = None
+        if not left:  # nothing of it is left, a torn journal neither
+            self._torn = None
         if self._journal.path is not None:
             self._journal = Journal(None, list(self._journal.entries))
         if self._lock is not None:
@@ -574,6 +588,8 @@ class PlayerSession:
         journal is as it was (or, if even cutting the partial line failed, refuses every
         command until the run is opened again, which cuts it)."""
         try:
+            if self._torn is not None:
+                raise self._still_torn()
             return self._journal.append(self._engine.day, kind, command_id, payload)
         except OSError as exc:
             raise self.refused_write(f"the {kind}", exc) from None
