@@ -133,15 +133,19 @@ class RunLifecycle(RuleBasedStateMachine):
         the run is opened again."""
         self.monkeypatch = pytest.MonkeyPatch()
         self.steps = 0
+        self.durable = 0
 
     AUTOSEAL = True
-    """Seal after every command (the CLI and the dashboard); without, the session journals
-    each command before applying it and seals when asked (as the host does)."""
+    """Seal after every command (the CLI and the dashboard); without, the session seals
+    when asked (as the host does, and `workbench run` at its end)."""
+    WRITE_AHEAD = True
+    """Journal each command before applying it; without (`workbench run`), commands are
+    held back in memory and written at the seal, which is when they are acknowledged."""
 
     @initialize()
     def create(self) -> None:
         self.session = PlayerSession.create(
-            self.root, BUNDLE, autoseal=self.AUTOSEAL, write_ahead=True
+            self.root, BUNDLE, autoseal=self.AUTOSEAL, write_ahead=self.WRITE_AHEAD
         )
         if not self.AUTOSEAL:
             self.s.seal()
@@ -149,9 +153,23 @@ class RunLifecycle(RuleBasedStateMachine):
     def reopen(self) -> PlayerSession:
         """The run opened again by a writer of the same kind."""
         self.session = PlayerSession.resume(
-            self.root, BUNDLE, autoseal=self.AUTOSEAL, write_ahead=True
+            self.root, BUNDLE, autoseal=self.AUTOSEAL, write_ahead=self.WRITE_AHEAD
         )
         return self.session
+
+    @property
+    def on_file(self) -> int:
+        """How many acknowledged commands the journal file holds (a held-back session's
+        later ones are in memory until its seal)."""
+        return len(self.acked) if self.WRITE_AHEAD else self.durable
+
+    def sealed(self) -> None:
+        """A seal succeeded: every command the session holds is on file."""
+        self.durable = len(self.acked)
+
+    def closed(self) -> None:
+        """The session is gone: what it held back in memory is gone with it."""
+        del self.acked[self.on_file :]
 
     def teardown(self) -> None:
         self.monkeypatch.undo()
@@ -315,6 +333,7 @@ class RunLifecycle(RuleBasedStateMachine):
         journal, ledger and seal, byte for byte."""
         event("the same commands in a new run")
         self.s.seal()
+        self.sealed()
         fresh = self.tmp / f"again-{len(list(self.tmp.iterdir()))}"
         calls = {
             "schedule": lambda s, a: s.schedule(a.payload["action"], a.id),
@@ -351,21 +370,34 @@ class RunLifecycle(RuleBasedStateMachine):
         assert self.state() == before
 
     # -- seals, closing, crashes ------------------------------------------------------
-    @precondition(lambda self: not self.torn)
     @rule()
     def seal(self) -> None:
-        self.s.seal()
-        assert verify_run(self.root).ok
+        """A seal; after a torn append it either refuses or seals what is on file, and never
+        writes behind the tear."""
+        if not self.torn:
+            self.s.seal()
+            self.sealed()
+            assert verify_run(self.root).ok
+            return
+        journal = self.s.paths.journal.read_bytes()
+        try:
+            self.s.seal()
+        except StorageError as exc:
+            assert "\n" not in exc.message
+        assert self.s.paths.journal.read_bytes() == journal
 
     @rule(read_only=st.booleans())
     def close_and_reopen(self, read_only: bool) -> None:
         event("close and reopen")
-        before = self.state() if not self.torn else None
+        pending = len(self.acked) > self.on_file
+        before = self.state() if not (self.torn or pending) else None
         self.s.close()
         self.session = None
+        self.closed()
         if read_only and not self.torn:
             with PlayerSession.resume(self.root, BUNDLE, read_only=True) as reader:
-                assert reader.journal_entries == before["entries"]  # type: ignore[index]
+                held = [(e.kind, e.id, dict(e.payload)) for e in reader.journal_entries[1:]]
+                assert held == [(a.kind, a.id, a.payload) for a in self.acked]
         elif read_only:  # a reader names bytes never acknowledged, and leaves them
             journal = self.root / "journal.jsonl"
             held = journal.read_bytes()
@@ -387,9 +419,10 @@ class RunLifecycle(RuleBasedStateMachine):
         event("crash mid append")
         journal = self.s.paths.journal
         whole = journal.read_bytes()
-        entries = self.s.journal_entries
+        entries = read_entries(whole)
         self.s.close()
         self.session = None
+        self.closed()
         line = (
             dumps(
                 make_entry(
@@ -417,6 +450,7 @@ class RunLifecycle(RuleBasedStateMachine):
         acknowledged command would be lost); opening the run refuses and changes nothing."""
         event("lose a sealed line")
         self.s.seal()
+        self.sealed()
         journal = self.s.paths.journal
         whole = journal.read_bytes()
         self.s.close()
@@ -453,6 +487,9 @@ class RunLifecycle(RuleBasedStateMachine):
             "seal fsync": lambda: fsync_then_cut_fail(self.monkeypatch, 1, after=1),
         }
         event(f"disk refuses: {fault}")
+        if not self.WRITE_AHEAD:
+            self.held_back_disk_refuses(fault, faults[fault], days, command_id)
+            return
         before = self.state()
         with faults[fault]():
             try:
@@ -468,6 +505,34 @@ class RunLifecycle(RuleBasedStateMachine):
             return
         assert result is None
         after = self.state()
+        if fault == "fsync and cut":
+            assert after.pop("cut") and after.pop("journal").startswith(before.pop("journal"))
+            before.pop("cut")
+            self.torn = True
+        assert after == before
+
+    def held_back_disk_refuses(
+        self, fault: str, injected: Any, days: int, command_id: str | None
+    ) -> None:
+        """`disk_refuses` for held-back commands: the advance is taken in memory, and the
+        disk refuses the seal that writes it."""
+        self.command(
+            "advance",
+            command_id,
+            payload_of("advance", days=days),
+            lambda: self.s.advance(days, command_id),
+        )
+        before = self.state()
+        with injected(), pytest.raises(StorageError) as refused:
+            self.s.seal()
+        assert "\n" not in refused.value.message
+        after = self.state()
+        if fault == "seal fsync":  # written, so acknowledged; its seal follows
+            assert "the commands are journaled" in refused.value.message
+            assert after["journal"].startswith(before["journal"])
+            self.sealed()
+            return
+        assert "not applied" in refused.value.message
         if fault == "fsync and cut":
             assert after.pop("cut") and after.pop("journal").startswith(before.pop("journal"))
             before.pop("cut")
@@ -490,8 +555,8 @@ class RunLifecycle(RuleBasedStateMachine):
         if self.session is None or self.torn:
             return
         entries = read_entries(self.s.paths.journal.read_bytes())
-        assert entries == list(self.s.journal_entries)
-        held = [(e.kind, e.id, dict(e.payload)) for e in entries[1:]]
+        assert entries == list(self.s.journal_entries)[: 1 + self.on_file]
+        held = [(e.kind, e.id, dict(e.payload)) for e in self.s.journal_entries[1:]]
         assert held == [(a.kind, a.id, a.payload) for a in self.acked]
         assert self.s.day == self.day
         assert self.s.finished == (self.day == HORIZON)
@@ -514,7 +579,7 @@ class RunLifecycle(RuleBasedStateMachine):
         if self.session is None or self.torn:
             return
         sealed = orjson.loads(self.s.paths.seal.read_bytes())["journal_head"]
-        if sealed == self.s.journal_head:
+        if sealed == read_entries(self.s.paths.journal.read_bytes())[-1].hash:
             verified = verify_run(self.root)
             assert verified.ok, verified.divergence
             return
@@ -559,3 +624,15 @@ class HostModeRun(RunLifecycle):
 
 HostModeRun.TestCase.settings = RunLifecycle.TestCase.settings
 test_host_mode_run_lifecycle = HostModeRun.TestCase
+
+
+class HeldBackRun(RunLifecycle):
+    """The same run written as `workbench run` writes it: commands held back in memory,
+    written and acknowledged by the seal."""
+
+    AUTOSEAL = False
+    WRITE_AHEAD = False
+
+
+HeldBackRun.TestCase.settings = RunLifecycle.TestCase.settings
+test_held_back_run_lifecycle = HeldBackRun.TestCase
