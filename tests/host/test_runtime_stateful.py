@@ -1,7 +1,8 @@
 """The hosted runtime as a state machine (hypothesis' stateful testing): one agent's
 episode driven through the runtime in process, with retries, clashes, invalid commands,
-seals, graceful restarts, crashes (the host's sessions gone unsealed, a torn append left
-behind) and journals the disk will not make durable, in any order.
+seals, the other agent's play closing this one's session (one open session at a time),
+graceful restarts, crashes (the host's sessions gone unsealed, a torn append left behind)
+and journals the disk will not make durable, in any order.
 
 A model holds what the host acknowledged (a reply given). After every step: the run's
 journal on file holds exactly those commands; a retry's reply is the first reply marked
@@ -28,7 +29,7 @@ from ledger.canonical import dumps
 from ledger.journal import make_entry, read_entries
 from tests.workbench.faults import fsync_then_cut_fail
 from workbench.host.errors import HostError
-from workbench.host.runtime import HostRuntime
+from workbench.host.runtime import HostRuntime, Limits
 from workbench.play import public_view
 from workbench.play.wire import (
     AdvanceRequest,
@@ -56,6 +57,10 @@ ASSESSMENTS = st.sampled_from(
     ]
 )
 FINISH_AFTER = 10
+LIMITS = Limits(open_sessions=1, seal_interval=3600.0)
+"""One open session, so the other agent's requests close this one's (sealing it) and its
+next command resumes it from its journal; no sealing on a timer (a seal happens when a
+rule asks, so the faults a rule injects meet the calls it means)."""
 
 _WORLD: dict[str, Hosted] = {}
 
@@ -91,11 +96,13 @@ class HostedEpisode(RuleBasedStateMachine):
         self.acked: list[Acked] = []
         self.damaged = False
         self.steps = 0
+        self.bravo_run = ""
+        self.bravo_steps = 0
         self.monkeypatch = pytest.MonkeyPatch()
 
     @initialize()
     def start(self) -> None:
-        self.runtime = self.hosted.runtime()
+        self.runtime = self.hosted.runtime(LIMITS)
         reply = self.rt.start(ALPHA, StartRequest(command_id="start"))
         assert reply.created
         self.run_id = reply.run.run_id
@@ -232,6 +239,17 @@ class HostedEpisode(RuleBasedStateMachine):
         }
         self.command(known.kind, known.id, known.payload, requests[known.kind])
 
+    @rule()
+    def the_other_agent_plays(self) -> None:
+        """The other agent starts its episode or advances it a day: with one open session,
+        this agent's is closed (sealed) and resumed by its next request."""
+        if not self.bravo_run:
+            self.bravo_run = self.rt.start(BRAVO, StartRequest(command_id="b-start")).run.run_id
+        elif self.bravo_steps < 100:
+            self.bravo_steps += 1
+            request = AdvanceRequest(command_id=f"b-{self.bravo_steps}", days=1)
+            assert self.rt.advance(BRAVO, self.bravo_run, request).day == self.bravo_steps
+
     # -- the host's life --------------------------------------------------------------
     @rule()
     def seal(self) -> None:
@@ -242,7 +260,7 @@ class HostedEpisode(RuleBasedStateMachine):
         """A graceful stop (every changed run sealed) and a new host on the same runs."""
         event("host restart")
         self.rt.close()
-        self.runtime = self.hosted.runtime()
+        self.runtime = self.hosted.runtime(LIMITS)
         self.damaged = False
 
     @rule(torn=st.booleans(), data=st.data())
@@ -269,7 +287,7 @@ class HostedEpisode(RuleBasedStateMachine):
             cut = data.draw(st.integers(1, len(raw) - 1), label="cut")
             with open(self.root / "journal.jsonl", "ab") as handle:
                 handle.write(raw[:cut])
-        self.runtime = self.hosted.runtime()
+        self.runtime = self.hosted.runtime(LIMITS)
         assert self.run_id not in self.rt.recovery.damaged, self.rt.recovery.damaged
         self.damaged = False
 
@@ -322,7 +340,9 @@ class HostedEpisode(RuleBasedStateMachine):
     def the_other_agent_sees_nothing_of_it(self) -> None:
         if self.runtime is None:
             return
-        assert self.rt.runs(BRAVO).runs == ()
+        assert [r.run_id for r in self.rt.runs(BRAVO).runs] == [self.bravo_run] * bool(
+            self.bravo_run
+        )
         with pytest.raises(HostError) as refused:
             self.rt.snapshot(BRAVO, self.run_id)
         assert refused.value.code == "not_found"
