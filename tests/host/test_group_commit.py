@@ -339,3 +339,44 @@ def test_a_worker_threads_failed_fsync_damages_the_run_as_the_syncers_does(
     journal = live.hosted.runs / run_id / "journal.jsonl"
     monkeypatch.undo()
     assert [e.id for e in Journal.open(journal).entries[1:]] == []
+
+
+def test_a_seal_that_cannot_make_the_journal_durable_damages_the_run_and_stops_cleanly(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seal fsyncs the journal first; when that fsync failed, the raw OSError escaped the
+    sealer and a graceful stop (which then left the runs directory locked and the other
+    runs unsealed), and the commands written but not yet acknowledged stayed in the
+    journal, for a later fsync to acknowledge. Now it is the journal's failure: those
+    commands are cut off, the run is damaged, and the host stops cleanly."""
+    import errno
+
+    from ledger import journal as journal_module
+    from workbench.host.errors import HostError
+    from workbench.play.wire import AdvanceRequest, StartRequest
+
+    runtime = hosted.runtime(Limits(seal_interval=3600))
+    run_id = runtime.start(ALPHA, StartRequest(command_id="s")).run.run_id
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="acked", days=2))
+    # Written without fsync, as on the event loop, and not yet acknowledged (its reply
+    # waits for the syncer):
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="waiting", days=1), defer=True)
+    real = journal_module.fsync_file
+
+    def failing(path: Path) -> None:
+        if run_id in str(path):
+            raise OSError(errno.EIO, "Input/output error")
+        real(path)
+
+    monkeypatch.setattr(journal_module, "fsync_file", failing)
+    assert runtime.seal_changed() == 0
+    monkeypatch.undo()
+    with pytest.raises(HostError) as refused:
+        runtime.snapshot(ALPHA, run_id)
+    assert refused.value.code == "run_damaged"
+    runtime.close()
+    journal = hosted.runs / run_id / "journal.jsonl"
+    assert [e.id for e in Journal.open(journal).entries[1:]] == ["acked"]
+    again = hosted.runtime()
+    assert again.snapshot(ALPHA, run_id).day == 2
+    again.close()

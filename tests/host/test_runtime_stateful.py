@@ -13,6 +13,7 @@ verifies under the control file; the other agent sees no run of this one's.
 
 from __future__ import annotations
 
+import errno
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
+from ledger import journal as journal_module
 from ledger.canonical import dumps
 from ledger.journal import make_entry, read_entries
 from tests.workbench.faults import fsync_then_cut_fail
@@ -310,6 +312,30 @@ class HostedEpisode(RuleBasedStateMachine):
         assert refused.value.code == "run_damaged", refused.value.message
         assert self.journal() == journal
         self.damaged = True
+
+    @precondition(lambda self: not self.damaged)
+    @rule()
+    def seal_not_durable(self) -> None:
+        """The seal's fsync of this run's journal fails: a run with unsealed commands is
+        damaged (nothing acknowledged is cut: each was made durable before its reply), and
+        the host goes on serving the other agent."""
+        event("host seal not durable")
+        journal = self.journal()
+        sealed = orjson.loads((self.root / "seal.json").read_bytes())["journal_head"]
+        unsealed = sealed != read_entries(journal)[-1].hash
+        real = journal_module.fsync_file
+
+        def failing(path: Path) -> None:
+            if self.run_id in str(path):
+                raise OSError(errno.EIO, "Input/output error")
+            real(path)
+
+        with self.monkeypatch.context() as patch:
+            patch.setattr(journal_module, "fsync_file", failing)
+            self.rt.seal_changed()
+        assert self.journal() == journal
+        self.damaged = unsealed
+        assert (self.view() is None) == self.damaged
 
     # -- invariants -------------------------------------------------------------------
     @invariant()

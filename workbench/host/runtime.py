@@ -76,7 +76,7 @@ from workbench.messages import bound_line, single_line
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
-from workbench.play.session import PlayerSession
+from workbench.play.session import JournalNotDurable, PlayerSession
 from workbench.play.wire import (
     RESERVED_COMMAND_IDS,
     RUN_ID_RE,
@@ -356,9 +356,10 @@ class HostRuntime:
                 if run.dirty and (older_than is None or now - run.dirty_since >= older_than)
             ]
         sealed = 0
+        failed = self._journal_failed_held
         for run in changed:
             with run.lock:
-                if run.dirty and run.session is not None and _sealed(run):
+                if run.dirty and run.session is not None and _sealed(run, failed):
                     sealed += 1
         return sealed
 
@@ -381,7 +382,7 @@ class HostRuntime:
             self._open.clear()
         for run in runs:
             with run.lock:
-                _drop(run)
+                _drop(run, self._journal_failed_held)
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -754,6 +755,14 @@ class HostRuntime:
         """
         _check_command_id(command_id)
 
+        def not_durable(run: _Run, error: OSError) -> Damaged:
+            """The run damaged (its unacknowledged commands cut off): the error to reply."""
+            self._journal_failed_held(run, error)
+            return Damaged(
+                f"{run.run_id}: its journal could not be made durable, so the command "
+                "was not acknowledged; ask the operator to inspect the run"
+            )
+
         def durable(result: T, run: _Run, session: PlayerSession) -> T:
             """`result`, once the command is durable (here, or by the caller with `defer`).
 
@@ -764,11 +773,7 @@ class HostRuntime:
             try:
                 session.sync_journal()
             except OSError as exc:
-                self._journal_failed_held(run, exc)
-                raise Damaged(
-                    f"{run.run_id}: its journal could not be made durable, so the command "
-                    "was not acknowledged; ask the operator to inspect the run"
-                ) from None
+                raise not_durable(run, exc) from None
             size = session.journal_size
             if size is not None:
                 self.syncer.made_durable(self.journal_path(run.run_id), size)
@@ -799,7 +804,10 @@ class HostRuntime:
             if not run.dirty:
                 run.dirty, run.dirty_since = True, time.monotonic()
             if session.finished:
-                session.seal()
+                try:
+                    session.seal()
+                except JournalNotDurable as exc:
+                    raise not_durable(run, exc.error) from None
                 run.dirty = False
                 log.info(
                     "%s: agent %s finished its episode (day %d)", run.run_id, agent, session.day
@@ -1010,7 +1018,7 @@ class HostRuntime:
                     self._open.move_to_end(victim_id)
                     break
                 try:
-                    _drop(victim)
+                    _drop(victim, self._journal_failed_held)
                 finally:
                     victim.lock.release()
                 del self._open[victim_id]
@@ -1048,12 +1056,22 @@ def _owner(paths: RunPaths) -> tuple[str, str | None]:
     return (agent if isinstance(agent, str) else ""), problem
 
 
-def _sealed(run: _Run) -> bool:
+def _sealed(run: _Run, failed: Callable[[_Run, OSError], None]) -> bool:
     """Seal the run's open session; a seal the disk refuses is logged once (while the
-    reason stays the same) and tried again later, the run staying dirty."""
+    reason stays the same) and tried again later, the run staying dirty.
+
+    A seal whose fsync of the journal fails is the journal's failure (`failed`, the
+    runtime's `journal_failed` with the run's lock held): a later fsync that succeeds
+    proves nothing of the lines written before it (the kernel may have dropped them), so
+    the commands not yet acknowledged are cut off and the run is refused from then on;
+    a raw OSError escaped here, out of a graceful stop too, which then left the runs
+    directory locked and the other runs unsealed."""
     assert run.session is not None
     try:
         run.session.seal()
+    except JournalNotDurable as exc:
+        failed(run, exc.error)
+        return False
     except WorkbenchError as exc:
         if run.seal_problem != exc.message:
             log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
@@ -1064,12 +1082,13 @@ def _sealed(run: _Run) -> bool:
     return True
 
 
-def _drop(run: _Run) -> None:
+def _drop(run: _Run, failed: Callable[[_Run, OSError], None]) -> None:
     """Seal (when changed) and close the run's session, releasing its writer lock; it
-    resumes on its next request. A seal the disk refuses is left to start-up recovery."""
+    resumes on its next request. A seal the disk refuses is left to start-up recovery
+    (`failed`: see `_sealed`)."""
+    if run.session is not None and run.dirty:
+        _sealed(run, failed)
     if run.session is not None:
-        if run.dirty:
-            _sealed(run)
         run.session.close()
     run.session = None
     run.ids = {}

@@ -130,6 +130,19 @@ class RefusedCommands(StorageError):
         )
 
 
+class JournalNotDurable(StorageError):
+    """A seal's fsync of a journal written without one (`defer_fsync`) failed: the run is
+    not sealed, and whatever the journal holds beyond what was made durable before may be
+    lost, so none of it may be acknowledged (`error` is the fsync's)."""
+
+    def __init__(self, journal: Path, error: OSError) -> None:
+        self.error = error
+        super().__init__(
+            f"{journal}: cannot make it durable ({error.strerror or error}); the run is not "
+            "sealed, and its commands not yet made durable are not acknowledged"
+        )
+
+
 @dataclass(frozen=True)
 class SubmitResult:
     """What happened to a submission: schema errors (nothing changed) or its journal entry."""
@@ -782,7 +795,10 @@ class PlayerSession:
         """`seal`; `creating`: a seal that cannot be written undoes the creation (`seal`),
         so the error is the write's own."""
         self._persist()
-        self.sync_journal()
+        try:
+            self.sync_journal()
+        except OSError as exc:
+            raise JournalNotDurable(self.paths.journal, exc) from None
         seal = build_seal(
             self.bundle,
             self.registration,
