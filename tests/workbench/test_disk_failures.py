@@ -114,6 +114,23 @@ def test_a_torn_line_a_seal_covers_is_never_cut(session: PlayerSession) -> None:
     assert journal.read_bytes() == damaged
 
 
+def test_a_sealed_line_lost_whole_is_never_sealed_over(session: PlayerSession) -> None:
+    """The same loss one byte earlier: the journal lost its last line whole, newline and
+    all. A writer went on from the shorter journal, and its next seal replaced the one
+    that named the loss: an acknowledged command vanished and the run verified."""
+    session.schedule("bank_loan", "sealed")
+    session.close()
+    journal = session.paths.journal
+    whole = journal.read_bytes()
+    journal.write_bytes(whole[: whole.rstrip(b"\n").rfind(b"\n") + 1])
+    damaged = journal.read_bytes()
+    with pytest.raises(IntegrityError, match="a sealed entry was lost") as refused:
+        PlayerSession.resume(session.paths.root)
+    assert "\n" not in refused.value.message
+    assert journal.read_bytes() == damaged
+    assert not verify_run(session.paths.root).ok
+
+
 def test_a_killed_writers_temporary_files_are_removed_by_the_next(
     session: PlayerSession,
 ) -> None:

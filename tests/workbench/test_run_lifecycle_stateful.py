@@ -456,7 +456,7 @@ class RunLifecycle(RuleBasedStateMachine):
         self.s.close()
         self.session = None
         start = whole.rstrip(b"\n").rfind(b"\n") + 1
-        cut = data.draw(st.integers(start + 1, len(whole) - 1), label="cut")
+        cut = data.draw(st.integers(start, len(whole) - 1), label="cut")
         journal.write_bytes(whole[:cut])
         with pytest.raises(IntegrityError) as refused:
             PlayerSession.resume(self.root, BUNDLE)

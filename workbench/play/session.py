@@ -369,6 +369,8 @@ class PlayerSession:
                 _unfinished_creation(paths, read_only)
             elif problem := header_problem(paths, journal, bundle, registration, identity.seal_key):
                 raise IntegrityError(f"{paths.journal}: {problem}; the run cannot be resumed")
+            elif not read_only and (lost := _sealed_entries_lost(paths, journal)):
+                raise IntegrityError(lost)
             elif identity.seal_key is not None:
                 _check_signed_seal(paths, journal, identity.seal_key, signed)
             try:
@@ -991,6 +993,29 @@ def _as_read(paths: RunPaths, data: bytes) -> bytes:
     if data and not data.endswith(b"\n") and named_holder(paths.root) is not None:
         return data[: data.rfind(b"\n") + 1]
     return data
+
+
+def _sealed_entries_lost(paths: RunPaths, journal: Journal) -> str | None:
+    """Why the run cannot be opened when its seal covers more entries than its journal
+    holds (whole lines lost from its end), or None.
+
+    Its torn last line is never cut when the seal covers it (`cut_torn_tail`); lines lost
+    whole are the same loss one byte earlier. A writer went on from the shorter journal
+    and its next seal replaced the one that named the loss, so acknowledged commands
+    vanished and the run verified. A seal that cannot be read is left to verification,
+    and so is this loss for a reader (which reads the seal after the journal here, so a
+    writer's append and seal meanwhile would look like one).
+    """
+    try:
+        stored = read_seal(paths)
+    except SealError:
+        return None
+    if stored is None or stored.journal_entries <= len(journal):
+        return None
+    return (
+        f"{paths.journal}: {paths.seal} covers {stored.journal_entries} entries and only "
+        f"{len(journal)} are whole: a sealed entry was lost; the run cannot be resumed"
+    )
 
 
 def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
