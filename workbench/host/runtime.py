@@ -356,10 +356,9 @@ class HostRuntime:
                 if run.dirty and (older_than is None or now - run.dirty_since >= older_than)
             ]
         sealed = 0
-        failed = self._journal_failed_held
         for run in changed:
             with run.lock:
-                if run.dirty and run.session is not None and _sealed(run, failed):
+                if run.dirty and run.session is not None and _sealed(run, self):
                     sealed += 1
         return sealed
 
@@ -382,7 +381,7 @@ class HostRuntime:
             self._open.clear()
         for run in runs:
             with run.lock:
-                _drop(run, self._journal_failed_held)
+                _drop(run, self)
         if self._lock is not None:
             self._lock.release()
             self._lock = None
@@ -808,6 +807,7 @@ class HostRuntime:
                     session.seal()
                 except JournalNotDurable as exc:
                     raise not_durable(run, exc.error) from None
+                self._sealed_durable(run, session)
                 run.dirty = False
                 log.info(
                     "%s: agent %s finished its episode (day %d)", run.run_id, agent, session.day
@@ -1004,6 +1004,16 @@ class HostRuntime:
             run.session.close()
             run.session = None
 
+    def _sealed_durable(self, run: _Run, session: PlayerSession) -> None:
+        """A seal just fsynced the run's journal: tell the syncer all of it is durable.
+
+        Unrecorded, a later failed fsync cut the journal back to before the commands the
+        seal covered (written on the event loop, sealed before the syncer reached them),
+        and the run could never be opened again: its seal named entries that were gone."""
+        size = session.journal_size
+        if size is not None:
+            self.syncer.made_durable(self.journal_path(run.run_id), size)
+
     def _touch(self, run: _Run) -> None:
         """Mark the run recently used; drop the least recently used idle sessions."""
         with self._index_lock:
@@ -1018,7 +1028,7 @@ class HostRuntime:
                     self._open.move_to_end(victim_id)
                     break
                 try:
-                    _drop(victim, self._journal_failed_held)
+                    _drop(victim, self)
                 finally:
                     victim.lock.release()
                 del self._open[victim_id]
@@ -1056,38 +1066,40 @@ def _owner(paths: RunPaths) -> tuple[str, str | None]:
     return (agent if isinstance(agent, str) else ""), problem
 
 
-def _sealed(run: _Run, failed: Callable[[_Run, OSError], None]) -> bool:
+def _sealed(run: _Run, runtime: HostRuntime) -> bool:
     """Seal the run's open session; a seal the disk refuses is logged once (while the
     reason stays the same) and tried again later, the run staying dirty.
 
-    A seal whose fsync of the journal fails is the journal's failure (`failed`, the
-    runtime's `journal_failed` with the run's lock held): a later fsync that succeeds
+    A seal whose fsync of the journal fails is the journal's failure (the runtime's
+    `journal_failed`, with the run's lock held): a later fsync that succeeds
     proves nothing of the lines written before it (the kernel may have dropped them), so
     the commands not yet acknowledged are cut off and the run is refused from then on;
     a raw OSError escaped here, out of a graceful stop too, which then left the runs
     directory locked and the other runs unsealed."""
-    assert run.session is not None
+    session = run.session
+    assert session is not None
     try:
-        run.session.seal()
+        session.seal()
     except JournalNotDurable as exc:
-        failed(run, exc.error)
+        runtime._journal_failed_held(run, exc.error)
         return False
     except WorkbenchError as exc:
         if run.seal_problem != exc.message:
             log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
         run.seal_problem = exc.message
         return False
+    runtime._sealed_durable(run, session)
     run.dirty = False
     run.seal_problem = None
     return True
 
 
-def _drop(run: _Run, failed: Callable[[_Run, OSError], None]) -> None:
+def _drop(run: _Run, runtime: HostRuntime) -> None:
     """Seal (when changed) and close the run's session, releasing its writer lock; it
     resumes on its next request. A seal the disk refuses is left to start-up recovery
-    (`failed`: see `_sealed`)."""
+    (see `_sealed`)."""
     if run.session is not None and run.dirty:
-        _sealed(run, failed)
+        _sealed(run, runtime)
     if run.session is not None:
         run.session.close()
     run.session = None
