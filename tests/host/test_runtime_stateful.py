@@ -13,6 +13,7 @@ verifies under the control file; the other agent sees no run of this one's.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import shutil
 import tempfile
@@ -314,6 +315,41 @@ class HostedEpisode(RuleBasedStateMachine):
         self.damaged = True
 
     @precondition(lambda self: not self.damaged)
+    @rule(
+        days=st.integers(1, 3),
+        command_id=IDS,
+        sealed_first=st.booleans(),
+        sync_fails=st.booleans(),
+    )
+    def on_the_event_loop(
+        self, days: int, command_id: str, sealed_first: bool, sync_fails: bool
+    ) -> None:
+        """A command as the HTTP API applies it to an open run: written without fsync,
+        replied to once the syncer has made it durable (perhaps after the sealer sealed
+        it). When the syncer's fsync fails, there is no reply and the run is refused until
+        the host restarts; what was not durable is cut, what a seal covered stays."""
+        if any(a.id == command_id for a in self.acked) or self.day + days > self.bundle.horizon:
+            return
+        event(f"host on the event loop (sealed first: {sealed_first}, fails: {sync_fails})")
+        journal = self.journal()
+        self.rt.snapshot(ALPHA, self.run_id)  # its session open, as the API requires
+        request = AdvanceRequest(command_id=command_id, days=days)
+        reply = self.rt.advance(ALPHA, self.run_id, request, defer=True).model_dump(mode="json")
+        if sealed_first:
+            self.rt.seal_changed()
+        if not sync_fails:
+            path, size = self.rt.journal_path(self.run_id), self.rt.journal_size(self.run_id)
+            asyncio.run(self.rt.syncer.sync(path, size))
+            self.acked.append(Acked("advance", command_id, {"days": days}, reply))
+            return
+        self.rt.journal_failed(self.run_id, OSError(errno.EIO, "Input/output error"))
+        self.damaged = True
+        if sealed_first:  # durable and sealed: applied, though never replied to
+            self.acked.append(Acked("advance", command_id, {"days": days}, reply))
+        else:
+            assert self.journal() == journal
+
+    @precondition(lambda self: not self.damaged)
     @rule()
     def seal_not_durable(self) -> None:
         """The seal's fsync of this run's journal fails: a run with unsealed commands is
@@ -375,8 +411,8 @@ class HostedEpisode(RuleBasedStateMachine):
 
 
 HostedEpisode.TestCase.settings = settings(
-    max_examples=25,
-    stateful_step_count=20,
+    max_examples=40,
+    stateful_step_count=25,
     deadline=None,
     derandomize=True,
     database=None,
