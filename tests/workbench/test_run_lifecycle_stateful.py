@@ -1,14 +1,17 @@
 """A run's whole life as a state machine (hypothesis' stateful testing): the player's
 commands, valid and not, retries of command ids, seals, closing and reopening, crashes
 (a torn append, a sealed line lost, an fsync or a write the disk refuses) and finishing,
-in any order, on a real run directory.
+in any order, on a real run directory; written as the CLI and the dashboard write it
+(sealed after every command), as the host does (journaled first, sealed when asked) and
+as `workbench run` does (held back, written and acknowledged by the seal).
 
 A model holds what was acknowledged. After every step: the book balances per unit at
-every closed day; the journal on file holds the header and exactly the acknowledged
-commands; replaying it from scratch gives the session's ledger digest and public view;
-a sealed run verifies; the public view shows nothing after the day that closed last. A
-refused command changes nothing (journal, seal, state), and says so in one line; a
-retried id returns the first result and changes nothing.
+closed days; the journal on file holds the header and exactly the acknowledged commands;
+replaying it from scratch gives the session's ledger digest and public view; a sealed run
+verifies; the public view shows nothing after the day that closed last. A refused command
+changes nothing (journal, seal, state) and says so in one line; a retried id returns the
+first result and changes nothing; the acknowledged commands played into a new run give
+the same journal, seal and run.json byte for byte.
 """
 
 from __future__ import annotations
