@@ -472,3 +472,59 @@ def test_a_host_stopping_while_its_journal_fsync_fails_stops_cleanly(
         assert restarted.run_info(BRAVO, other).day == 1
     finally:
         restarted.close()
+
+
+def test_a_seal_that_cannot_make_the_journal_durable_damages_the_run_and_stops_cleanly(
+    hosted: Hosted, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A seal fsyncs the journal first; when that fsync failed, the raw OSError escaped the
+    sealer and a graceful stop (which then left the runs directory locked and the other
+    runs unsealed), and the commands written but not yet acknowledged stayed in the
+    journal, for a later fsync to acknowledge. Now it is the journal's failure: those
+    commands are cut off, the run is damaged, and the host stops cleanly."""
+    from workbench.host.errors import HostError
+    from workbench.play.wire import AdvanceRequest, StartRequest
+
+    runtime = hosted.runtime(Limits(seal_interval=3600))
+    run_id = runtime.start(ALPHA, StartRequest(command_id="s")).run.run_id
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="acked", days=2))
+    # Written without fsync, as on the event loop, and not yet acknowledged (its reply
+    # waits for the syncer):
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="waiting", days=1), defer=True)
+    _failing_worker_fsync(monkeypatch, run_id)
+    assert runtime.seal_changed() == 0
+    monkeypatch.undo()
+    with pytest.raises(HostError) as refused:
+        runtime.snapshot(ALPHA, run_id)
+    assert refused.value.code == "run_damaged"
+    runtime.close()
+    journal = hosted.runs / run_id / "journal.jsonl"
+    assert [e.id for e in Journal.open(journal).entries[1:]] == ["acked"]
+    again = hosted.runtime()
+    assert again.snapshot(ALPHA, run_id).day == 2
+    again.close()
+
+
+def test_a_failed_fsync_after_a_seal_never_cuts_what_the_seal_covers(hosted: Hosted) -> None:
+    """A command written on the event loop was sealed (the seal fsyncs the journal) before
+    the syncer reached it; the syncer's fsync then failed, and the journal was cut back to
+    what the syncer alone had recorded durable: below the seal, so the run could never be
+    opened again. Now the seal's fsync counts: the run is refused until the host restarts,
+    and then plays on with the sealed command."""
+    import errno
+
+    from workbench.play.wire import AdvanceRequest, StartRequest
+
+    runtime = hosted.runtime(Limits(seal_interval=3600))
+    run_id = runtime.start(ALPHA, StartRequest(command_id="s")).run.run_id
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="acked", days=2))
+    runtime.advance(ALPHA, run_id, AdvanceRequest(command_id="sealed", days=1), defer=True)
+    assert runtime.seal_changed() == 1
+    runtime.journal_failed(run_id, OSError(errno.EIO, "Input/output error"))  # the syncer's
+    runtime.close()
+    journal = hosted.runs / run_id / "journal.jsonl"
+    assert [e.id for e in Journal.open(journal).entries[1:]] == ["acked", "sealed"]
+    again = hosted.runtime()
+    assert not again.recovery.damaged
+    assert again.snapshot(ALPHA, run_id).day == 3
+    again.close()

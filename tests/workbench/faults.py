@@ -1,12 +1,18 @@
-"""Real workbench processes under strace, for the fault-injection tests: run a command,
-inject a failure or a kill at its Nth call of a system call, count its calls."""
+"""Fault injection for the workbench tests: real workbench processes under strace (a
+failure or a kill at the Nth call of a system call, their calls counted), and in-process
+faults (a file size limit, failing fsyncs)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
+import resource
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,3 +71,49 @@ def unfinished_run(root: Path) -> Path:
     session.advance(2)
     session.close()
     return root
+
+
+@contextlib.contextmanager
+def files_may_not_grow_beyond(limit: int) -> Iterator[None]:
+    """This process's writes past `limit` bytes of any file fail with EFBIG (soft limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, handler)
+
+
+@contextlib.contextmanager
+def fsync_then_cut_fail(
+    monkeypatch: pytest.MonkeyPatch, fsyncs: int, *, after: int = 0, cuts_fail: bool = True
+) -> Iterator[None]:
+    """After `after` fsyncs that succeed, the next `fsyncs` fsyncs fail with EIO; with
+    `cuts_fail`, every ftruncate while inside fails too.
+
+    A disk cannot be made to refuse an fsync on demand without a faulty device, so these
+    two system calls are the one place a fault is injected rather than real; everything
+    else (the journal, the record of the cut, the repair) runs on the real file system.
+    """
+    real_fsync, real_ftruncate = os.fsync, os.ftruncate
+    calls = [0]
+
+    def fsync(fd: int) -> None:
+        calls[0] += 1
+        if after < calls[0] <= after + fsyncs:
+            raise OSError(errno.EIO, "Input/output error")
+        real_fsync(fd)
+
+    def ftruncate(fd: int, length: int) -> None:
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    if cuts_fail:
+        monkeypatch.setattr(os, "ftruncate", ftruncate)
+    try:
+        yield
+    finally:
+        monkeypatch.setattr(os, "fsync", real_fsync)
+        monkeypatch.setattr(os, "ftruncate", real_ftruncate)

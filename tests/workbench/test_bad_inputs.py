@@ -182,6 +182,16 @@ def test_a_retried_command_with_the_same_content_is_a_no_op(run: Path, tmp_path:
         session.advance(1, "loan-1")
 
 
+def test_a_retried_advance_returns_the_day_it_reached_not_today(tmp_path: Path) -> None:
+    """A retry returns what the first call returned (the host's reply does too), even
+    after more days were played: it returned the run's current day instead."""
+    session = PlayerSession.create(tmp_path / "fresh")
+    assert session.advance(1, "adv-1") == 1
+    assert session.finish() == session.horizon
+    assert session.advance(1, "adv-1") == 1
+    assert len(session.journal_entries) == 3
+
+
 def test_a_clash_in_a_resumed_run_leaves_it_unchanged(run: Path, tmp_path: Path) -> None:
     session = PlayerSession.resume(run, read_only=True)
     used = session.journal_entries[1]

@@ -9,35 +9,19 @@ itself, or else by the next writer, under the run lock; readers only name it.
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import resource
-import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.workbench.faults import files_may_not_grow_beyond, fsync_then_cut_fail
 from workbench.cli import main
 from workbench.errors import IntegrityError, StorageError, UserError
 from workbench.play.session import PlayerSession
 from workbench.runs.lock import RunLock, RunLocked
 from workbench.runs.verify import verify_run
-
-
-@contextlib.contextmanager
-def files_may_not_grow_beyond(limit: int) -> Iterator[None]:
-    """This process's writes past `limit` bytes of any file fail with EFBIG (soft limit)."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-    handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-        signal.signal(signal.SIGXFSZ, handler)
 
 
 @pytest.fixture
@@ -130,6 +114,23 @@ def test_a_torn_line_a_seal_covers_is_never_cut(session: PlayerSession) -> None:
     assert journal.read_bytes() == damaged
 
 
+def test_a_sealed_line_lost_whole_is_never_sealed_over(session: PlayerSession) -> None:
+    """The same loss one byte earlier: the journal lost its last line whole, newline and
+    all. A writer went on from the shorter journal, and its next seal replaced the one
+    that named the loss: an acknowledged command vanished and the run verified."""
+    session.schedule("bank_loan", "sealed")
+    session.close()
+    journal = session.paths.journal
+    whole = journal.read_bytes()
+    journal.write_bytes(whole[: whole.rstrip(b"\n").rfind(b"\n") + 1])
+    damaged = journal.read_bytes()
+    with pytest.raises(IntegrityError, match="a sealed entry was lost") as refused:
+        PlayerSession.resume(session.paths.root)
+    assert "\n" not in refused.value.message
+    assert journal.read_bytes() == damaged
+    assert not verify_run(session.paths.root).ok
+
+
 def test_a_killed_writers_temporary_files_are_removed_by_the_next(
     session: PlayerSession,
 ) -> None:
@@ -193,35 +194,6 @@ def test_a_seal_that_cannot_be_written_does_not_undo_the_command(
     assert session.seal_problem is None and verify_run(session.paths.root).ok
 
 
-@contextlib.contextmanager
-def fsync_then_cut_fail(monkeypatch: pytest.MonkeyPatch, fsyncs: int) -> Iterator[None]:
-    """The next `fsyncs` fsyncs fail with EIO, and every ftruncate while inside.
-
-    A disk cannot be made to refuse an fsync on demand without a faulty device, so these
-    two system calls are the one place a fault is injected rather than real; everything
-    else (the journal, the record of the cut, the repair) runs on the real file system.
-    """
-    real_fsync, real_ftruncate = os.fsync, os.ftruncate
-    left = [fsyncs]
-
-    def fsync(fd: int) -> None:
-        if left[0] > 0:
-            left[0] -= 1
-            raise OSError(errno.EIO, "Input/output error")
-        real_fsync(fd)
-
-    def ftruncate(fd: int, length: int) -> None:
-        raise OSError(errno.EIO, "Input/output error")
-
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "ftruncate", ftruncate)
-    try:
-        yield
-    finally:
-        monkeypatch.setattr(os, "fsync", real_fsync)
-        monkeypatch.setattr(os, "ftruncate", real_ftruncate)
-
-
 @pytest.mark.parametrize("kind", sorted(COMMANDS))
 def test_a_whole_line_the_disk_would_not_sync_or_cut_is_recorded_and_cut_by_the_next_writer(
     session: PlayerSession, monkeypatch: pytest.MonkeyPatch, kind: str
@@ -252,6 +224,35 @@ def test_a_whole_line_the_disk_would_not_sync_or_cut_is_recorded_and_cut_by_the_
         assert (resumed.day, len(resumed.journal_entries)) == (day, entries)
         COMMANDS[kind](resumed)
     assert verify_run(run).ok
+
+
+def test_held_back_commands_that_tore_the_journal_are_never_written_behind_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that holds its commands back (`workbench run`) writes them at its seal:
+    when that append's fsync and its cut both fail, the journal ends in their lines, never
+    acknowledged. A second seal appended them again behind those lines and sealed them, so
+    the next writer could neither cut the first copy (the seal covers it) nor keep it: the
+    run was lost. Now every later seal and command is refused until the run is reopened."""
+    session = PlayerSession.create(tmp_path / "run", autoseal=False)
+    session.seal()
+    session.advance(2)
+    journal, seal = session.paths.journal, session.paths.seal
+    before, sealed = journal.read_bytes(), seal.read_bytes()
+    with fsync_then_cut_fail(monkeypatch, fsyncs=1), pytest.raises(StorageError) as refused:
+        session.seal()
+    assert "recorded in journal.jsonl.cut" in refused.value.message
+    torn = journal.read_bytes()
+    for again in (session.seal, lambda: session.advance(1)):
+        with pytest.raises(StorageError, match="torn"):
+            again()
+        assert journal.read_bytes() == torn and seal.read_bytes() == sealed
+    session.close()
+    with PlayerSession.resume(session.paths.root) as resumed:
+        assert resumed.repairs.cut_tail and journal.read_bytes() == before
+        assert resumed.day == 0
+        resumed.advance(2)
+    assert verify_run(session.paths.root).ok
 
 
 def test_a_cut_that_cannot_be_recorded_either_says_so_and_takes_no_more_commands(

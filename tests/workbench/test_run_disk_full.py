@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.workbench.faults import unfinished_run
-from tests.workbench.test_disk_failures import files_may_not_grow_beyond
+from tests.workbench.faults import files_may_not_grow_beyond, unfinished_run
 from workbench.cli import main
 from workbench.play.session import PlayerSession
 from workbench.runs.verify import verify_run

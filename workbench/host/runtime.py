@@ -77,7 +77,7 @@ from workbench.messages import bound_line, single_line
 from workbench.play.models import CampaignInfo, PublicView
 from workbench.play.objective import objective_terms
 from workbench.play.public_view import action_terms, question_contract
-from workbench.play.session import PlayerSession
+from workbench.play.session import JournalNotDurable, PlayerSession
 from workbench.play.wire import (
     RESERVED_COMMAND_IDS,
     RUN_ID_RE,
@@ -799,7 +799,7 @@ class HostRuntime:
             if not run.dirty:
                 run.dirty, run.dirty_since = True, time.monotonic()
             if session.finished:
-                session.seal()
+                self._seal_durably(run, session, "the command was not acknowledged")
                 run.dirty = False
                 log.info(
                     "%s: agent %s finished its episode (day %d)", run.run_id, agent, session.day
@@ -807,6 +807,27 @@ class HostRuntime:
             return durable(reply(run, session, entry, False), run, session)
 
         return self._with_session(agent, run_id, run_command, wait=not defer)
+
+    def _seal_durably(self, run: _Run, session: PlayerSession, consequence: str) -> None:
+        """Seal the run (run lock held), its journal made durable first (`_make_durable`).
+
+        So the syncer knows the seal's fsync (a failed fsync later never cuts the journal
+        back below what seal.json names), and a failed fsync of the journal, here or in the
+        seal, damages the run as the syncer's does and raises Damaged: after a failed
+        fsync the kernel may call the same pages clean, so a later fsync's success proves
+        nothing and the commands still waiting for one must not be acknowledged. A seal
+        the disk refuses otherwise raises its WorkbenchError.
+        """
+        self._make_durable(run, session, consequence)
+        try:
+            session.seal()
+        except JournalNotDurable as exc:
+            self._journal_failed_held(run, exc.error)
+            raise Damaged(
+                f"{run.run_id}: its journal could not be made durable, so {consequence}; "
+                "ask the operator to inspect the run"
+            ) from None
+        self._sealed_durable(run, session)
 
     def _make_durable(self, run: _Run, session: PlayerSession, consequence: str) -> None:
         """Fsync the run's journal here (run lock held) and tell the syncer its size.
@@ -1037,6 +1058,16 @@ class HostRuntime:
             run.session.close()
             run.session = None
 
+    def _sealed_durable(self, run: _Run, session: PlayerSession) -> None:
+        """A seal just fsynced the run's journal: tell the syncer all of it is durable.
+
+        Unrecorded, a later failed fsync cut the journal back to before the commands the
+        seal covered (written on the event loop, sealed before the syncer reached them),
+        and the run could never be opened again: its seal named entries that were gone."""
+        size = session.journal_size
+        if size is not None:
+            self.syncer.made_durable(self.journal_path(run.run_id), size)
+
     def _touch(self, run: _Run) -> None:
         """Mark the run recently used; drop the least recently used idle sessions."""
         with self._index_lock:
@@ -1058,29 +1089,19 @@ class HostRuntime:
 
     def _sealed(self, run: _Run) -> bool:
         """Seal the run's open session (run lock held); a seal the disk refuses is logged
-        once (while the reason stays the same) and tried again later, the run staying dirty.
-
-        The journal is made durable first (`_make_durable`), so the syncer knows it (a
-        failed fsync later never cuts the journal back below what seal.json names) and a
-        failed fsync here damages the run as the syncer's does: after a failed fsync the
-        kernel may call the same pages clean, so a later fsync's success proves nothing
-        and the commands still waiting for one must not be acknowledged."""
+        once (while the reason stays the same) and tried again later, the run staying dirty;
+        one whose journal cannot be made durable damages the run (`_seal_durably`)."""
         session = run.session
         assert session is not None
         try:
-            self._make_durable(run, session, "it cannot be sealed")
+            self._seal_durably(run, session, "it cannot be sealed")
         except Damaged:
             return False
-        try:
-            session.seal()
         except WorkbenchError as exc:
             if run.seal_problem != exc.message:
                 log.warning("%s: cannot seal (%s); tried again later", run.run_id, exc.message)
             run.seal_problem = exc.message
             return False
-        size = session.journal_size
-        if size is not None:
-            self.syncer.made_durable(self.journal_path(run.run_id), size)
         run.dirty = False
         run.seal_problem = None
         return True

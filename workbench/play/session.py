@@ -130,6 +130,19 @@ class RefusedCommands(StorageError):
         )
 
 
+class JournalNotDurable(StorageError):
+    """A seal's fsync of a journal written without one (`defer_fsync`) failed: the run is
+    not sealed, and whatever the journal holds beyond what was made durable before may be
+    lost, so none of it may be acknowledged (`error` is the fsync's)."""
+
+    def __init__(self, journal: Path, error: OSError) -> None:
+        self.error = error
+        super().__init__(
+            f"{journal}: cannot make it durable ({error.strerror or error}); the run is not "
+            "sealed, and its commands not yet made durable are not acknowledged"
+        )
+
+
 @dataclass(frozen=True)
 class SubmitResult:
     """What happened to a submission: schema errors (nothing changed) or its journal entry."""
@@ -240,6 +253,11 @@ class PlayerSession:
         """Why the last command's seal could not be written (autoseal): the command stands,
         journaled and applied; the seal follows with the next one that can be written, or
         when the run is opened again."""
+        self._torn: str | None = None
+        """Why commands held back (no write-ahead) could not be written nor cut off again
+        (`TornAppend`): the journal file ends in their lines, never acknowledged, until the
+        run is opened again; writing behind them would seal what the next writer must cut
+        (as a file journal refuses every append after one that tore)."""
 
     # -- opening --------------------------------------------------------------------
     @classmethod
@@ -351,6 +369,8 @@ class PlayerSession:
                 _unfinished_creation(paths, read_only)
             elif problem := header_problem(paths, journal, bundle, registration, identity.seal_key):
                 raise IntegrityError(f"{paths.journal}: {problem}; the run cannot be resumed")
+            elif not read_only and (lost := _sealed_entries_lost(paths, journal)):
+                raise IntegrityError(lost)
             elif identity.seal_key is not None:
                 _check_signed_seal(paths, journal, identity.seal_key, signed)
             try:
@@ -410,16 +430,23 @@ class PlayerSession:
             self._create_journal()
         held_back = len(self._journal) - self._persisted
         if self._journal.path is None and held_back > 0:
+            first = self._journal.entries[self._persisted].kind
+            what = f"the {first}" if held_back == 1 else f"{held_back} commands"
+            if self._torn is not None:
+                raise self.refused_write(what, self._still_torn())
             try:
                 append_journal(self.paths.journal, self._journal.to_bytes(self._persisted))
             except OSError as exc:
-                first = self._journal.entries[self._persisted].kind
-                raise self.refused_write(
-                    f"the {first}" if held_back == 1 else f"{held_back} commands", exc
-                ) from None
+                if isinstance(exc, TornAppend):
+                    self._torn = exc.strerror
+                raise self.refused_write(what, exc) from None
             self._persisted = len(self._journal)
         if self._write_ahead and self._journal.path is None:
             self._journal = self._file_journal()
+
+    def _still_torn(self) -> TornAppend:
+        """Why no held-back command is written after some that tore the journal."""
+        return TornAppend(None, f"an earlier append failed and left it torn ({self._torn})")
 
     def refused_write(self, what: str, exc: OSError) -> RefusedCommands:
         """The one line for commands (`what`: "the advance", "12 commands") whose journal
@@ -453,6 +480,8 @@ class PlayerSession:
         with contextlib.suppress(OSError):
             fsync_dir(paths.root)
         self._persisted = None
+        if not left:  # nothing of it is left, a torn journal neither
+            self._torn = None
         if self._journal.path is not None:
             self._journal = Journal(None, list(self._journal.entries))
         if self._lock is not None:
@@ -574,6 +603,8 @@ class PlayerSession:
         journal is as it was (or, if even cutting the partial line failed, refuses every
         command until the run is opened again, which cuts it)."""
         try:
+            if self._torn is not None:
+                raise self._still_torn()
             return self._journal.append(self._engine.day, kind, command_id, payload)
         except OSError as exc:
             raise self.refused_write(f"the {kind}", exc) from None
@@ -606,13 +637,17 @@ class PlayerSession:
         return ScheduleOutcome(action_id, entry.day, False)
 
     def advance(self, days: int = 1, command_id: str | None = None) -> int:
-        """Run `days` days with no further decisions; returns the new day."""
+        """Run `days` days with no further decisions; returns the new day.
+
+        A retry (a known id, the same days) returns the day that advance reached, as the
+        first call did (and as the host replies), whatever was played since."""
         self._require_writable()
         if isinstance(days, bool) or not isinstance(days, int) or days < 1:
             raise UserError(f"advance needs a whole number of days, at least 1 (got {clip(days)})")
         payload = {"days": days}
-        if self._known("advance", command_id, payload) is not None:
-            return self._engine.day
+        known = self._known("advance", command_id, payload)
+        if known is not None:
+            return known.day + days
         self._refuse_when_finished()
         if self._engine.day + days > self.horizon:
             raise UserError(
@@ -762,7 +797,10 @@ class PlayerSession:
         """`seal`; `creating`: a seal that cannot be written undoes the creation (`seal`),
         so the error is the write's own."""
         self._persist()
-        self.sync_journal()
+        try:
+            self.sync_journal()
+        except OSError as exc:
+            raise JournalNotDurable(self.paths.journal, exc) from None
         seal = build_seal(
             self.bundle,
             self.registration,
@@ -955,6 +993,29 @@ def _as_read(paths: RunPaths, data: bytes) -> bytes:
     if data and not data.endswith(b"\n") and named_holder(paths.root) is not None:
         return data[: data.rfind(b"\n") + 1]
     return data
+
+
+def _sealed_entries_lost(paths: RunPaths, journal: Journal) -> str | None:
+    """Why the run cannot be opened when its seal covers more entries than its journal
+    holds (whole lines lost from its end), or None.
+
+    Its torn last line is never cut when the seal covers it (`cut_torn_tail`); lines lost
+    whole are the same loss one byte earlier. A writer went on from the shorter journal
+    and its next seal replaced the one that named the loss, so acknowledged commands
+    vanished and the run verified. A seal that cannot be read is left to verification,
+    and so is this loss for a reader (which reads the seal after the journal here, so a
+    writer's append and seal meanwhile would look like one).
+    """
+    try:
+        stored = read_seal(paths)
+    except SealError:
+        return None
+    if stored is None or stored.journal_entries <= len(journal):
+        return None
+    return (
+        f"{paths.journal}: {paths.seal} covers {stored.journal_entries} entries and only "
+        f"{len(journal)} are whole: a sealed entry was lost; the run cannot be resumed"
+    )
 
 
 def _seal_lags(paths: RunPaths, journal: Journal) -> bool:
