@@ -323,3 +323,16 @@ def test_an_agent_id_outside_the_rule_is_one_line_for_a_development_run(agent: s
             f"Error: agent {clip(agent)}: an agent id is {AGENT_ID_RULE} (--agent)"
         ]
         assert not out.exists()
+
+
+@pytest.mark.parametrize("assessment", [["q1", "3"], "q1=3", 3, None])
+def test_an_assessment_that_is_not_an_object_is_refused_in_one_line(
+    tmp_path: Path, assessment: object
+) -> None:
+    """The session's submit took any value and raised AttributeError on one that is not a
+    mapping (`.get`); it is refused like any other malformed assessment."""
+    session = PlayerSession.create(tmp_path / "fresh")
+    result = session.submit(assessment)  # type: ignore[arg-type]
+    assert len(result.errors) == 1 and "\n" not in result.errors[0]
+    assert "an assessment is an object of fields" in result.errors[0]
+    assert len(session.journal_entries) == 1

@@ -248,6 +248,14 @@ def parse_assessment(
     rules = _rules(source)
     if isinstance(data, CounterfactualAssessment):
         parsed = data
+    elif not isinstance(data, Mapping):
+        return ParsedAssessment(
+            None,
+            (
+                f"an assessment is an object of fields (question, value, ...), not "
+                f"{type(data).__name__} {clip(data)}",
+            ),
+        )
     else:
         value = data.get("value")
         if value is None or (isinstance(value, str) and not value.strip()):
