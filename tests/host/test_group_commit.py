@@ -528,3 +528,37 @@ def test_a_failed_fsync_after_a_seal_never_cuts_what_the_seal_covers(hosted: Hos
     assert not again.recovery.damaged
     assert again.snapshot(ALPHA, run_id).day == 3
     again.close()
+
+
+def test_a_command_a_seal_made_durable_is_acknowledged_though_the_syncers_fsync_fails(
+    quiet_live: Live, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Acknowledged exactly when kept: "a" waits for the syncer, a seal makes the journal
+    durable with "a" in it, then the syncer's fsync fails. The journal is cut back to what
+    is durable, which keeps "a", so its reply is 200; it was 503 "not acknowledged" while
+    "a" stayed in the journal, to be applied when the run was resumed."""
+    import errno
+
+    live = quiet_live
+    entered, release = threading.Event(), threading.Event()
+    run_id = start(live, ALPHA)
+
+    def held_then_failing(path: Path) -> None:
+        entered.set()
+        assert release.wait(60)
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(syncer_module, "fsync_file", held_then_failing)
+    first = advance_in_thread(live, ALPHA, run_id, "a")
+    assert entered.wait(30)
+    assert live.runtime.seal_changed() == 1
+    release.set()
+    first["thread"].join(30)  # type: ignore[attr-defined]
+    assert first["response"].status_code == 200  # type: ignore[attr-defined]
+    assert _entries(live, run_id) == ["a"]
+    with live.client(ALPHA) as client:
+        refused = client.post(
+            f"{API_PREFIX}/runs/{run_id}/advance", json={"command_id": "b", "days": 1}
+        )
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "run_damaged"
+    assert _entries(live, run_id) == ["a"]
