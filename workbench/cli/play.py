@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workbench.cli.options import ANY_PATH, FILE
+from workbench.cli.options import DIR, FILE
 
 if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
@@ -73,11 +73,11 @@ def refuse_runs_in_a_run(root: Path) -> None:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=ANY_PATH)
+@click.argument("campaign", required=False, type=DIR)
 @click.option(
     "--run",
     "run_dir",
-    type=ANY_PATH,
+    type=DIR,
     help="Run directory: created when missing, resumed when it holds a run.",
 )
 @click.option("--connect", "url", help="Play a run on a `workbench host` at this URL.")
@@ -151,11 +151,11 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 
 
 @click.command()
-@click.argument("campaign", required=False, type=ANY_PATH)
+@click.argument("campaign", required=False, type=DIR)
 @click.option(
     "--run",
     "run_dir",
-    type=ANY_PATH,
+    type=DIR,
     help="Run directory each browser session plays.",
 )
 @click.option(
