@@ -75,3 +75,22 @@ def test_every_relative_link_resolves() -> None:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", doc.read_text()):
             if not target.startswith(("http://", "https://")):
                 assert (doc.parent / target).exists(), (doc.name, target)
+
+
+def _python_blocks() -> list[tuple[str, str]]:
+    """(doc, code) for every ```python block of docs/*.md (the README's needs a live host)."""
+    return [
+        (doc.name, code)
+        for doc in DOCS[1:]
+        for code in re.findall(r"^```python\n(.*?)^```", doc.read_text(), re.MULTILINE | re.DOTALL)
+    ]
+
+
+@pytest.mark.parametrize(("doc", "code"), _python_blocks(), ids=[d for d, _ in _python_blocks()])
+def test_every_python_example_of_the_docs_runs_as_written(
+    doc: str, code: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reader pastes these: causal_gym.md's panel example adjusted for an `age` column its
+    task lacks, so `adjusted_ols` raised PanelError."""
+    monkeypatch.delenv("CAUSAL_GYM_KEY", raising=False)
+    exec(compile(code, doc, "exec"), {})
