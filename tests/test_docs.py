@@ -117,3 +117,26 @@ def _host_error_codes() -> set[str]:
 def test_every_error_code_of_the_host_is_in_the_readme(code: str) -> None:
     """The README's list of the API's statuses lacked 405 `method_not_allowed`."""
     assert f"`{code}`" in (ROOT / "README.md").read_text(), code
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_to_a_heading_resolves() -> None:
+    """`[performance section](#performance-this-2-core-machine-measured-quiet)` and the like
+    name a heading: renaming the heading silently broke the link (the file still exists)."""
+    headings = {
+        doc.resolve(): {
+            _anchor(h)
+            for h in re.findall(
+                r"^#+ (.*)$", re.sub(r"```.*?```", "", doc.read_text(), flags=re.S), re.M
+            )
+        }
+        for doc in DOCS
+    }
+    for doc in DOCS:
+        for target, fragment in re.findall(r"\]\(([^)#]*)#([^)]+)\)", doc.read_text()):
+            linked = (doc.parent / target).resolve() if target else doc.resolve()
+            assert fragment in headings[linked], (doc.name, target, fragment)
