@@ -29,8 +29,9 @@ help:
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The workbench alone for the commands that use it; the test extra (pytest, linters,
-# Playwright) only for lint, test, fuzz and bench.
+# The workbench alone for the commands that use it (the benchmarks too: they import only
+# the workbench's own dependencies); the test extra (pytest, linters, Playwright) only for
+# lint, test and fuzz.
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e .

@@ -57,7 +57,9 @@ def clip(value: object, limit: int = CLIP) -> str:
 
 
 def bound_line(line: str, limit: int = LINE) -> str:
-    """One message line made printable and cut to about `limit` characters with its length.
+    """One message line made printable and cut to at most `limit` characters (for a limit of
+    40 or more) with its length: the README promises "at most 400", and the marker once
+    came on top of the limit (a cut line was 415 characters).
 
     A cut line keeps its end as well as its start: the reason usually comes last
     (`PATH: cannot access (Permission denied)`), and a long path took it away.
@@ -66,7 +68,8 @@ def bound_line(line: str, limit: int = LINE) -> str:
     if len(line) <= limit:
         return line
     tail = limit // 4
-    return f"{line[: limit - tail - 2]}… ({len(line)} chars) …{line[-tail:]}"
+    marker = f"… ({len(line)} chars) …"
+    return f"{line[: max(limit - tail - len(marker), 1)]}{marker}{line[-tail:]}"
 
 
 def bound_lines(lines: list[str], what: str = "lines", limit: int = LINES) -> list[str]:

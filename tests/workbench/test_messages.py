@@ -66,6 +66,17 @@ def test_a_cut_line_keeps_its_reason(reason: str, length: int) -> None:
     assert f"({len(line)} chars)" in shown and len(shown) <= 400 + len("… (00000 chars)")
 
 
+@given(st.text(max_size=3_000), st.integers(40, 1_000))
+def test_a_bounded_line_is_at_most_its_limit(text: str, limit: int) -> None:
+    """The README says a line is cut at 400 and an API message is at most 400 characters:
+    the `… (N chars) …` marker came on top of the limit (a cut line was 415 long)."""
+    line = single_line(text)
+    shown = bound_line(line, limit)
+    assert len(shown) <= limit
+    if shown != line:
+        assert shown.endswith(line[-(limit // 4) :]) and f"({len(line)} chars)" in shown
+
+
 def test_a_long_path_names_what_failed(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -151,3 +151,19 @@ def test_a_missing_or_unreadable_file_of_the_run_lifecycle_is_one_line(
         line = _one_line(_cli(*[path if a == "{}" else a for a in args]))
         assert path in line and says in line, (name, line)
     assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("command", ["play", "serve"])
+@pytest.mark.parametrize("words", [["--run"], []], ids=["--run", "CAMPAIGN"])
+def test_the_dashboard_names_a_file_given_for_its_run_or_campaign_folder(
+    command: str, words: list[str], places: dict[str, Path]
+) -> None:
+    """`play --run FILE` opened the app and ended it with `FILE exists and is not a
+    directory`, and `serve --run FILE` said the same before serving: neither named the
+    option, as the README promises every path parameter does (`serve FILE` called the
+    file not a campaign folder, `play FILE` needed a terminal first). Refused before the
+    app or the server starts, naming the parameter, with no terminal needed."""
+    path = places["file"]
+    line = _one_line(_cli(command, *words, str(path)))
+    named = "--run" if words else "the CAMPAIGN argument"
+    assert line == f"Error: {path}: is a file, not a directory ({named})", line

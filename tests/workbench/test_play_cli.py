@@ -286,3 +286,32 @@ def test_the_dashboard_without_a_terminal_is_one_line_not_a_spinning_app(
         f"output are not both one; {instead}\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("run", [None, "new", "played"])
+def test_play_of_a_private_campaign_points_to_its_host_and_claims_no_run(
+    campaign_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run: str | None
+) -> None:
+    """`play PRIVATE` left an empty runs/play-N each time and said to give `--control`,
+    which play does not take: it is refused before a run is claimed, pointing to the host."""
+    from tests.workbench.conftest import make_private
+    from workbench.cli.play import _open_local
+    from workbench.errors import UserError
+
+    campaign = make_private(campaign_copy)
+    monkeypatch.chdir(tmp_path)
+    run_dir = None if run is None else tmp_path / run
+    if run == "played":
+        control = str(tmp_path / "control.json")
+        for args in (
+            ["control", "new", str(campaign), "--agent", "a", "--out", control],
+            ["run", str(campaign), "--control", control, "--agent", "a", "--out", str(run_dir)],
+        ):
+            assert CliRunner().invoke(main, args).exit_code == 0, args
+    before = sorted(p.name for p in tmp_path.iterdir())
+    with pytest.raises(UserError) as refused:
+        _open_local(campaign, run_dir)
+    assert refused.value.subject is None  # no `(--control)`: play has no such option
+    assert refused.value.message.endswith("(workbench host, then workbench play --connect URL)")
+    assert "is private" in refused.value.message
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

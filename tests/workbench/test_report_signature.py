@@ -116,6 +116,22 @@ def test_a_private_report_is_signed_and_authenticated(
     assert again.exit_code == 0, again.output
 
 
+def test_a_signed_report_is_checked_against_its_run_without_naming_its_agent(
+    signed: tuple[Private, Path, Path],
+) -> None:
+    """`verify-report OUT --results RUN --control FILE`, as the README writes it, was refused
+    for want of `--agent`: the signed report names its agent, and that agent's run is
+    evaluated again (a run directory or the runs directory holding it)."""
+    private, run, out = signed
+    for results in (run, run.parent):
+        checked = _cli(
+            "verify-report", str(out), "--control", str(private.control_path),
+            "--results", str(results),
+        )  # fmt: skip
+        assert checked.exit_code == 0, checked.output
+        assert "signatures checked, and matches evaluating" in checked.stdout
+
+
 def test_a_forgery_rehashed_throughout_is_caught_with_the_control_file(
     signed: tuple[Private, Path, Path], out: Path
 ) -> None:

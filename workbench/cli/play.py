@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from workbench.cli.options import ANY_PATH, FILE
+from workbench.cli.options import DIR, FILE
 
 if TYPE_CHECKING:
     from workbench.play.protocol import SessionProtocol
@@ -73,11 +73,11 @@ def refuse_runs_in_a_run(root: Path) -> None:
 
 
 @click.command()
-@click.argument("campaign", required=False, type=ANY_PATH)
+@click.argument("campaign", required=False, type=DIR)
 @click.option(
     "--run",
     "run_dir",
-    type=ANY_PATH,
+    type=DIR,
     help="Run directory: created when missing, resumed when it holds a run.",
 )
 @click.option("--connect", "url", help="Play a run on a `workbench host` at this URL.")
@@ -131,16 +131,32 @@ def play(
         sys.exit(app.return_code)
 
 
+PRIVATE_ELSEWHERE = (
+    "; play takes no control file: a private campaign is played on its host "
+    "(workbench host, then workbench play --connect URL)"
+)
+"""What `play` adds to a private campaign's refusal, which names `--control` (play has none)."""
+
+
 def _open_local(campaign: Path | None, run_dir: Path | None) -> SessionProtocol:
-    """Resume `run_dir`, or claim a new run under runs/ once the campaign has loaded."""
+    """Resume `run_dir`, or claim a new run under runs/ once the campaign has loaded and is
+    one play can open (a development campaign: a private one left an empty runs/play-N
+    behind it each time, and its refusal named a --control play does not take)."""
     from campaigns import DEFAULT_CAMPAIGN
     from workbench.cli.options import play_session
+    from workbench.errors import UserError, framed
     from workbench.runs.bundle import load_bundle
+    from workbench.runs.registration import resolve_identity
 
-    if run_dir is None:
-        load_bundle(campaign or DEFAULT_CAMPAIGN)
-        run_dir = next_run_dir()
-    return play_session(run_dir, campaign)
+    try:
+        if run_dir is None:
+            resolve_identity(load_bundle(campaign or DEFAULT_CAMPAIGN), None, None)
+            run_dir = next_run_dir()
+        return play_session(run_dir, campaign)
+    except UserError as exc:
+        if exc.subject != "control":
+            raise
+        raise UserError(framed(exc, after=PRIVATE_ELSEWHERE)) from None
 
 
 def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> SessionProtocol:
@@ -151,11 +167,11 @@ def _connect(url: str, agent_id: str, token_file: Path, run_id: str | None) -> S
 
 
 @click.command()
-@click.argument("campaign", required=False, type=ANY_PATH)
+@click.argument("campaign", required=False, type=DIR)
 @click.option(
     "--run",
     "run_dir",
-    type=ANY_PATH,
+    type=DIR,
     help="Run directory each browser session plays.",
 )
 @click.option(

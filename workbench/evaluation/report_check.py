@@ -118,6 +118,10 @@ def check_report(
     _check_identities(report, check)
     _check_arithmetic(report, check)
     if results is not None:
+        if agent is None and seal_key is not None and check.ok:
+            # A signed report vouches for its agent: `verify-report OUT --results RUN
+            # --control FILE`, as the README gives it, needed --agent besides.
+            agent = report.registration.agent_id
         _compare_with_results(document, report, Path(results), control, agent, check, campaign)
     check.authenticated = seal_key is not None and check.ok
     return check

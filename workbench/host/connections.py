@@ -325,9 +325,22 @@ class GuardedProtocol(HttpToolsProtocol):
             self.started = self.loop.time()
 
     def on_headers_complete(self) -> None:
+        if self.parsed_head_bytes() > self.guard.limits.max_head_bytes:
+            # A head that came whole in one read (up to the loop's read size, 256 KiB) was
+            # never over the limit between reads: `data_received` did not see it.
+            self.head_too_large()
+            raise HeadTooLarge  # stops the parser: the request never reaches the app
         self.in_head = False
         self.guard.busy(self)
         super().on_headers_complete()
+
+    def parsed_head_bytes(self) -> int:
+        """The bytes of the request head httptools has just parsed: its request line
+        (`METHOD URL HTTP/1.1` and CRLF), each header line (`name: value` and CRLF) and
+        the blank line; whitespace around a value, which httptools drops, not counted."""
+        line = len(self.parser.get_method()) + len(self.url) + len(" HTTP/1.1\r\n") + 1
+        headers = sum(len(name) + len(value) + len(": \r\n") for name, value in self.headers)
+        return line + headers + len("\r\n")
 
     def on_message_complete(self) -> None:
         self.started = None
@@ -411,6 +424,12 @@ class GuardedProtocol(HttpToolsProtocol):
         else:
             due = started + self.timeout
         self.deadline = self.loop.call_at(due, self.check)
+
+
+class HeadTooLarge(Exception):
+    """Raised from httptools' headers-complete callback once the head over its limit has
+    been answered 431: it stops the parser (uvicorn takes it as a parse error, whose 400
+    `refuse` then leaves unsent, the connection being closed already)."""
 
 
 def protocol_for(guard: ConnectionGuard) -> type[GuardedProtocol]:
