@@ -21,7 +21,14 @@ from pydantic import TypeAdapter, ValidationError
 from workbench.errors import AccessError, UserError, WorkbenchError
 from workbench.evaluation.batch import LEADERBOARD, REPORTS, RUNS_TABLE, listed_runs
 from workbench.evaluation.evaluator import REPORT_FILE
-from workbench.evaluation.leaderboard import RunRow, RunStatus, leaderboard, runs_csv, to_csv
+from workbench.evaluation.leaderboard import (
+    RUNS_COLUMNS,
+    RunRow,
+    RunStatus,
+    leaderboard,
+    runs_csv,
+    to_csv,
+)
 from workbench.evaluation.report import CounterfactualReport
 from workbench.evaluation.report_check import ReportCheck, check_report
 from workbench.inputs import read_bounded
@@ -121,6 +128,9 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
     rows = []
     try:
         reader = csv.DictReader(io.StringIO(data.decode()))
+        if reader.fieldnames != list(RUNS_COLUMNS):  # its rows are read by these names
+            check.problems.append(f"{out / RUNS_TABLE}:1: not the header of a batch's table")
+            return None
         for number, line in enumerate(reader, start=2):
             try:
                 status = STATUS.validate_python(line.get("status"))
