@@ -178,6 +178,19 @@ def test_a_private_batch_with_a_missing_agent_is_consistent(
     assert result.exit_code == exit_codes.OK, result.output
 
 
+@pytest.mark.parametrize("name", ["notes.txt", ".leaderboard.csv.0123456789ab.tmp", "report"])
+def test_a_file_added_beside_the_tables_is_found(
+    batch: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
+    """An entry a batch never writes, at the top of its output, passed as consistent (one
+    in a report's folder, or a single evaluation's output, is found)."""
+    out = _copy(batch, tmp_path)
+    (out / name).write_text("{}")
+    _an_integrity_failure_both_ways(
+        batch[0], out, f"Error: {out / name}: not part of a batch's output"
+    )
+
+
 @pytest.mark.parametrize("header", ["sun,agent,status", "agent,run,status", ""])
 def test_a_runs_table_whose_header_was_changed_is_found_not_a_traceback(
     private: Private, tmp_path: Path, header: str

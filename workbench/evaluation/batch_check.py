@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -90,6 +91,7 @@ def check_batch(
     if rows is None:
         return check
     _repeated_rows(out, rows, check)
+    _strays(out, check)
     named = {row.run for row in rows if row.status == "evaluated"}
     folders = _report_folders(out)
     for stray in sorted(folders - named):  # a folder no row names: added, or renamed
@@ -146,6 +148,18 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
         check.problems.append(f"{out / RUNS_TABLE}: not a batch's table ({clip(str(exc))})")
         return None
     return rows
+
+
+def _strays(out: Path, check: BatchCheck) -> None:
+    """A problem for each entry of `out` a batch never writes (a report's own folder says
+    the same of its entries): a file added beside the tables passed unnoticed."""
+    try:
+        names = sorted(os.listdir(out))
+    except OSError as exc:
+        raise AccessError(f"{out}: cannot read ({exc.strerror or exc})") from None
+    for name in names:
+        if name not in (REPORTS, RUNS_TABLE, LEADERBOARD):
+            check.problems.append(f"{out / name}: not part of a batch's output")
 
 
 def _repeated_rows(out: Path, rows: list[RunRow], check: BatchCheck) -> None:
