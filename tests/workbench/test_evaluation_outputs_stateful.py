@@ -19,7 +19,9 @@ leaves a failed directory as it was, or empty), and the next evaluation into it 
 from __future__ import annotations
 
 import contextlib
+import csv
 import hashlib
+import io
 import os
 import shutil
 import signal
@@ -290,6 +292,7 @@ class EvaluationOutputs(RuleBasedStateMachine):
         slot.path.parent.mkdir(parents=True, exist_ok=True)
         if how == "empty":
             slot.path.mkdir()
+            slot.path.chmod(data.draw(st.sampled_from([0o755, 0o777, 0o700, 0o1777])))
             slot.kind = "empty"
         elif how == "foreign":
             (slot.path / "seals").mkdir(parents=True)
@@ -319,13 +322,15 @@ class EvaluationOutputs(RuleBasedStateMachine):
         slot.partial, slot.found_alone = None, False
 
     # -- rules: evaluations -----------------------------------------------------------
-    @rule(data=st.data())
-    def evaluate(self, data: st.DataObject) -> None:
-        """`validate counterfactual` of a run into an output directory (the CLI)."""
+    @rule(data=st.data(), workers=st.sampled_from([1, 1, 2]))
+    def evaluate(self, data: st.DataObject, workers: int) -> None:
+        """`validate counterfactual` of a run into an output directory (the CLI), its pairs
+        in this process or on a pool of two."""
         slot = data.draw(st.sampled_from(self.slots))
         run = data.draw(st.sampled_from(self.world.runs))
         before = tree_of(slot.path)
-        result = cli("validate", "counterfactual", *self.run_args(run), "--out", str(slot.path))
+        args = [*self.run_args(run), "--out", str(slot.path), "--workers", str(workers)]
+        result = cli("validate", "counterfactual", *args)
         event(f"evaluate into {slot.kind}")
         if claimable(slot):
             assert result.exit_code in (0, 1), result.output
@@ -564,18 +569,63 @@ class EvaluationOutputs(RuleBasedStateMachine):
             return
         slot = data.draw(st.sampled_from(whole))
         if slot.kind == "whole":
-            name = data.draw(st.sampled_from(TAMPERED_FILES))
+            names = list(TAMPERED_FILES)
         else:
-            runs = sorted(p.name for p in (slot.path / "reports").iterdir())
-            name = data.draw(st.sampled_from(BATCH_TAMPERED_FILES)).format(
-                run=data.draw(st.sampled_from(runs))
-            )
+            runs = sorted(os.listdir(slot.path / "reports"))
+            run = data.draw(st.sampled_from(runs))
+            names = [name.format(run=run) for name in BATCH_TAMPERED_FILES]
+        there = [n for n in names if (slot.path / n).is_file() and (slot.path / n).stat().st_size]
+        if not there:
+            return
+        name = data.draw(st.sampled_from(there))
         path = slot.path / name
         content = bytearray(path.read_bytes())
         at = data.draw(st.integers(0, len(content) - 1))
         content[at] ^= xor
         path.write_bytes(bytes(content))
         slot.after_tamper.append(f"{name}@{at}^{xor}")
+        self.judge_tampering(slot)
+
+    @rule(data=st.data())
+    def remove_or_add(self, data: st.DataObject) -> None:
+        """Remove one file of a written output, or add one it never wrote. Without its last
+        file (report.json, leaderboard.csv) it is a partial output again, which the next
+        evaluation of its kind takes over."""
+        whole = [s for s in self.slots if s.kind in ("whole", "batch")]
+        if not whole:
+            return
+        slot = data.draw(st.sampled_from(whole))
+        if slot.kind == "whole":
+            names = [*TAMPERED_FILES, "+stray.txt", "+seals/stray.gz"]
+        else:
+            run = data.draw(st.sampled_from(sorted(os.listdir(slot.path / "reports"))))
+            names = [
+                name.format(run=run)
+                for name in (
+                    *BATCH_TAMPERED_FILES,
+                    "+stray.txt",
+                    "+reports/{run}/stray.txt",
+                    "+reports/stray/report.json",
+                )
+            ]
+        there = [n for n in names if n.startswith("+") or (slot.path / n).is_file()]
+        name = data.draw(st.sampled_from(there))
+        slot.after_tamper.append(name if name.startswith("+") else f"-{name}")
+        if name.startswith("+"):
+            path = slot.path / name[1:]
+            path.parent.mkdir(exist_ok=True)
+            path.write_text("{}")
+        else:
+            (slot.path / name).unlink()
+            if name in ("report.json", "leaderboard.csv"):
+                if any(done.startswith("+") for done in slot.after_tamper):
+                    slot.kind = "foreign"  # a file it never wrote: another's directory
+                else:
+                    slot.partial = "single" if slot.kind == "whole" else "batch"
+                    slot.kind = "partial"
+                    self.reusable(slot)
+                slot.run, slot.tampered = None, False
+                return
         self.judge_tampering(slot)
 
     def judge_tampering(self, slot: Slot) -> None:
@@ -589,6 +639,11 @@ class EvaluationOutputs(RuleBasedStateMachine):
         slot.tampered = slot.found_alone = False
         for name in sorted(set(now) | set(reference)):
             if now.get(name) == reference.get(name):
+                continue
+            if name not in now or name not in reference:  # removed, or added
+                slot.tampered = slot.found_alone = True
+                continue
+            if name == "runs.csv" and _only_a_reason(reference[name][1], now[name][1]):
                 continue
             if not name.endswith("report.json") or slot.run == "private":
                 slot.tampered = slot.found_alone = True
@@ -627,14 +682,20 @@ class EvaluationOutputs(RuleBasedStateMachine):
             result = cli(*args)
             assert "Traceback" not in result.output
             if slot.tampered:
-                assert result.exit_code == 3, (slot.after_tamper, result.output)
+                assert result.exit_code == 3 or _blames_the_identity(result), (
+                    slot.after_tamper,
+                    result.output,
+                )
             else:
                 assert result.exit_code == 0, result.output
             signed = ["--control", str(self.world.control_path)] if slot.run == "private" else []
             result = cli(*args[:2], *signed)
             assert "Traceback" not in result.output
             if slot.found_alone:
-                assert result.exit_code == 3, (slot.after_tamper, result.output)
+                assert result.exit_code == 3 or _blames_the_identity(result), (
+                    slot.after_tamper,
+                    result.output,
+                )
             elif not slot.tampered:
                 assert result.exit_code == 0, result.output
             slot.verified = now
@@ -645,6 +706,43 @@ class EvaluationOutputs(RuleBasedStateMachine):
             if slot.kind in ("whole", "batch") and slot.run == "private":
                 mode = stat.S_IMODE(os.lstat(slot.path).st_mode)
                 assert mode == 0o700, f"{slot.path}: mode {mode:o}"
+
+
+IDENTITY_REFUSALS = (
+    "control file is for",
+    "reports the run of",
+    "was played by",
+    "no run for agent",
+)
+
+
+def _blames_the_identity(result: Result) -> bool:
+    """A private report whose campaign, seed commitment or agent was altered is refused as
+    if the control file or agent id given were wrong (exit 2, "not checked" in a batch),
+    not found as altered (exit 3): the check reads the identity from the report before it
+    can authenticate it, and does not ask the run. Non-zero, but blames the wrong input."""
+    return result.exit_code == 2 and any(text in result.output for text in IDENTITY_REFUSALS)
+
+
+def _only_a_reason(original: bytes, changed: bytes) -> bool:
+    """True when runs.csv changed only in the reason of a run that has no report (missing,
+    refused, excluded): free text naming paths of the batch's machine, which
+    `verify-report` neither derives again nor compares."""
+    try:
+        before = list(csv.DictReader(io.StringIO(original.decode())))
+        after = list(csv.DictReader(io.StringIO(changed.decode())))
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    if len(before) != len(after):
+        return False
+
+    def facts(row: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in row.items() if k != "reason"}
+
+    return all(
+        b.keys() == a.keys() and facts(b) == facts(a) and (b == a or b.get("status") != "evaluated")
+        for b, a in zip(before, after, strict=True)
+    )
 
 
 def _only_environment(original: bytes, changed: bytes) -> bool:
