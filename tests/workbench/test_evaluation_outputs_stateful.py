@@ -340,6 +340,42 @@ class EvaluationOutputs(RuleBasedStateMachine):
             assert result.exit_code == 2, result.output
             self.refused_unchanged(slot, before)
 
+    @rule(
+        where=st.sampled_from(
+            [
+                ("run-0", "run-0/out"),
+                ("run-0", "run-0/deeper/out"),
+                ("run-0", "link/out"),
+                ("private", "private/out"),
+                ("private", "private/agent-7/out"),
+                ("batch:dev", "dev/out"),
+                ("batch:dev", "dev/run-1/out"),
+                ("batch:private", "private/out"),
+            ]
+        )
+    )
+    def evaluate_inside_the_results(self, where: tuple[str, str]) -> None:
+        """An output directory inside the results directory given (a run, or the RUNS_DIR
+        of a private run or a batch), or inside a run reached through a link: refused in
+        one line; the runs are checked unchanged after every step."""
+        what, out = where
+        w = self.world
+        top, _, rest = out.partition("/")
+        if top == "link":
+            base = self.tmp / "link"
+            if not base.is_symlink():
+                base.symlink_to(w.dev_runs / "run-0")
+        else:
+            base = {"run-0": w.dev_runs / "run-0", "dev": w.dev_runs}.get(top, w.private_runs)
+        if what == "batch:dev":
+            args = [str(w.dev_runs), "--all-agents"]
+        elif what == "batch:private":
+            args = [str(w.private_runs), "--all-agents", "--control", str(w.control_path)]
+        else:
+            args = self.run_args(what)
+        result = cli("validate", "counterfactual", *args, "--out", str(base / rest))
+        assert "directory" in one_error_line(result), result.output
+
     @rule(data=st.data(), workers=st.sampled_from([1, 2]))
     def batch(self, data: st.DataObject, workers: int) -> None:
         """A batch of the development runs (or, with the control file, the private ones)."""
