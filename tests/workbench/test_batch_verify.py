@@ -178,6 +178,38 @@ def test_a_private_batch_with_a_missing_agent_is_consistent(
     assert result.exit_code == exit_codes.OK, result.output
 
 
+@pytest.mark.parametrize("name", ["notes.txt", ".leaderboard.csv.0123456789ab.tmp", "report"])
+def test_a_file_added_beside_the_tables_is_found(
+    batch: tuple[Path, Path], tmp_path: Path, name: str
+) -> None:
+    """An entry a batch never writes, at the top of its output, passed as consistent (one
+    in a report's folder, or a single evaluation's output, is found)."""
+    out = _copy(batch, tmp_path)
+    (out / name).write_text("{}")
+    _an_integrity_failure_both_ways(
+        batch[0], out, f"Error: {out / name}: not part of a batch's output"
+    )
+
+
+@pytest.mark.parametrize("header", ["sun,agent,status", "agent,run,status", ""])
+def test_a_runs_table_whose_header_was_changed_is_found_not_a_traceback(
+    private: Private, tmp_path: Path, header: str
+) -> None:
+    """runs.csv's rows are read by its header's names: with `run` renamed, the row of a
+    missing agent (no run name, as written) passed as a batch's and reading its run was a
+    KeyError traceback (exit 1)."""
+    runs = tmp_path / "runs"
+    play_short(runs / "p7", "agent-7", seed=1, campaign=private.campaign, control=private.control)
+    out = tmp_path / "out"
+    validate_runs(runs, out, control=private.control)
+    table = out / "runs.csv"
+    table.write_text(table.read_text().replace("run,agent,status", header, 1))
+    for extra in ([], ["--results", str(runs)]):
+        result = _verify(str(out), "--control", str(private.control_path), *extra)
+        assert result.exit_code == exit_codes.INTEGRITY, result.output
+        assert f"Error: {table}:1: not the header of a batch's table" in result.stderr
+
+
 @pytest.mark.parametrize("name", ["..", "../../elsewhere", "reports/run-0", "."])
 def test_a_row_naming_a_path_out_of_the_batch_is_a_problem(
     batch: tuple[Path, Path], tmp_path: Path, name: str

@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.placed import one_error_line as _one_line_error
-from tests.workbench.conftest import make_private
+from tests.workbench.batch_runs import play_short, tree
+from tests.workbench.conftest import Private, make_private
 from workbench import outputs
 from workbench.cli import main
 from workbench.errors import UserError
@@ -216,6 +217,30 @@ def test_a_bad_validate_out_is_one_line(kind: str, demo_run: Path, tmp_path: Pat
     _one_line_error(result)
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert not (demo_run / "out").exists()
+
+
+def test_a_private_validation_never_writes_into_the_runs_directory_it_was_given(
+    private: Private, tmp_path: Path
+) -> None:
+    """A private run is validated as RUNS_DIR --control --agent: an --out inside RUNS_DIR
+    (beside the runs, not in one) was written there, while a batch of the same RUNS_DIR
+    refuses it: the results directory is never written."""
+    runs = tmp_path / "runs"
+    play_short(runs / "agent-7", "agent-7", 7, campaign=private.campaign, control=private.control)
+    before = tree(runs)
+    result = _cli(
+        "validate",
+        "counterfactual",
+        str(runs),
+        "--control",
+        str(private.control_path),
+        "--agent",
+        "agent-7",
+        "--out",
+        str(runs / "out"),
+    )
+    assert "is inside the results directory" in _one_line_error(result)
+    assert tree(runs) == before
 
 
 def test_an_unknown_question_leaves_no_output_behind(demo_run: Path, tmp_path: Path) -> None:

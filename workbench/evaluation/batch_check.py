@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -21,7 +22,14 @@ from pydantic import TypeAdapter, ValidationError
 from workbench.errors import AccessError, UserError, WorkbenchError
 from workbench.evaluation.batch import LEADERBOARD, REPORTS, RUNS_TABLE, listed_runs
 from workbench.evaluation.evaluator import REPORT_FILE
-from workbench.evaluation.leaderboard import RunRow, RunStatus, leaderboard, runs_csv, to_csv
+from workbench.evaluation.leaderboard import (
+    RUNS_COLUMNS,
+    RunRow,
+    RunStatus,
+    leaderboard,
+    runs_csv,
+    to_csv,
+)
 from workbench.evaluation.report import CounterfactualReport
 from workbench.evaluation.report_check import ReportCheck, check_report
 from workbench.inputs import read_bounded
@@ -83,6 +91,7 @@ def check_batch(
     if rows is None:
         return check
     _repeated_rows(out, rows, check)
+    _strays(out, check)
     named = {row.run for row in rows if row.status == "evaluated"}
     folders = _report_folders(out)
     for stray in sorted(folders - named):  # a folder no row names: added, or renamed
@@ -121,6 +130,9 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
     rows = []
     try:
         reader = csv.DictReader(io.StringIO(data.decode()))
+        if reader.fieldnames != list(RUNS_COLUMNS):  # its rows are read by these names
+            check.problems.append(f"{out / RUNS_TABLE}:1: not the header of a batch's table")
+            return None
         for number, line in enumerate(reader, start=2):
             try:
                 status = STATUS.validate_python(line.get("status"))
@@ -136,6 +148,18 @@ def _listed_rows(out: Path, check: BatchCheck) -> list[RunRow] | None:
         check.problems.append(f"{out / RUNS_TABLE}: not a batch's table ({clip(str(exc))})")
         return None
     return rows
+
+
+def _strays(out: Path, check: BatchCheck) -> None:
+    """A problem for each entry of `out` a batch never writes (a report's own folder says
+    the same of its entries): a file added beside the tables passed unnoticed."""
+    try:
+        names = sorted(os.listdir(out))
+    except OSError as exc:
+        raise AccessError(f"{out}: cannot read ({exc.strerror or exc})") from None
+    for name in names:
+        if name not in (REPORTS, RUNS_TABLE, LEADERBOARD):
+            check.problems.append(f"{out / name}: not part of a batch's output")
 
 
 def _repeated_rows(out: Path, rows: list[RunRow], check: BatchCheck) -> None:

@@ -590,15 +590,18 @@ def run_evaluation(
     evaluation that fails or is interrupted while writing (a full disk, ctrl+c) removes
     what it wrote, so the same output directory can be used again.
     """
-    results, registration = _resolve_run(Path(results_dir), control, agent)
+    given = Path(results_dir)
+    results, registration = _resolve_run(given, control, agent)
     out = Path(out_dir)
     if workers < 1:
         raise UserError(f"workers must be at least 1, not {workers}", subject="workers")
-    check_output_dir(out, EVALUATION_LAYOUT, never_inside=results)
+    # Never inside the directory given, not only the run found there: a private run is
+    # given as RUNS_DIR, and an output written beside the runs was written into it.
+    check_output_dir(out, EVALUATION_LAYOUT, never_inside=given)
     spec = executor or ExecutorSpec("local", workers=workers)
     with collector_paused() if spec.in_process else contextlib.nullcontext():
         return _evaluate(
-            results, out, registration, control, agent, questions, spec, progress, campaign
+            results, out, registration, control, agent, questions, spec, progress, campaign, given
         )
 
 
@@ -612,8 +615,10 @@ def _evaluate(
     spec: ExecutorSpec,
     progress: Progress | None,
     campaign: str | Path | None = None,
+    given: Path | None = None,
 ) -> EvaluationOutcome:
-    """`run_evaluation` once its arguments are checked.
+    """`run_evaluation` once its arguments are checked (`given`: the results directory as
+    given, which holds the run `results`, or is it).
 
     When the pairs run in this process the caller keeps the collector paused throughout:
     the snapshots and books made while replaying live until the last pair, and each
@@ -626,7 +631,7 @@ def _evaluate(
         )
     with open_executor(spec) as running:
         claim = claim_output_dir(
-            out, EVALUATION_LAYOUT, never_inside=results, private=control is not None
+            out, EVALUATION_LAYOUT, never_inside=given or results, private=control is not None
         )
         try:
             pairs = pair_results(prepared.tasks, running)

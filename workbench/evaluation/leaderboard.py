@@ -50,6 +50,20 @@ campaign, or an agent the control file does not register)."""
 INCOMPLETE: Final[frozenset[str]] = frozenset({"refused", "failed", "missing"})
 """Statuses of requested runs that got no report: the batch exits 1 (or 3)."""
 
+RUNS_COLUMNS: Final = (
+    "run",
+    "agent",
+    "status",
+    "questions",
+    "scored",
+    "mean_score",
+    "conclusions_met",
+    "conclusions_required",
+    "report",
+    "reason",
+)
+"""runs.csv's header."""
+
 COLUMNS: Final = (
     "rank",
     "agent",
@@ -215,16 +229,4 @@ def runs_csv(rows: Sequence[RunRow]) -> bytes:
                 "reason": row.reason,
             }
         )
-    columns = [
-        "run",
-        "agent",
-        "status",
-        "questions",
-        "scored",
-        "mean_score",
-        "conclusions_met",
-        "conclusions_required",
-        "report",
-        "reason",
-    ]
-    return to_csv(pd.DataFrame.from_records(records, columns=columns))
+    return to_csv(pd.DataFrame.from_records(records, columns=list(RUNS_COLUMNS)))
