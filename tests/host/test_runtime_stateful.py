@@ -23,13 +23,14 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, event, settings
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from ledger import journal as journal_module
 from ledger.canonical import dumps
 from ledger.journal import make_entry, read_entries
+from tests.machines import machine_settings
 from tests.workbench.faults import fsync_then_cut_fail
 from workbench.host.errors import HostError
 from workbench.host.runtime import HostRuntime, Limits
@@ -410,12 +411,5 @@ class HostedEpisode(RuleBasedStateMachine):
         assert refused.value.code == "not_found"
 
 
-HostedEpisode.TestCase.settings = settings(
-    max_examples=40,
-    stateful_step_count=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+HostedEpisode.TestCase.settings = machine_settings(40, 25)
 test_hosted_episode = HostedEpisode.TestCase

@@ -36,7 +36,7 @@ from pathlib import Path
 import orjson
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import HealthCheck, event, settings
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -45,6 +45,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
+from tests.machines import machine_settings
 from tests.placed import one_error_line
 from tests.workbench.batch_runs import play_short
 from tests.workbench.conftest import control_new, make_private
@@ -807,14 +808,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     return build_world(tmp_path_factory.mktemp("eval-world"))
 
 
-SETTINGS = settings(
-    max_examples=30,
-    stateful_step_count=20,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+SETTINGS = machine_settings(30, 20)
 
 
 def test_evaluation_outputs(world: World) -> None:

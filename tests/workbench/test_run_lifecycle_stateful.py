@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, event, settings
+from hypothesis import event
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -38,6 +38,7 @@ from hypothesis.stateful import (
 from campaigns import DEFAULT_CAMPAIGN
 from ledger.canonical import dumps
 from ledger.journal import make_entry, read_entries
+from tests.machines import machine_settings
 from tests.workbench.faults import files_may_not_grow_beyond, fsync_then_cut_fail
 from workbench.errors import IntegrityError, StorageError, UserError, WorkbenchError
 from workbench.play import public_view
@@ -607,14 +608,7 @@ class RunLifecycle(RuleBasedStateMachine):
         assert isinstance(history[-1][1], Decimal)
 
 
-RunLifecycle.TestCase.settings = settings(
-    max_examples=60,
-    stateful_step_count=25,
-    deadline=None,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
+RunLifecycle.TestCase.settings = machine_settings(60, 25)
 test_run_lifecycle = RunLifecycle.TestCase
 
 

@@ -827,7 +827,6 @@ class HostRuntime:
                 f"{run.run_id}: its journal could not be made durable, so {consequence}; "
                 "ask the operator to inspect the run"
             ) from None
-        self._sealed_durable(run, session)
 
     def _make_durable(self, run: _Run, session: PlayerSession, consequence: str) -> None:
         """Fsync the run's journal here (run lock held) and tell the syncer its size.
@@ -1057,16 +1056,6 @@ class HostRuntime:
         if run.session is not None:
             run.session.close()
             run.session = None
-
-    def _sealed_durable(self, run: _Run, session: PlayerSession) -> None:
-        """A seal just fsynced the run's journal: tell the syncer all of it is durable.
-
-        Unrecorded, a later failed fsync cut the journal back to before the commands the
-        seal covered (written on the event loop, sealed before the syncer reached them),
-        and the run could never be opened again: its seal named entries that were gone."""
-        size = session.journal_size
-        if size is not None:
-            self.syncer.made_durable(self.journal_path(run.run_id), size)
 
     def _touch(self, run: _Run) -> None:
         """Mark the run recently used; drop the least recently used idle sessions."""
