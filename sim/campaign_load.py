@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from ledger.bounded_read import read_at_most
 from ledger.canonical import digest
-from ledger.file_kinds import kind_of
+from ledger.file_kinds import kind_of, not_a_directory
 from sim.campaign_checks import cross_check
 from sim.campaign_errors import CampaignError, Problem
 from sim.campaign_messages import problem_lines
@@ -271,8 +271,9 @@ def _parse(raw: tuple[bytes | None, ...]) -> _Parsed:
 def load_campaign(folder: str | Path) -> CampaignBundle:
     """Load and validate a campaign folder, or raise `CampaignError` listing every problem."""
     folder = Path(folder)
-    if not folder.is_dir():
-        raise CampaignError([Problem(str(folder), "", "is not a campaign folder")])
+    why = not_a_directory(folder)
+    if why is not None:
+        raise CampaignError([Problem(str(folder), "", why)])
     problems: list[Problem] = []
     raw = {
         name: _read_bytes(folder, name, problems, name != QUESTIONS_FILE) for name in DIGESTED_FILES

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from ledger.bounded_read import read_at_most
-from ledger.file_kinds import kind_of
+from ledger.file_kinds import kind_of, not_a_directory
 from workbench.errors import AccessError, UserError
 
 KIB: Final = 1024
@@ -135,3 +135,10 @@ def _size(n: int) -> str:
     if n % KIB == 0:
         return f"{n // KIB} KiB"
     return f"{n} bytes"
+
+
+def require_directory(path: Path, what: str = "") -> None:
+    """Refuse, in one line naming it, a `path` to read that is not a directory."""
+    why = not_a_directory(path)
+    if why is not None:
+        raise UserError(f"{what + ' ' if what else ''}{path} {why}")

@@ -167,3 +167,59 @@ def test_the_dashboard_names_a_file_given_for_its_run_or_campaign_folder(
     line = _one_line(_cli(command, *words, str(path)))
     named = "--run" if words else "the CAMPAIGN argument"
     assert line == f"Error: {path}: is a file, not a directory ({named})", line
+
+
+def _directory_readers(missing: str, out: str) -> dict[str, list[str]]:
+    """Command lines that read an existing directory, with `missing` given for it."""
+    return {
+        "verify": ["verify", missing],
+        "show": ["show", missing],
+        "ledger": ["ledger", missing],
+        "snapshot": ["snapshot", missing],
+        "finish": ["finish", missing],
+        "validate --results": ["validate", "counterfactual", "--results", missing, "--out", out],
+        "validate --all-agents": ["validate", "counterfactual", missing, "--all-agents"]
+        + ["--out", out],
+        "verify-report": ["verify-report", missing],
+        "check": ["check", missing],
+        "run": ["run", missing, "--out", out],
+        "actions": ["actions", missing],
+        "control new": ["control", "new", missing, "--agent", "a", "--out", out + ".json"],
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("{tmp}/missing", "does not exist"),
+        ("{tmp}/file.txt/below", "does not exist (a folder on its way is a file)"),
+        ("{tmp}/dangling", "is a link to nothing"),
+    ],
+    ids=["missing", "below-a-file", "dangling-link"],
+)
+def test_a_directory_to_read_that_is_not_there_is_named_missing(
+    tmp_path: Path, value: str, says: str
+) -> None:
+    """`verify-report nosuch` said `nosuch is not a directory`, `verify nosuch` that it was
+    not a run directory and `check nosuch` not a campaign folder: each sent a user who had
+    mistyped a name looking for a file there. Every reader of a directory now says it does
+    not exist, and writes nothing."""
+    (tmp_path / "file.txt").write_text("x\n")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    path = value.format(tmp=tmp_path)
+    before = sorted(os.listdir(tmp_path))
+    for name, args in _directory_readers(path, str(tmp_path / "out")).items():
+        line = _one_line(_cli(*args))
+        assert path in line and line.endswith(says), (name, line)
+    assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_a_directory_to_read_that_holds_no_run_says_so(tmp_path: Path) -> None:
+    """An existing directory without run.json is still named as not a run directory."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    readers = _directory_readers(str(empty), str(tmp_path / "out"))
+    for name in ("verify", "show", "ledger", "snapshot", "finish", "validate --results"):
+        line = _one_line(_cli(*readers[name]))
+        assert line == f"Error: {empty} is not a run directory (no run.json)", (name, line)
+    assert sorted(os.listdir(tmp_path)) == ["empty"] and not os.listdir(empty)

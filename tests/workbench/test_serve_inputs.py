@@ -57,7 +57,7 @@ def _snapshot(folder: Path) -> dict[str, tuple[int, bytes | None]]:
 
 def test_an_unknown_campaign_is_refused_before_serving(busy_port: int, tmp_path: Path) -> None:
     message = _refused_input(_serve(busy_port, str(tmp_path / "nope")))
-    assert "nope" in message and "not a campaign folder" in message
+    assert "nope" in message and "does not exist" in message
 
 
 def test_a_private_campaign_is_refused_before_serving(busy_port: int, campaign_copy: Path) -> None:

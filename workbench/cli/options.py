@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ledger.file_kinds import kind_of
+from ledger.file_kinds import any_kind
 from workbench.errors import UserError, framed
 from workbench.messages import clip
 
@@ -73,8 +73,7 @@ class PathText(click.Path):
         if stat.S_ISDIR(mode) and not self.dir_okay:
             return "is a directory, not a file"
         if not stat.S_ISDIR(mode) and not self.file_okay:
-            kind = "a file" if stat.S_ISREG(mode) else kind_of(mode)
-            return f"is {kind}, not a directory"
+            return f"is {any_kind(mode)}, not a directory"
         return None
 
 

@@ -55,6 +55,7 @@ from workbench.evaluation.leaderboard import (
     runs_csv,
     to_csv,
 )
+from workbench.inputs import require_directory
 from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.runs.bundle import load_bundle
@@ -329,8 +330,7 @@ def validate_runs(
     where their run.json says (a campaign folder that moved); other runs are not affected."""
     runs = Path(runs_dir)
     out = Path(out_dir)
-    if not runs.is_dir():
-        raise UserError(f"{runs} is not a directory")
+    require_directory(runs)
     if RunPaths(runs).exists():
         raise UserError(f"{runs} is a run directory: a batch takes the directory of the runs")
     check_output_dir(out, BATCH_LAYOUT, never_inside=runs)

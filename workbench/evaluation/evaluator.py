@@ -76,6 +76,7 @@ from workbench.evaluation.report import (
     contract_digest,
 )
 from workbench.evaluation.seal_stream import SealStream
+from workbench.inputs import require_directory
 from workbench.messages import clip
 from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
 from workbench.play.models import QuestionContract
@@ -449,8 +450,7 @@ def _resolve_run(
     results: Path, control: ControlFile | None, agent: str | None
 ) -> tuple[Path, Registration]:
     """The run directory to evaluate and its run.json (refusals are UserErrors)."""
-    if not results.is_dir():
-        raise UserError(f"{results} is not a directory")
+    require_directory(results)
     if control is not None:
         if agent is None:
             raise UserError(

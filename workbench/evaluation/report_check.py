@@ -42,7 +42,7 @@ from workbench.evaluation.report import (
     QuestionEntry,
     contract_digest,
 )
-from workbench.inputs import LIMITS, MIB, read_bounded
+from workbench.inputs import LIMITS, MIB, read_bounded, require_directory
 from workbench.messages import clip, problems
 from workbench.runs.registration import ControlFile
 
@@ -81,8 +81,7 @@ def check_report(
     """Check an evaluation output directory, and against `results` when given (whose
     campaign is at `campaign` when it moved, as `validate --campaign` was told)."""
     out = Path(out)
-    if not out.is_dir():
-        raise UserError(f"{out} is not a directory")
+    require_directory(out)
     report_path = out / REPORT_FILE
     if not report_path.exists():
         raise UserError(f"{out} is not an evaluation output (no {REPORT_FILE})")

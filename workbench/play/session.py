@@ -71,7 +71,6 @@ from workbench.runs.commands import (
 )
 from workbench.runs.files import (
     HOST_RECORD_FILE,
-    RUN_FILE,
     RunPaths,
     SealError,
     acknowledged_only,
@@ -82,6 +81,7 @@ from workbench.runs.files import (
     header_problem,
     journal_bytes,
     missing_header,
+    not_a_run,
     read_registration,
     read_seal,
     write_registration,
@@ -337,7 +337,7 @@ class PlayerSession:
         """
         paths = RunPaths(Path(run_dir))
         if not paths.exists():
-            raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+            raise not_a_run(paths)
         if not (read_only or hosted):
             refuse_served_run(paths)
         lock = None if read_only else RunLock.acquire(paths.root, command)

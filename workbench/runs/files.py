@@ -12,6 +12,7 @@ import orjson
 from ledger.book import Book
 from ledger.canonical import dumps
 from ledger.durable import append_durably, cut_marker, pending_cut
+from ledger.file_kinds import not_a_directory
 from ledger.journal import Journal, JournalError
 from ledger.seal import Seal, SealFormatError
 from sim.campaign_load import CampaignBundle
@@ -76,10 +77,17 @@ def write_registration(paths: RunPaths, registration: Registration) -> None:
     atomic_write(paths.registration, dumps(registration.model_dump(by_alias=True)) + b"\n")
 
 
+def not_a_run(paths: RunPaths) -> UserError:
+    """The refusal of a run directory without a run.json: it does not exist, is not a
+    directory, or is one that holds no run."""
+    why = not_a_directory(paths.root)
+    return UserError(f"{paths.root} {why or f'is not a run directory (no {RUN_FILE})'}")
+
+
 def read_registration(paths: RunPaths) -> Registration:
     """Read run.json strictly, or say in one line what is wrong with it."""
     if not paths.registration.exists():
-        raise UserError(f"{paths.root} is not a run directory (no {RUN_FILE})")
+        raise not_a_run(paths)
     return parse_registration(
         str(paths.registration), read_bounded(paths.registration, "registration")
     )
