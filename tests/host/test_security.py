@@ -104,6 +104,34 @@ def test_every_route_refuses_a_missing_or_wrong_token(
     assert journal_of(shared_live, alpha_run) == before
 
 
+@pytest.mark.parametrize("pair", ["alpha then bravo", "bravo then alpha", "alpha twice"])
+def test_several_authorization_headers_are_refused_on_every_route(
+    shared_live: Live, alpha_run: str, pair: str
+) -> None:
+    """Two Authorization headers ran the request as the agent of the first (a proxy that
+    added its own header chose the agent by its place in the request); the API and the
+    MCP app now refuse any request with more than one, before reading a body."""
+    tokens = shared_live.hosted.tokens
+    first, second = {
+        "alpha then bravo": (ALPHA, BRAVO),
+        "bravo then alpha": (BRAVO, ALPHA),
+        "alpha twice": (ALPHA, ALPHA),
+    }[pair]
+    headers = [("Authorization", f"Bearer {tokens[first]}")]
+    headers.append(("Authorization", f"Bearer {tokens[second]}"))
+    before = journal_of(shared_live, alpha_run)
+    with http_client(base_url=shared_live.url, headers=headers, timeout=60) as client:
+        for method, template in routes(shared_live):
+            message = one_error(request(client, method, template, alpha_run), 400, "bad_request")
+            assert message == "several Authorization headers: send one, with one bearer token"
+        mcp = client.post(MCP_PATH, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        one_error(mcp, 400, "bad_request")
+        assert client.get("/health").status_code == 400
+    with shared_live.client(ALPHA) as client:
+        assert client.get(f"{API_PREFIX}/runs/{alpha_run}").status_code == 200
+    assert journal_of(shared_live, alpha_run) == before
+
+
 def test_a_valid_token_of_another_campaign_is_refused(shared_live: Live, tmp_path: Path) -> None:
     other = make_hosted(tmp_path)
     with shared_live.client(token=other.tokens[ALPHA]) as client:

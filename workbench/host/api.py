@@ -195,6 +195,16 @@ _WHOLE = re.compile(r"-?[0-9]+")
 """A whole number in ASCII digits (`str.isdigit` also takes ² and other scripts' digits)."""
 
 
+SEVERAL_CREDENTIALS: Final = "several Authorization headers: send one, with one bearer token"
+
+
+def credentials(scope: Scope) -> int:
+    """How many Authorization headers a request carries. More than one is refused on every
+    route: the API and the MCP SDK each read the first, and a proxy that added its own
+    header would have had the request run as whichever agent came first."""
+    return sum(1 for key, _ in scope["headers"] if key == b"authorization")
+
+
 def bearer_agent(scope: Scope, runtime: HostRuntime) -> str:
     """The agent a request's bearer token names, or Unauthorized (the SDK's rules)."""
     header = next((v for k, v in scope["headers"] if k == b"authorization"), None)
@@ -412,7 +422,9 @@ class ApiFront:
         receive, send = _closing_unread(scope, receive, send)
         path = scope["path"]
         found = self.match(path)
-        if found is not None:
+        if credentials(scope) > 1:
+            response = error_response(400, "bad_request", SEVERAL_CREDENTIALS)
+        elif found is not None:
             handlers, run_id = found
             if run_id is not None:
                 scope["path_params"] = {"run_id": run_id}
