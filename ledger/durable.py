@@ -66,26 +66,41 @@ def fsync_dir(path: Path) -> None:
     _fsync(path, os.O_RDONLY | os.O_CLOEXEC | os.O_DIRECTORY)
 
 
-def make_dirs(path: Path, mode: int = 0o777) -> None:
+def make_dirs(path: Path, mode: int = 0o777) -> list[Path]:
     """Create the directory `path` and whatever parents it lacks (with `mode`, less the
     umask), each durably (its parent fsynced once it holds it), so a directory a command
     reported written survives a power loss with what it holds. One that appears meanwhile
     is taken; FileExistsError when `path` or a parent is something other than a
-    directory, OSError otherwise."""
+    directory, OSError otherwise. Returns the directories it made, outermost first (a
+    command that fails after can remove them: `remove_made`)."""
     missing: list[Path] = []
     current = Path(path)
     while not os.path.lexists(current):
         missing.append(current)
         current = current.parent
+    made: list[Path] = []
     for directory in reversed(missing):
         try:
             os.mkdir(directory, mode)
+            made.append(directory)
         except FileExistsError:
             if not directory.is_dir():
                 raise
         fsync_dir(directory.parent)
     if not missing and not Path(path).is_dir():
         raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
+    return made
+
+
+def remove_made(made: list[Path]) -> None:
+    """Remove the directories `make_dirs` made, innermost first, while they are empty: a
+    failed command leaves no folders it created behind, and never removes what another
+    put in them meanwhile."""
+    for directory in reversed(made):
+        try:
+            os.rmdir(directory)
+        except OSError:
+            return
 
 
 def make_new_dir(path: Path) -> None:

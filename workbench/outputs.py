@@ -23,10 +23,17 @@ import re
 import shutil
 import stat
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ledger.durable import fsync_dir, fsync_file, make_dirs, start_writeback, write_all
+from ledger.durable import (
+    fsync_dir,
+    fsync_file,
+    make_dirs,
+    remove_made,
+    start_writeback,
+    write_all,
+)
 from ledger.file_kinds import kind_of
 from ledger.file_modes import existing_mode, umask_clears
 from workbench.errors import UserError
@@ -446,6 +453,10 @@ class OutputClaim:
     layout: OutputLayout
     created_root: bool
     fd: int | None = None
+    made_parents: list[Path] = field(default_factory=list)
+    """The missing parents of `root` the claim made (outermost first)."""
+    given_mode: int | None = None
+    """An existing root's mode before a private claim took others' access away."""
 
     @property
     def claim(self) -> Path:
@@ -460,12 +471,17 @@ class OutputClaim:
 
     def discard(self) -> None:
         """Undo a claim whose writing failed or was interrupted: remove all this layout
-        wrote (ours alone while the lock is held), then the root if this process created
-        it, so the same output directory can be used again."""
+        wrote (ours alone while the lock is held), then the root and the parents this
+        process created for it, so the same output directory can be used again and nothing
+        is left behind; a given root gets back the mode a private claim changed."""
         _remove_owned(self.root, self.layout)
         if self.created_root:
             with contextlib.suppress(OSError):
                 self.root.rmdir()
+            remove_made(self.made_parents)
+        elif self.given_mode is not None and self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.fchmod(self.fd, self.given_mode)
         self.release()
 
 
@@ -600,11 +616,12 @@ PRIVATE_OUTPUT_MODE = 0o700
 """The mode of a private evaluation's output directory: its owner's alone."""
 
 
-def _keep_private(out: Path, fd: int) -> None:
-    """Take group's and others' access to the claimed directory `out` (open as `fd`) away."""
+def _keep_private(out: Path, fd: int) -> int | None:
+    """Take group's and others' access to the claimed directory `out` (open as `fd`) away;
+    its mode before, when that changed it."""
     mode = stat.S_IMODE(os.fstat(fd).st_mode)
     if not mode & ~PRIVATE_OUTPUT_MODE:
-        return
+        return None
     try:
         os.fchmod(fd, mode & PRIVATE_OUTPUT_MODE)
     except OSError as exc:
@@ -614,6 +631,7 @@ def _keep_private(out: Path, fd: int) -> None:
             "its world's answers: give a directory you own",
             subject="out",
         ) from None
+    return mode
 
 
 def _open_dir(out: Path) -> int:
@@ -643,23 +661,33 @@ def claim_output_dir(
     out = Path(out)
     check_output_dir(out, layout, never_inside=never_inside)
     created = False
+    made: list[Path] = []
     if not os.path.lexists(out):
         try:
-            make_dirs(out.parent)
+            made = make_dirs(out.parent)
             out.mkdir(PRIVATE_OUTPUT_MODE if private else 0o777)
             created = True
         except FileExistsError:
             if not out.is_dir():
+                remove_made(made)
                 raise UserError(
                     f"output directory {out}: appeared as a file; not a new directory",
                     subject="out",
                 ) from None
         except OSError as exc:
+            remove_made(made)
             raise UserError(
                 f"output directory {out}: cannot create the directory ({_why(exc)})", subject="out"
             ) from None
-    fd = _open_dir(out)
-    result = OutputClaim(out, layout, created, fd)
+    try:
+        fd = _open_dir(out)
+    except UserError:
+        if created:
+            with contextlib.suppress(OSError):
+                out.rmdir()
+            remove_made(made)
+        raise
+    result = OutputClaim(out, layout, created, fd, made if created else [])
     # Only a directory this process created and holds may a failure remove: one created
     # here but locked first by another (between our mkdir and our flock) is the other's.
     owned = False
@@ -669,7 +697,7 @@ def claim_output_dir(
             raise _being_written(out)
         owned = created
         if private:
-            _keep_private(out, fd)
+            result.given_mode = _keep_private(out, fd)
         if _partial_output(out, layout):
             if locked is None:
                 raise _not_empty(out)
@@ -686,6 +714,10 @@ def claim_output_dir(
         if owned:
             with contextlib.suppress(OSError):
                 out.rmdir()
+            remove_made(made)
+        elif result.given_mode is not None:
+            with contextlib.suppress(OSError):
+                os.fchmod(fd, result.given_mode)
         result.release()
         raise
     return result

@@ -263,9 +263,21 @@ class EvaluationOutputs(RuleBasedStateMachine):
     def refused_unchanged(self, slot: Slot, before: Tree | None) -> None:
         assert tree_of(slot.path) == before, f"a refused evaluation changed {slot.path}"
 
-    def failed_as_it_was_or_empty(self, slot: Slot, before: Tree | None, was: str) -> None:
+    def around(self, slot: Slot) -> tuple[int | None, tuple[str, ...]]:
+        """The slot's mode (None when absent) and which of its parents under the machine's
+        directory exist."""
+        mode = stat.S_IMODE(os.lstat(slot.path).st_mode) if os.path.lexists(slot.path) else None
+        inside = [p for p in slot.path.parents if self.tmp in p.parents]
+        return mode, tuple(str(p) for p in inside if os.path.lexists(p))
+
+    def failed_as_it_was_or_empty(
+        self, slot: Slot, before: Tree | None, was: str, around: tuple[int | None, tuple[str, ...]]
+    ) -> None:
         """A failed or interrupted evaluation leaves its directory as it was, or (a partial
-        output it took over) empty; the model follows."""
+        output it took over) empty; the model follows. Its mode is as it was (a private
+        evaluation made a given directory its owner's alone, and left it so), and no folder
+        it made for it is left (its missing parents stayed)."""
+        assert self.around(slot) == around, (slot.path, around, self.around(slot))
         after = tree_of(slot.path)
         if after == before:
             return
@@ -410,7 +422,7 @@ class EvaluationOutputs(RuleBasedStateMachine):
         if slot is None:
             return
         run = data.draw(st.sampled_from(["dev", "private"] if batch else self.world.runs))
-        before, was = tree_of(slot.path), slot.kind
+        before, was, around = tree_of(slot.path), slot.kind, self.around(slot)
         kind, n = fault
         faulty = (
             files_may_not_grow_beyond(n)
@@ -427,7 +439,7 @@ class EvaluationOutputs(RuleBasedStateMachine):
             event(f"refusing disk: failed ({kind})")
             assert "\n" not in exc.message, exc.message
             assert "cannot write" in exc.message or "cannot create" in exc.message, exc.message
-            self.failed_as_it_was_or_empty(slot, before, was)
+            self.failed_as_it_was_or_empty(slot, before, was, around)
             return
         event(f"refusing disk: written ({kind})")
         self.written(slot, run, batch=batch)
@@ -440,7 +452,7 @@ class EvaluationOutputs(RuleBasedStateMachine):
         if slot is None:
             return
         run = data.draw(st.sampled_from(["dev", "private"] if batch else self.world.runs))
-        before, was = tree_of(slot.path), slot.kind
+        before, was, around = tree_of(slot.path), slot.kind, self.around(slot)
 
         def stop(done: int, total: int, *_: object) -> None:
             if done > after:
@@ -455,7 +467,7 @@ class EvaluationOutputs(RuleBasedStateMachine):
             else:
                 self.evaluate_in_process(run, slot.path, progress=stop)
         except KeyboardInterrupt:
-            self.failed_as_it_was_or_empty(slot, before, was)
+            self.failed_as_it_was_or_empty(slot, before, was, around)
             return
         self.written(slot, run, batch=batch)
 

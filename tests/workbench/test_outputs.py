@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -45,6 +46,30 @@ def test_only_one_of_two_claims_on_one_directory_wins(tmp_path: Path) -> None:
         claim_output_dir(out, EVALUATION_LAYOUT)
     first.discard()
     assert not out.exists()
+
+
+def test_a_discarded_claim_removes_the_folders_it_made_and_only_those(tmp_path: Path) -> None:
+    """`validate --out new/deeper/out` that failed or was interrupted left new/deeper
+    behind; the folders a claim made go with it, innermost first, while they are empty."""
+    out = tmp_path / "new" / "deeper" / "out"
+    claim_output_dir(out, EVALUATION_LAYOUT).discard()
+    assert os.listdir(tmp_path) == []
+    claim = claim_output_dir(out, EVALUATION_LAYOUT)
+    (tmp_path / "new" / "notes.txt").write_text("put there meanwhile")
+    claim.discard()
+    assert sorted(os.listdir(tmp_path / "new")) == ["notes.txt"]
+
+
+def test_a_discarded_private_claim_gives_a_given_directory_its_mode_back(tmp_path: Path) -> None:
+    """A private evaluation makes the directory it was given its owner's alone; one that
+    failed left the user's empty directory at 0700."""
+    out = tmp_path / "given"
+    out.mkdir()
+    out.chmod(0o755)
+    claim = claim_output_dir(out, EVALUATION_LAYOUT, private=True)
+    assert stat.S_IMODE(out.stat().st_mode) == 0o700
+    claim.discard()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o755 and os.listdir(out) == []
 
 
 def test_a_claim_that_loses_the_lock_leaves_the_winners_directory(
