@@ -232,3 +232,57 @@ def test_a_report_of_another_agents_run_is_a_usage_error(
         )
         assert result.exit_code == 2, result.output
         assert f"reports the run of '{AGENT}', not '{someone}'" in result.stderr
+
+
+def _rewrite(out: Path, change: dict[str, str]) -> None:
+    """Change fields of report.json's registration, written back canonically."""
+    report = _report(out)
+    report["registration"].update(change)
+    (out / "report.json").write_bytes(dumps(report) + b"\n")
+
+
+@pytest.mark.parametrize(
+    "field", ["campaign_id", "campaign_digest", "seed_commitment", "agent_id", "visibility"]
+)
+def test_a_signed_report_whose_registration_was_changed_is_found_altered(
+    signed: tuple[Private, Path, Path], out: Path, field: str
+) -> None:
+    """An edit of the run's identity in a private report was refused as if the control
+    file or the agent given were wrong (exit 2): the report was read as the truth before
+    it was authenticated. The evaluation's seals are signed with the control file's key,
+    for its campaign and world, so the control file given is known to be the right one:
+    the report was changed (exit 3), with the run or without."""
+    private, run, _ = signed
+    value = _report(out)["registration"][field]
+    altered = {
+        "campaign_id": "someone-elses",
+        "campaign_digest": "0" * 64,
+        "seed_commitment": "1" * 64,
+        "agent_id": "agent-8",
+        "visibility": "development",
+    }[field]
+    assert altered != value
+    _rewrite(out, {field: altered})
+    control = str(private.control_path)
+    for args in (
+        ["--control", control],
+        ["--control", control, "--agent", AGENT],
+        ["--results", str(run), "--control", control, "--agent", AGENT],
+    ):
+        result = _cli("verify-report", str(out), *args)
+        assert result.exit_code == 3, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_another_worlds_control_file_is_still_a_usage_error_for_a_changed_report(
+    signed: tuple[Private, Path, Path], out: Path, tmp_path: Path
+) -> None:
+    """The seals decide only for the control file that signed them: another round's file,
+    given for a report whose commitment was changed to that round's, authenticates
+    nothing (its signatures are not that file's: exit 3), never called consistent."""
+    private = signed[0]
+    other = tmp_path / "other.json"
+    control_new(private.campaign, other, AGENT, pinned=False)
+    _rewrite(out, {"seed_commitment": load_control(other).commitment()})
+    result = _cli("verify-report", str(out), "--control", str(other))
+    assert result.exit_code == 3 and "signature" in result.output, result.output

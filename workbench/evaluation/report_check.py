@@ -106,12 +106,18 @@ def check_report(
         return check
     check.questions = len(report.questions)
     check.private = report.registration.visibility == "private"
-    if agent is not None and agent != report.registration.agent_id:
-        raise UserError(
-            f"{out} reports the run of {clip(report.registration.agent_id)}, not {clip(agent)}",
-            subject="agent",
-        )
     seal_key = _keys_for(report, control, check)
+    if agent is not None and agent != report.registration.agent_id:
+        if seal_key is None or check.ok:
+            raise UserError(
+                f"{out} reports the run of {clip(report.registration.agent_id)}, not {clip(agent)}",
+                subject="agent",
+            )
+        # Not signed as written: the agent it names may be the altered part.
+        check.problems.append(
+            f"{report_path}: names agent {clip(report.registration.agent_id)}, not "
+            f"{clip(agent)}, and its signature does not hold"
+        )
     listed = _check_sums(out, report, check)
     _check_branches(out, report, listed, check, seal_key)
     _check_identities(report, check)
@@ -134,7 +140,7 @@ def _keys_for(
     if control is None:
         return None
     registration = report.registration
-    if registration.visibility != "private":
+    if registration.visibility != "private" and not _signed_with(control, report, check.out):
         raise UserError(
             f"{check.out} is a development report: it is unsigned and takes no control file",
             subject="control",
@@ -143,19 +149,21 @@ def _keys_for(
         control.campaign_id != registration.campaign_id
         or control.campaign_digest != registration.campaign_digest
     ):
-        raise UserError(
+        mismatch = UserError(
             f"control file is for campaign {clip(control.campaign_id)} "
             f"({control.campaign_digest[:12]}), not the report's "
             f"{clip(registration.campaign_id)} ({registration.campaign_digest[:12]})",
             subject="control",
         )
-    if control.commitment() != registration.seed_commitment:
-        raise UserError(
+        _changed_identity(mismatch, control, report, check)
+    elif control.commitment() != registration.seed_commitment:
+        mismatch = UserError(
             f"control file is for another world of campaign {clip(control.campaign_id)} "
             f"({control.campaign_digest[:12]}): the report's run was played with another "
             "seed commitment (another round's control file)",
             subject="control",
         )
+        _changed_identity(mismatch, control, report, check)
     if report.signature is None:
         check.problems.append(
             f"{check.out / REPORT_FILE}: unsigned, but a private report is signed"
@@ -231,6 +239,46 @@ def _check_sums(
 
 Identity = tuple[str, str]
 """A seal's (branch, episode id): the key a branch record finds its seal by."""
+
+
+def _signed_with(control: ControlFile, report: CounterfactualReport, out: Path) -> bool:
+    """True when a seal of the evaluation in `out` carries the signature `control`'s seal
+    key makes, for its campaign and world: the evaluation was made with this control file,
+    whatever its report.json now says of its registration."""
+    key = control.seal_key()
+    files = {
+        branch.seal_file
+        for question in report.questions
+        for _, branch in question.branches.named()
+        if branch is not None and branch.seal_file is not None
+    }
+    for file in sorted(files):
+        path = out / file
+        if not path.is_file():
+            continue
+        seals = _open_seals(path, ReportCheck(out)) or {}
+        for seal in seals.values():
+            if (
+                seal.campaign_digest == control.campaign_digest
+                and seal.seed_commitment == control.commitment()
+                and seal.signature_ok(key)
+            ):
+                return True
+    return False
+
+
+def _changed_identity(
+    mismatch: UserError, control: ControlFile, report: CounterfactualReport, check: ReportCheck
+) -> None:
+    """A registration that is not the control file's: the wrong control file was given
+    (`mismatch` is raised), unless the evaluation's seals are signed with this one's key,
+    for its campaign and world: then it is the report that was changed (a problem)."""
+    if not _signed_with(control, report, check.out):
+        raise mismatch
+    check.problems.append(
+        f"{check.out / REPORT_FILE}: its registration is not the control file's, though its "
+        "seals are signed with that control file's key: the report was changed"
+    )
 
 
 def _open_seals(path: Path, check: ReportCheck) -> dict[Identity, Seal] | None:
