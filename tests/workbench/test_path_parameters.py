@@ -223,3 +223,20 @@ def test_a_directory_to_read_that_holds_no_run_says_so(tmp_path: Path) -> None:
         line = _one_line(_cli(*readers[name]))
         assert line == f"Error: {empty} is not a run directory (no run.json)", (name, line)
     assert sorted(os.listdir(tmp_path)) == ["empty"] and not os.listdir(empty)
+
+
+def test_runs_dir_without_a_control_file_says_what_was_given(
+    demo_run: Path, tmp_path: Path
+) -> None:
+    """`validate counterfactual PATH --out OUT` without --control named the private form
+    whatever PATH was: a missing folder, or a development run (whose form is --results),
+    each now said as such; a folder of runs still names the private form."""
+    out = str(tmp_path / "out")
+    missing = tmp_path / "nosuch"
+    line = _one_line(_cli("validate", "counterfactual", str(missing), "--out", out))
+    assert line == f"Error: {missing} does not exist"
+    line = _one_line(_cli("validate", "counterfactual", str(demo_run), "--out", out))
+    assert f"is a run: a development run is validated with --results {demo_run}" in line
+    line = _one_line(_cli("validate", "counterfactual", str(tmp_path), "--out", out))
+    assert line.endswith("it needs --control and --agent (or --all-agents)")
+    assert not (tmp_path / "out").exists()

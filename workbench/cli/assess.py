@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +93,24 @@ def _print_summary(report: CounterfactualReport) -> None:
         )
 
 
+def _private_form(runs_dir: Path) -> str:
+    """Why RUNS_DIR alone is refused: it is the private form, or a development run given
+    where `--results` takes it, or it is not there at all."""
+    from ledger.file_kinds import not_a_directory
+    from workbench.runs.files import RunPaths
+
+    why = not_a_directory(runs_dir)
+    if why is not None:
+        return f"{runs_dir} {why}"
+    if RunPaths(runs_dir).exists():
+        return (
+            f"{runs_dir} is a run: a development run is validated with --results "
+            f"{shlex.quote(str(runs_dir))}; RUNS_DIR is the private form, with --control "
+            "and --agent"
+        )
+    return "RUNS_DIR is the private form: it needs --control and --agent (or --all-agents)"
+
+
 @click.group()
 def validate() -> None:
     """Offline evaluation of finished runs."""
@@ -143,9 +162,7 @@ def validate_counterfactual(
     if target is None or (runs_dir is not None and results is not None):
         raise UserError("give either --results RUN_DIR or RUNS_DIR with --control and --agent")
     if runs_dir is not None and control is None:
-        raise UserError(
-            "RUNS_DIR is the private form: it needs --control and --agent (or --all-agents)"
-        )
+        raise UserError(_private_form(runs_dir))
     if results is not None and control is not None:
         raise UserError(
             "--results is the development form; a private campaign is validated "
