@@ -79,14 +79,18 @@ def make_dirs(path: Path, mode: int = 0o777) -> list[Path]:
         missing.append(current)
         current = current.parent
     made: list[Path] = []
-    for directory in reversed(missing):
-        try:
-            os.mkdir(directory, mode)
-            made.append(directory)
-        except FileExistsError:
-            if not directory.is_dir():
-                raise
-        fsync_dir(directory.parent)
+    try:
+        for directory in reversed(missing):
+            try:
+                os.mkdir(directory, mode)
+                made.append(directory)
+            except FileExistsError:
+                if not directory.is_dir():
+                    raise
+            fsync_dir(directory.parent)
+    except BaseException:
+        remove_made(made)
+        raise
     if not missing and not Path(path).is_dir():
         raise FileExistsError(errno.EEXIST, "exists and is not a directory", str(path))
     return made

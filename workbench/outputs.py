@@ -25,6 +25,7 @@ import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
 
 from ledger.durable import (
     fsync_dir,
@@ -37,6 +38,7 @@ from ledger.durable import (
 from ledger.file_kinds import kind_of
 from ledger.file_modes import existing_mode, umask_clears
 from workbench.errors import UserError
+from workbench.held_signals import held
 
 _TEMP_ATTEMPTS = 100
 """Fresh random names tried before a temporary file is given up (48 random bits each)."""
@@ -483,6 +485,61 @@ class OutputClaim:
             with contextlib.suppress(OSError):
                 os.fchmod(self.fd, self.given_mode)
         self.release()
+
+
+class ClaimedOutput:
+    """`with ClaimedOutput(out, layout) as claim:` claims `out` (`claim_output_dir`),
+    discards it if the block fails or is interrupted, and releases it either way.
+
+    The claim is made with Ctrl+C and SIGTERM held (`held_signals`): one that came between
+    the output directory's mkdir and the claim that records it would have left the empty
+    directory behind, and `validate` stopped by SIGTERM as soon as OUT appeared did. Held,
+    it is raised once the claim exists, which is then discarded whole.
+    """
+
+    def __init__(
+        self,
+        out: Path,
+        layout: OutputLayout,
+        *,
+        never_inside: Path | None = None,
+        private: bool = False,
+    ) -> None:
+        self.out = out
+        self.layout = layout
+        self.never_inside = never_inside
+        self.private = private
+        self.claim: OutputClaim | None = None
+
+    def __enter__(self) -> OutputClaim:
+        try:
+            with held():
+                self.claim = claim_output_dir(
+                    self.out, self.layout, never_inside=self.never_inside, private=self.private
+                )
+            return self.claim
+        except BaseException:
+            if self.claim is not None:
+                self._discard(self.claim)
+            raise
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        claim = self.claim
+        assert claim is not None
+        if kind is not None:
+            self._discard(claim)
+        claim.release()
+
+    @staticmethod
+    def _discard(claim: OutputClaim) -> None:
+        """Discard whole: a second Ctrl+C during the cleanup waits for its end."""
+        with held():
+            claim.discard()
 
 
 def _remove_owned(out: Path, layout: OutputLayout) -> None:

@@ -23,6 +23,7 @@ from workbench.errors import (
     not_interrupted,
     os_error_message,
 )
+from workbench.held_signals import stop
 from workbench.messages import bound_message
 
 FLAGS: dict[str, str] = {
@@ -235,6 +236,7 @@ def run() -> None:
     A diagnostic standard error cannot take is dropped (`stderr`): the exit code stays the
     command's own.
     """
+    signal.signal(signal.SIGINT, _interrupted)
     signal.signal(signal.SIGTERM, _terminated)
     stderr.guard()
     stdout.guard()
@@ -251,5 +253,11 @@ def run() -> None:
 
 
 def _terminated(signum: int, frame: object) -> None:
-    """SIGTERM's handler: stop the command where it is (see `run`)."""
-    raise Terminated
+    """SIGTERM's handler: stop the command where it is, or where the step it is in ends
+    (`held_signals`; see `run`)."""
+    stop(Terminated)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    """Ctrl+C's handler: KeyboardInterrupt, as Python's own, held back like SIGTERM."""
+    stop(KeyboardInterrupt)

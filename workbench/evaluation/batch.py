@@ -57,7 +57,7 @@ from workbench.evaluation.leaderboard import (
 )
 from workbench.inputs import require_directory
 from workbench.messages import clip
-from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
+from workbench.outputs import ClaimedOutput, OutputLayout, atomic_write_all, check_output_dir
 from workbench.runs.bundle import load_bundle
 from workbench.runs.files import (
     JOURNAL_FILE,
@@ -344,33 +344,27 @@ def validate_runs(
         if on_row is not None:
             on_row(row)
     jobs = [job for job, _ in found.jobs]
-    with open_executor(executor or ExecutorSpec()) as running:
-        claim = claim_output_dir(out, BATCH_LAYOUT, never_inside=runs, private=control is not None)
-        try:
-            outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
-            for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
-                if isinstance(outcome, Done):
-                    row, code = _row(outcome.value, agent, out, control)
-                else:
-                    name = job.run_dir.name
-                    row, code = RunRow(name, agent, "failed", reason=outcome.reason), None
-                rows.append(row)
-                if code is not None:
-                    codes.append(code)
-                if on_row is not None:
-                    on_row(row)
-            rows.sort(key=lambda r: (r.run, r.agent))
-            table = leaderboard(rows)
-            runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
-            atomic_write_all(
-                [(runs_path, runs_csv(rows)), (board_path, to_csv(table))],
-                directories=[out, out.parent],
-            )
-        except BaseException:
-            claim.discard()
-            raise
-        finally:
-            claim.release()
+    claiming = ClaimedOutput(out, BATCH_LAYOUT, never_inside=runs, private=control is not None)
+    with open_executor(executor or ExecutorSpec()) as running, claiming:
+        outcomes = running.map(evaluate_run, jobs, chunk=1, progress=progress)
+        for (job, agent), outcome in zip(found.jobs, outcomes, strict=True):
+            if isinstance(outcome, Done):
+                row, code = _row(outcome.value, agent, out, control)
+            else:
+                name = job.run_dir.name
+                row, code = RunRow(name, agent, "failed", reason=outcome.reason), None
+            rows.append(row)
+            if code is not None:
+                codes.append(code)
+            if on_row is not None:
+                on_row(row)
+        rows.sort(key=lambda r: (r.run, r.agent))
+        table = leaderboard(rows)
+        runs_path, board_path = out / RUNS_TABLE, out / LEADERBOARD
+        atomic_write_all(
+            [(runs_path, runs_csv(rows)), (board_path, to_csv(table))],
+            directories=[out, out.parent],
+        )
     return BatchOutcome(_exit_code(rows, codes), tuple(rows), table, board_path, runs_path)
 
 

@@ -78,7 +78,7 @@ from workbench.evaluation.report import (
 from workbench.evaluation.seal_stream import SealStream
 from workbench.inputs import require_directory
 from workbench.messages import clip
-from workbench.outputs import OutputLayout, atomic_write_all, check_output_dir, claim_output_dir
+from workbench.outputs import ClaimedOutput, OutputLayout, atomic_write_all, check_output_dir
 from workbench.play.models import QuestionContract
 from workbench.play.public_view import question_contract
 from workbench.runs.assessment import (
@@ -629,20 +629,12 @@ def _evaluate(
         return EvaluationOutcome(
             exit_codes.INTEGRITY, prepared.head, None, f"integrity failure: {prepared.divergence}"
         )
-    with open_executor(spec) as running:
-        claim = claim_output_dir(
-            out, EVALUATION_LAYOUT, never_inside=given or results, private=control is not None
-        )
-        try:
-            pairs = pair_results(prepared.tasks, running)
-            return write_evaluation(
-                out, prepared.head, pairs, len(prepared.tasks), control, progress
-            )
-        except BaseException:
-            claim.discard()
-            raise
-        finally:
-            claim.release()
+    claiming = ClaimedOutput(
+        out, EVALUATION_LAYOUT, never_inside=given or results, private=control is not None
+    )
+    with open_executor(spec) as running, claiming:
+        pairs = pair_results(prepared.tasks, running)
+        return write_evaluation(out, prepared.head, pairs, len(prepared.tasks), control, progress)
 
 
 def write_evaluation(
