@@ -10,6 +10,7 @@ was done. Outside the CLI (tests, a library caller) Python's own handlers raise 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -31,7 +32,14 @@ def stop(kind: type[BaseException]) -> None:
 
 @contextmanager
 def held() -> Iterator[None]:
-    """Run the block whole: a Ctrl+C or SIGTERM that comes meanwhile is raised at its end."""
+    """Run the block whole: a Ctrl+C or SIGTERM that comes meanwhile is raised at its end.
+
+    Only in the main thread, where Python runs signal handlers: a step in a worker thread
+    (the author app's validation) cannot be cut by one, and holding there would raise the
+    main thread's signal in the worker."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _Held.depth += 1
     try:
         yield

@@ -14,6 +14,8 @@ import os
 import shutil
 import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -161,3 +163,32 @@ def test_a_stop_inside_held_is_raised_at_its_end_once(cli_handlers: None) -> Non
         os.kill(os.getpid(), signal.SIGINT)
         done.append("never")
     assert done == ["inner", "outer"]
+
+
+def test_a_worker_threads_step_holds_nothing_of_the_main_threads(cli_handlers: None) -> None:
+    """The author app validates in a worker thread: a SIGTERM meanwhile stops the main
+    thread where it is, never raised later in the worker."""
+    entered, release = threading.Event(), threading.Event()
+    outcome: list[str] = []
+
+    def step() -> None:
+        try:
+            with held():
+                entered.set()
+                release.wait(30)
+            outcome.append("done")
+        except BaseException as exc:  # what the worker met, for the assertion below
+            outcome.append(type(exc).__name__)
+
+    worker = threading.Thread(target=step)
+    worker.start()
+    assert entered.wait(30)
+    try:
+        with pytest.raises(Terminated):
+            os.kill(os.getpid(), signal.SIGTERM)
+            for _ in range(1_000):
+                time.sleep(0.001)
+    finally:
+        release.set()
+        worker.join(30)
+    assert outcome == ["done"]
